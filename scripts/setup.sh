@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install what ktune needs to build and is missing, from Debian/Ubuntu packages. Idempotent: on a
+# machine that already has everything (the GPU machines, CI's second run) it installs nothing.
+set -euo pipefail
+
+need=()
+have_header() { # header, extra include dirs...
+    local h=$1; shift
+    for d in /usr/include /usr/local/include "$@"; do [ -e "$d/$h" ] && return 0; done
+    return 1
+}
+have_header fmt/format.h || need+=(libfmt-dev)
+have_header nlohmann/json.hpp || need+=(nlohmann-json3-dev)
+have_header CLI/CLI.hpp || need+=(libcli11-dev)
+{ have_header catch2/catch.hpp || have_header catch2/catch_all.hpp; } || need+=(catch2)
+have_header zstd.h || need+=(libzstd-dev)
+have_header xgboost/c_api.h || need+=(libxgboost-dev)
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v g++ >/dev/null || need+=(g++)
+if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
+    command -v clang-format >/dev/null || need+=(clang-format)
+fi
+
+if [ ${#need[@]} -gt 0 ]; then
+    echo "ktune setup: installing ${need[*]}"
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    if ! command -v apt-get >/dev/null; then
+        echo "ktune setup: no apt-get here; install these yourself: ${need[*]}" >&2
+        exit 2
+    fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+    echo "ktune setup: the CUDA Toolkit (nvcc, CUPTI, NVRTC) is required: install it from" \
+         "NVIDIA's packages and put /usr/local/cuda/bin on PATH" >&2
+    exit 2
+fi

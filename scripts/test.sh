@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The README's test command: install what is missing, build, run every test (GPU tests run where
+# a GPU exists and are reported as skipped elsewhere), then the sanitizer build of the unit
+# tests and the format check. Set KTUNE_QUICK=1 to skip the last two.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KTUNE_SETUP_DEV=1 scripts/setup.sh
+scripts/build.sh
+(cd build && ctest --output-on-failure --timeout 900 -j "${JOBS:-$(nproc)}")
+
+if [ "${KTUNE_QUICK:-0}" != 1 ]; then
+    echo "== ASan+UBSan build of the unit tests"
+    BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DKTUNE_SANITIZE=ON \
+        -DKTUNE_BUILD_BENCH=OFF -DKTUNE_BUILD_EXAMPLES=OFF
+    # cudart keeps allocations until process teardown, which LeakSanitizer would report.
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --output-on-failure -L unit -LE install --timeout 900 -j "${JOBS:-$(nproc)}")
+    echo "== format check"
+    scripts/format.sh --check
+fi

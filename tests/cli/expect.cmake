@@ -1,0 +1,20 @@
+# Run a command and check its exit code and output.
+#   cmake -DCMD="a;b" -DRC=0 -DEXPECT="x;y" [-DREJECT="z"] -P expect.cmake
+# Every EXPECT string must appear in stdout+stderr; no REJECT string may.
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+if(NOT rc STREQUAL RC)
+  message(FATAL_ERROR "exit code ${rc}, expected ${RC}\n--- output ---\n${all}")
+endif()
+foreach(s IN LISTS EXPECT)
+  string(FIND "${all}" "${s}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "missing '${s}' in output\n--- output ---\n${all}")
+  endif()
+endforeach()
+foreach(s IN LISTS REJECT)
+  string(FIND "${all}" "${s}" pos)
+  if(NOT pos EQUAL -1)
+    message(FATAL_ERROR "unexpected '${s}' in output\n--- output ---\n${all}")
+  endif()
+endforeach()

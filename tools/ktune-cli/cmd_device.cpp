@@ -1,0 +1,139 @@
+// ktune device [--list] [--measure] [--json]
+#include "command.hpp"
+
+#include "ktune/core/clocks.hpp"
+#include "ktune/core/device.hpp"
+#include "ktune/core/gpu_peaks.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+namespace ktune::cli {
+namespace {
+
+struct device_options {
+    bool list = false;
+    bool measure = false;
+    bool json = false;
+};
+
+void print_peaks_table() {
+    fmt::print("{:<16} {:<7} {:>8} {:>8} {:>11} {:>9} {:>9} {:>9} {:>7}  {}\n", "GPU", "arch",
+               "FP32", "FP64", "FP16/BF16", "TF32", "FP8", "DRAM", "memory", "source");
+    fmt::print("{:<16} {:<7} {:>8} {:>8} {:>11} {:>9} {:>9} {:>9} {:>7}\n", "", "", "TFLOP/s",
+               "TFLOP/s", "TFLOP/s", "TFLOP/s", "TFLOP/s", "GB/s", "GB");
+    for (const auto& g : known_gpus())
+        fmt::print(
+            "{:<16} {:<7} {:>8.1f} {:>8.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>9.0f} {:>7.0f}  {}\n",
+            g.name, g.arch, g.fp32_tflops, g.fp64_tflops, g.fp16_tensor_tflops,
+            g.tf32_tensor_tflops, g.fp8_tensor_tflops, g.dram_gbs, g.memory_gb, g.source);
+    fmt::print("Dense tensor rates (datasheets quote 2x with structured sparsity); 0 = not "
+               "supported.\n");
+}
+
+nlohmann::json peaks_json(const gpu_peaks& g) {
+    return {{"name", g.name},
+            {"arch", g.arch},
+            {"fp32_tflops", g.fp32_tflops},
+            {"fp64_tflops", g.fp64_tflops},
+            {"fp16_tensor_tflops", g.fp16_tensor_tflops},
+            {"tf32_tensor_tflops", g.tf32_tensor_tflops},
+            {"fp8_tensor_tflops", g.fp8_tensor_tflops},
+            {"dram_gbs", g.dram_gbs},
+            {"source", g.source}};
+}
+
+int print_devices(const device_options& o) {
+    const device_query q = query_devices();
+    if (o.json) {
+        nlohmann::json j{{"schema", "ktune.device"},
+                         {"version", "1.0.0"},
+                         {"runtime", format_cuda_version(q.versions.runtime)},
+                         {"driver", q.versions.driver},
+                         {"driver_api", format_cuda_version(q.versions.driver_api)},
+                         {"devices", nlohmann::json::array()}};
+        if (q.devices.empty()) j["no_device_reason"] = q.no_device_reason;
+        for (const auto& d : q.devices) {
+            nlohmann::json dj{{"ordinal", d.ordinal},
+                              {"name", d.name},
+                              {"arch", d.arch()},
+                              {"sm_count", d.sm_count},
+                              {"l2_bytes", d.l2_bytes},
+                              {"memory_bytes", d.memory_bytes},
+                              {"memory_bus_bits", d.memory_bus_bits},
+                              {"memory_clock_khz", d.memory_clock_khz},
+                              {"sm_clock_khz", d.sm_clock_khz},
+                              {"uuid", d.uuid},
+                              {"pci_bus_id", d.pci_bus_id}};
+            if (auto p = find_gpu_peaks(d.name)) dj["spec_peaks"] = peaks_json(*p);
+            j["devices"].push_back(std::move(dj));
+        }
+        fmt::print("{}\n", j.dump(2));
+        return q.devices.empty() ? usage_error : ok;
+    }
+    if (q.devices.empty()) {
+        fmt::print(stderr,
+                   "ktune device: {}\n  CUDA runtime {}, driver {}.\n  `ktune device --list` "
+                   "shows the GPUs ktune knows without one.\n",
+                   q.no_device_reason, format_cuda_version(q.versions.runtime),
+                   q.versions.driver.empty() ? std::string("not found") : q.versions.driver);
+        return usage_error;
+    }
+    for (const auto& d : q.devices) {
+        fmt::print("GPU {}: {}\n", d.ordinal, d.name);
+        fmt::print("  arch          {} (compute capability {}.{})\n", d.arch(), d.cc_major,
+                   d.cc_minor);
+        fmt::print("  SMs           {} at up to {} MHz\n", d.sm_count, d.sm_clock_khz / 1000);
+        fmt::print("  L2            {:.1f} MiB\n", d.l2_bytes / 1048576.0);
+        fmt::print("  memory        {} MiB, {}-bit bus at {} MHz ({:.0f} GB/s theoretical)\n",
+                   d.memory_bytes / 1048576, d.memory_bus_bits, d.memory_clock_khz / 1000,
+                   d.memory_bandwidth_gbs());
+        fmt::print("  UUID          {}\n", d.uuid);
+        fmt::print("  PCI bus       {}\n", d.pci_bus_id);
+        fmt::print("  driver        {} (CUDA {} driver API)\n",
+                   q.versions.driver.empty() ? std::string("unknown") : q.versions.driver,
+                   format_cuda_version(q.versions.driver_api));
+        fmt::print("  toolkit       CUDA {} runtime (built against {})\n",
+                   format_cuda_version(q.versions.runtime),
+                   format_cuda_version(q.versions.toolkit_compiled));
+        if (auto c = read_clocks(d))
+            fmt::print("  clocks now    SM {} MHz, memory {} MHz, {} C, {:.0f} W, throttle: {}\n",
+                       c->sm_mhz, c->memory_mhz, c->temperature_c, c->power_mw / 1000.0,
+                       describe_throttle_reasons(c->throttle_reasons));
+        if (auto p = find_gpu_peaks(d.name)) {
+            fmt::print("  spec peaks    {} ({})\n", p->name, p->source);
+            fmt::print("                FP32 {:.1f}, FP64 {:.1f}, FP16/BF16 tensor {:.1f}, TF32 "
+                       "tensor {:.1f}, FP8 tensor {:.1f} TFLOP/s; DRAM {:.0f} GB/s\n",
+                       p->fp32_tflops, p->fp64_tflops, p->fp16_tensor_tflops, p->tf32_tensor_tflops,
+                       p->fp8_tensor_tflops, p->dram_gbs);
+        } else {
+            fmt::print("  spec peaks    unknown GPU: not in `ktune device --list`\n");
+        }
+    }
+    return ok;
+}
+
+} // namespace
+
+command add_device(CLI::App& root) {
+    auto o = std::make_shared<device_options>();
+    auto* app = root.add_subcommand("device", "GPU identity and peaks; --list: known GPUs");
+    app->add_flag("--list", o->list, "Print the spec peaks of every GPU ktune knows");
+    app->add_flag("--measure", o->measure, "Measure copy bandwidth and FMA/tensor rates");
+    app->add_flag("--json", o->json, "Machine-readable output (schema ktune.device 1.0.0)");
+    return {app, [o] {
+                if (o->list) {
+                    print_peaks_table();
+                    return static_cast<int>(ok);
+                }
+                if (o->measure) {
+                    fmt::print(stderr, "ktune device --measure: not implemented yet\n");
+                    return static_cast<int>(usage_error);
+                }
+                return print_devices(*o);
+            }};
+}
+
+} // namespace ktune::cli
