@@ -75,6 +75,7 @@ device_query query_devices() {
         d.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, i);
         d.sm_clock_khz = attribute(cudaDevAttrClockRate, i);
         d.uuid = format_uuid(p.uuid);
+        d.memory_total_bytes = nvml_memory_total(d.uuid);
         char bus[32] = {};
         if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess) d.pci_bus_id = bus;
         q.devices.push_back(std::move(d));

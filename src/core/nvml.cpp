@@ -19,6 +19,7 @@ struct nvml_api {
     int (*event_reasons)(nvml_device, unsigned long long*) = nullptr;
     int (*temperature)(nvml_device, int, unsigned*) = nullptr;
     int (*power)(nvml_device, unsigned*) = nullptr;
+    int (*memory_info)(nvml_device, unsigned long long*) = nullptr; // nvmlMemory_t* (v1)
     bool ok = false;
 };
 
@@ -43,6 +44,7 @@ const nvml_api& api() {
             bind(lib, a.event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
         bind(lib, a.temperature, "nvmlDeviceGetTemperature");
         bind(lib, a.power, "nvmlDeviceGetPowerUsage");
+        bind(lib, a.memory_info, "nvmlDeviceGetMemoryInfo");
         a.ok = a.init && a.init() == 0;
     });
     return a;
@@ -59,6 +61,16 @@ std::string nvml_driver_version() {
     std::array<char, 96> buf{};
     if (!a.ok || !a.driver_version || a.driver_version(buf.data(), buf.size()) != 0) return {};
     return buf.data();
+}
+
+std::int64_t nvml_memory_total(const std::string& uuid) {
+    const auto& a = api();
+    nvml_device d = nullptr;
+    if (!a.ok || !a.by_uuid || !a.memory_info || uuid.empty() || a.by_uuid(uuid.c_str(), &d) != 0)
+        return 0;
+    unsigned long long mem[3] = {}; // nvmlMemory_t v1: total, free, used
+    if (a.memory_info(d, mem) != 0) return 0;
+    return static_cast<std::int64_t>(mem[0]);
 }
 
 std::optional<gpu_clocks> read_clocks(const device_info& dev) {

@@ -87,7 +87,9 @@ int print_devices(const device_options& o) {
                    d.cc_minor);
         fmt::print("  SMs           {} at up to {} MHz\n", d.sm_count, d.sm_clock_khz / 1000);
         fmt::print("  L2            {:.1f} MiB\n", d.l2_bytes / 1048576.0);
-        fmt::print("  memory        {} MiB, {}-bit bus at {} MHz ({:.0f} GB/s theoretical)\n",
+        fmt::print("  memory        {} MiB ({} MiB usable by CUDA), {}-bit bus at {} MHz ({:.0f} "
+                   "GB/s theoretical)\n",
+                   (d.memory_total_bytes ? d.memory_total_bytes : d.memory_bytes) / 1048576,
                    d.memory_bytes / 1048576, d.memory_bus_bits, d.memory_clock_khz / 1000,
                    d.memory_bandwidth_gbs());
         fmt::print("  UUID          {}\n", d.uuid);

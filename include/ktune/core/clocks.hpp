@@ -24,6 +24,9 @@ struct gpu_clocks {
 
 std::optional<gpu_clocks> read_clocks(const device_info& dev);
 
+/// Physical memory size from NVML (what nvidia-smi prints), 0 where NVML is not available.
+std::int64_t nvml_memory_total(const std::string& uuid);
+
 /// Driver version string from NVML ("580.159.04"), empty where NVML is not available.
 std::string nvml_driver_version();
 

@@ -19,7 +19,8 @@ struct device_info {
     int cc_minor = 0;
     int sm_count = 0;
     std::int64_t l2_bytes = 0;
-    std::int64_t memory_bytes = 0;
+    std::int64_t memory_bytes = 0;       ///< usable by CUDA (cudaDeviceProp::totalGlobalMem)
+    std::int64_t memory_total_bytes = 0; ///< physical, as nvidia-smi reports it (NVML); 0 unknown
     int memory_bus_bits = 0;
     int memory_clock_khz = 0; ///< peak memory clock
     int sm_clock_khz = 0;     ///< peak SM clock

@@ -15,6 +15,7 @@ TEST_CASE("device identity is complete on a real GPU") {
     CHECK(d.l2_bytes > 0);
     CHECK(d.memory_bytes > (1LL << 30));
     CHECK(d.memory_bus_bits > 0);
+    CHECK(d.memory_total_bytes >= d.memory_bytes); // NVML's physical size, as nvidia-smi shows
     CHECK(d.memory_clock_khz > 0);
     CHECK(d.uuid.size() == 40);
     CHECK(q.versions.driver_api >= 12000);
