@@ -1,0 +1,39 @@
+#pragma once
+// Private: the JSON form of cache entries. Two readers build the same entries: simdjson (fast,
+// used when the build found it) and nlohmann (always present; also gives the byte offset of a
+// syntax error, which simdjson does not).
+#include "ktune/cache/entry.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ktune::cache::detail {
+
+nlohmann::ordered_json entry_to_json(const entry& e);
+
+/// Full reader: syntax errors name `name` and the byte offset; field errors the JSON path.
+std::vector<entry> parse_cache_nlohmann(std::string_view text, std::string_view name);
+
+/// Fast reader. nullopt for a JSON syntax error (the caller asks the nlohmann reader for the
+/// diagnosis); field errors throw exactly like the nlohmann reader. Without simdjson in the
+/// build it always returns nullopt.
+std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text,
+                                                       std::string_view name);
+bool have_simdjson() noexcept;
+
+/// Shared by both readers: the schema/version check.
+void check_schema(std::string_view schema, std::string_view version, std::string_view name);
+
+} // namespace ktune::cache::detail
+
+namespace ktune::cache::detail {
+/// One entry as compact JSON (the file's line form), appended to `out`.
+void append_entry_json(std::string& out, const entry& e);
+/// Whole file; `exists` false (and "" returned) when there is no such file.
+std::string read_all(const std::filesystem::path& file, bool& exists);
+} // namespace ktune::cache::detail

@@ -1,0 +1,95 @@
+#include "ktune/cache/key.hpp"
+#include "ktune/cache/bucket.hpp"
+#include "ktune/core/device.hpp"
+#include "ktune/core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <string_view>
+#include <tuple>
+
+namespace ktune::cache {
+namespace {
+
+// FNV-1a folded through a final avalanche (splitmix64): cheap, no dependency, and the low bits
+// that index the open-addressing table are well mixed.
+constexpr std::uint64_t fnv_offset = 0xcbf29ce484222325ULL;
+constexpr std::uint64_t fnv_prime = 0x100000001b3ULL;
+
+std::uint64_t mix_bytes(std::uint64_t h, const void* data, std::size_t n) noexcept {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i)
+        h = (h ^ p[i]) * fnv_prime;
+    return h;
+}
+std::uint64_t mix_str(std::uint64_t h, std::string_view s) noexcept {
+    h = mix_bytes(h, s.data(), s.size());
+    return (h ^ 0xff) * fnv_prime; // separator: ("ab","c") != ("a","bc")
+}
+std::uint64_t mix_int(std::uint64_t h, std::int64_t v) noexcept {
+    return mix_bytes(h, &v, sizeof v);
+}
+std::uint64_t avalanche(std::uint64_t x) noexcept {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+std::uint64_t family_raw(const cache_key& k) noexcept {
+    std::uint64_t h = fnv_offset;
+    h = mix_str(h, k.op);
+    h = mix_str(h, k.op_version);
+    h = mix_str(h, k.dtype);
+    h = mix_str(h, k.arch);
+    h = mix_int(h, k.toolkit);
+    h = mix_int(h, k.driver_major);
+    return mix_int(h, k.protocol);
+}
+
+} // namespace
+
+std::string cache_key::to_string() const {
+    return fmt::format("{}@{} {} {} {} cuda{} drv{} p{}", op, op_version, dtype,
+                       bucket.empty() ? std::string("-") : format_shape(bucket), arch,
+                       format_cuda_version(toolkit), driver_major, protocol);
+}
+
+bool key_less(const cache_key& a, const cache_key& b) noexcept {
+    return std::tie(a.op, a.op_version, a.dtype, a.arch, a.toolkit, a.driver_major, a.protocol,
+                    a.bucket) < std::tie(b.op, b.op_version, b.dtype, b.arch, b.toolkit,
+                                         b.driver_major, b.protocol, b.bucket);
+}
+
+std::uint64_t key_hash(const cache_key& k) noexcept {
+    std::uint64_t h = mix_int(family_raw(k), static_cast<std::int64_t>(k.bucket.size()));
+    for (auto d : k.bucket)
+        h = mix_int(h, d);
+    return avalanche(h);
+}
+
+std::uint64_t family_hash(const cache_key& k) noexcept {
+    return avalanche(family_raw(k));
+}
+
+bool same_family(const cache_key& a, const cache_key& b) noexcept {
+    return a.op == b.op && a.op_version == b.op_version && a.dtype == b.dtype && a.arch == b.arch &&
+           a.toolkit == b.toolkit && a.driver_major == b.driver_major && a.protocol == b.protocol;
+}
+
+environment environment::current(int ordinal) {
+    const device_query q = query_devices();
+    if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= q.devices.size())
+        throw error(
+            error_kind::no_device,
+            q.devices.empty()
+                ? fmt::format("no CUDA GPU for a cache key: {}", q.no_device_reason)
+                : fmt::format("GPU {} does not exist ({} visible)", ordinal, q.devices.size()));
+    environment e;
+    e.arch = q.devices[static_cast<std::size_t>(ordinal)].arch();
+    e.toolkit = q.versions.runtime;
+    e.driver_major = q.versions.driver_major();
+    return e;
+}
+
+} // namespace ktune::cache
