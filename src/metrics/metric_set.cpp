@@ -1,0 +1,164 @@
+#include "ktune/metrics/metric_set.hpp"
+
+#include "ktune/core/error.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+namespace ktune::metrics {
+namespace {
+
+constexpr std::array<std::string_view, 3> k_builtin{"roofline", "occupancy", "stalls"};
+
+struct precision_name {
+    tensor_precision p;
+    std::string_view name;
+};
+constexpr std::array<precision_name, 7> k_precisions{{{tensor_precision::none, "none"},
+                                                      {tensor_precision::bf16, "bf16"},
+                                                      {tensor_precision::fp16, "fp16"},
+                                                      {tensor_precision::tf32, "tf32"},
+                                                      {tensor_precision::fp8, "fp8"},
+                                                      {tensor_precision::int8, "int8"},
+                                                      {tensor_precision::fp64, "fp64"}}};
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::ranges::transform(out, out.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+metric_request one(std::string_view name, bool required = true) {
+    return {{std::string(name)}, required};
+}
+
+// Tensor metric names changed between generations: Hopper has `src_fp16` and `src_fp8`;
+// Ampere/Ada split fp16 by accumulator; Blackwell folds fp8 into `src_fp4_fp6_fp8_dst_*`.
+// The first candidate the chip knows wins.
+metric_request tensor_request(tensor_precision p) {
+    const auto t = [](std::string_view suffix) {
+        return std::string(names::tensor_prefix) + std::string(suffix) + ".sum";
+    };
+    switch (p) {
+    case tensor_precision::bf16:
+        return {{t("bf16_dst_fp32")}, true};
+    case tensor_precision::fp16:
+        return {{t("fp16"), t("fp16_dst_fp32")}, true};
+    case tensor_precision::tf32:
+        return {{t("tf32_dst_fp32")}, true};
+    case tensor_precision::fp8:
+        return {{t("fp8"), t("fp4_fp6_fp8_dst_fp32")}, true};
+    case tensor_precision::int8:
+        return {{t("int8")}, true};
+    case tensor_precision::fp64:
+        return {{t("fp64")}, true};
+    case tensor_precision::none:
+        break;
+    }
+    return {};
+}
+
+metric_set_spec roofline_set(tensor_precision tensor) {
+    metric_set_spec s{"roofline", {}};
+    for (auto n :
+         {names::duration, names::dram_read, names::dram_write, names::l2_bytes, names::sm_hz})
+        s.requests.push_back(one(n));
+    // SASS FLOP counts of the three non-tensor precisions: ncu's roofline charts use the same.
+    for (std::string_view op :
+         {"fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma"})
+        s.requests.push_back(one(std::string(names::sass_prefix) + std::string(op) +
+                                 std::string(names::sass_suffix)));
+    if (tensor != tensor_precision::none) s.requests.push_back(tensor_request(tensor));
+    return s;
+}
+
+metric_set_spec occupancy_set() {
+    metric_set_spec s{"occupancy", {}};
+    for (auto n : {"gpu__time_duration.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
+                   "sm__warps_active.avg.per_cycle_active", "sm__cycles_active.avg",
+                   "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                   "smsp__issue_active.avg.pct_of_peak_sustained_active"})
+        s.requests.push_back(one(n));
+    return s;
+}
+
+metric_set_spec stalls_set() {
+    metric_set_spec s{"stalls", {}};
+    s.requests.push_back(one("gpu__time_duration.sum"));
+    // Warp stall reasons as a share of active warps; `gmma` exists only from Hopper on, so every
+    // reason is optional and the resolved set reports what the chip lacks.
+    for (std::string_view r :
+         {"long_scoreboard", "short_scoreboard", "barrier", "membar", "mio_throttle", "lg_throttle",
+          "math_pipe_throttle", "wait", "not_selected", "selected", "dispatch_stall", "drain",
+          "no_instruction", "branch_resolving", "sleeping", "tex_throttle", "imc_miss", "misc",
+          "gmma"})
+        s.requests.push_back(
+            one("smsp__warp_issue_stalled_" + std::string(r) + "_per_warp_active.pct", false));
+    return s;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    return s;
+}
+
+} // namespace
+
+std::string_view to_string(tensor_precision p) noexcept {
+    for (const auto& e : k_precisions)
+        if (e.p == p) return e.name;
+    return "none";
+}
+
+std::optional<tensor_precision> parse_tensor_precision(std::string_view s) noexcept {
+    for (const auto& e : k_precisions)
+        if (e.name == s) return e.p;
+    return std::nullopt;
+}
+
+tensor_precision guess_tensor_precision(std::string_view kernel_name) noexcept {
+    try {
+        const std::string n = lower(kernel_name);
+        const auto has = [&](std::string_view tok) { return n.find(tok) != std::string::npos; };
+        // Most specific first: "bf16" contains "f16", "e4m3" marks fp8 in CUTLASS/cuBLAS names.
+        if (has("e4m3") || has("e5m2") || has("fp8")) return tensor_precision::fp8;
+        if (has("bf16") || has("bfloat16")) return tensor_precision::bf16;
+        if (has("tf32")) return tensor_precision::tf32;
+        if (has("f16") || has("half")) return tensor_precision::fp16;
+        if (has("int8") || has("i8i8") || has("s8s8") || has("imma")) return tensor_precision::int8;
+        if (has("dmma") || has("f64") || has("double")) return tensor_precision::fp64;
+    } catch (...) {
+    }
+    return tensor_precision::bf16;
+}
+
+std::span<const std::string_view> builtin_metric_sets() noexcept {
+    return k_builtin;
+}
+
+metric_set_spec metric_set_request(std::string_view spec, tensor_precision tensor) {
+    spec = trim(spec);
+    if (spec == "roofline") return roofline_set(tensor);
+    if (spec == "occupancy") return occupancy_set();
+    if (spec == "stalls") return stalls_set();
+    metric_set_spec s{"user", {}};
+    while (!spec.empty()) {
+        const auto comma = spec.find(',');
+        const auto item = trim(spec.substr(0, comma));
+        if (!item.empty()) s.requests.push_back(one(item));
+        spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
+    }
+    if (s.requests.empty())
+        throw error(error_kind::usage,
+                    "empty metric set: name one of roofline, occupancy, stalls, or list metric "
+                    "names separated by commas (e.g. dram__bytes.sum,gpu__time_duration.sum)");
+    return s;
+}
+
+} // namespace ktune::metrics
