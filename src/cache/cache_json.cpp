@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 
 namespace ktune::cache::detail {
@@ -51,7 +52,9 @@ struct reader {
     }
     double number(const ojson& j, const std::string& path) const {
         if (!j.is_number()) bad(name, path, "expected a number");
-        return j.get<double>();
+        const auto d = j.get<double>();
+        if (!std::isfinite(d)) bad(name, path, "number out of range");
+        return d;
     }
 
     entry read_entry(const ojson& j, const std::string& path) const {
@@ -82,6 +85,8 @@ struct reader {
             const auto& v = it.value();
             if (v.is_number_unsigned())
                 values.emplace_back(it.key(), integer(v, p, 0, i64max));
+            else if (v.is_number_float())
+                values.emplace_back(it.key(), number(v, p));
             else if (v.is_boolean() || v.is_number() || v.is_string())
                 values.emplace_back(it.key(), ktune::detail::value_from_json(v, it.key()));
             else

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <cmath>
 #include <limits>
 
 namespace ktune::cache::detail {
@@ -82,6 +83,7 @@ struct reader {
     double number(element v, std::string_view field_path) const {
         double d = 0;
         if (v.get(d) != simdjson::SUCCESS) bad(name, at(field_path), "expected a number");
+        if (!std::isfinite(d)) bad(name, at(field_path), "number out of range");
         return d;
     }
 
@@ -125,7 +127,7 @@ struct reader {
                                             at("config." + std::string(k))));
                 break;
             case element_type::DOUBLE:
-                values.emplace_back(std::move(pname), v.get_double().value_unsafe());
+                values.emplace_back(std::move(pname), number(v, "config." + std::string(k)));
                 break;
             case element_type::BOOL:
                 values.emplace_back(std::move(pname), v.get_bool().value_unsafe());
