@@ -1,0 +1,82 @@
+#pragma once
+// What the tuner asks a worker to do with one compiled candidate, and what comes back. Both are
+// value types with a JSON form: they travel as one JSON line over the worker's pipes.
+//
+//   candidate_request rq{.op = "softmax", .rows = 8192, .cols = 8192, .dtype = "fp32", ...};
+//   std::string line = encode(rq);   candidate_request back = decode_request(line);
+
+#include "ktune/core/clocks.hpp"
+#include "ktune/core/config.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ktune::measure {
+
+/// The measurement protocol (DESIGN.md): warm-up, L2 flushed before every timed launch (a
+/// memset of 2x the device's L2, outside the events), repetitions until the median's 95 % CI
+/// is within +-target_rel_ci or a cap is reached.
+struct measure_policy {
+    int warmup = 3;
+    int min_samples = 16;
+    int max_samples = 200;
+    double target_rel_ci = 0.01;
+    double max_ms = 1000; ///< wall-time cap of the timing loop per candidate
+    bool flush_l2 = true;
+    bool operator==(const measure_policy&) const = default;
+};
+
+struct candidate_request {
+    std::string op;
+    std::int64_t rows = 0;
+    std::int64_t cols = 0;
+    std::string dtype = "fp32";
+    config cfg;
+    std::string cubin_path; ///< compiled candidate (compile.hpp's cubin cache)
+    std::string kernel;     ///< lowered name in the cubin
+    std::uint64_t seed = 0; ///< fresh random inputs for the correctness check
+    bool check = true;
+    bool time = true;
+    measure_policy policy;
+    bool operator==(const candidate_request&) const = default;
+};
+
+enum class run_status : std::uint8_t {
+    ok,
+    launch_error,   ///< the launch or the kernel failed (illegal address, trap, …)
+    wrong_result,   ///< outputs outside the op's tolerance, non-finite, or left unwritten
+    timeout,        ///< no answer within the per-candidate limit: the worker was killed
+    resource_limit, ///< needs more threads, registers or shared memory than the device has
+    worker_died,    ///< the worker process ended without an answer
+    load_error,     ///< the cubin could not be loaded
+};
+std::string_view to_string(run_status s) noexcept;
+run_status run_status_from_string(std::string_view s);
+
+struct candidate_result {
+    run_status status = run_status::ok;
+    std::string message;            ///< why, for anything but ok
+    std::vector<double> samples_ms; ///< per-launch kernel times, event-timed
+    double median_ms = 0;
+    double ci_lo_ms = 0; ///< 95 % CI of the median (order statistics)
+    double ci_hi_ms = 0;
+    double max_error = 0;          ///< largest |out - ref| of the check
+    std::int64_t bad_elements = 0; ///< outside tolerance (NaN/unwritten included)
+    int registers = 0;             ///< per thread, from the loaded function
+    bool clocks_known = false;
+    gpu_clocks clocks;      ///< read right after the timing loop
+    double gpu_busy_ms = 0; ///< device-side span of the work enqueued for this candidate
+    double worker_ms = 0;   ///< worker wall time on this request
+    bool fatal = false;     ///< the worker's context is gone: it exits after replying
+    bool operator==(const candidate_result&) const = default;
+};
+
+std::string encode(const candidate_request& r);
+std::string encode(const candidate_result& r);
+/// Throw error{input} naming the field on a malformed line.
+candidate_request decode_request(std::string_view line);
+candidate_result decode_result(std::string_view line);
+
+} // namespace ktune::measure

@@ -1,0 +1,85 @@
+#pragma once
+// Run-time compilation of candidate kernels with NVRTC, a cubin cache on disk and a pool that
+// compiles on every core while the GPU measures earlier candidates.
+//
+//   ktune::measure::compile_pool pool;                       // hardware_concurrency threads
+//   auto f = pool.submit({source, "ktune_op_kernel", "sm_90"});
+//   ktune::measure::compile_result r = f.get();              // never throws: ok or log
+//
+// A cubin is cached under a hash of (source, name expression, options, arch, NVRTC version):
+// a second tune of the same op compiles nothing.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune::measure {
+
+struct compile_request {
+    std::string source;
+    std::string name_expression;      ///< e.g. "ktune_op_kernel" or "&my_kernel<128>"
+    std::string arch = "sm_90";       ///< "sm_90a" for wgmma/setmaxnreg code
+    std::vector<std::string> options; ///< extra NVRTC options, e.g. "-DKTUNE_INJECT=1"
+    bool operator==(const compile_request&) const = default;
+};
+
+struct compile_result {
+    bool ok = false;
+    std::string cubin;        ///< machine code for arch
+    std::string lowered_name; ///< the mangled name to load from the module
+    std::string log;          ///< NVRTC's log (warnings on success, errors on failure)
+    double compile_ms = 0;    ///< 0 for a cache hit
+    bool cache_hit = false;
+    std::filesystem::path cubin_path; ///< where the cubin lies on disk ("" without a cache)
+};
+
+/// NVRTC version as major*1000 + minor*10 (12080 for 12.8), part of the cubin key.
+int nvrtc_version();
+
+/// Compile once, no cache. Throws error{nvrtc} carrying the compile log on failure.
+compile_result nvrtc_compile(const compile_request& r);
+
+/// Content-addressed cubins under a directory; writes are atomic (temp file + rename), so many
+/// processes may share one directory.
+class cubin_cache {
+public:
+    /// $KTUNE_CUBIN_CACHE, else $XDG_CACHE_HOME/ktune/cubin, else ~/.cache/ktune/cubin.
+    static std::filesystem::path default_dir();
+    explicit cubin_cache(std::filesystem::path dir);
+
+    /// 16 hex digits of a 64-bit FNV-1a over every input that changes the machine code.
+    [[nodiscard]] static std::string key(const compile_request& r);
+    [[nodiscard]] std::optional<compile_result> get(const compile_request& r) const;
+    /// Stores r's cubin and lowered name; returns the cubin's path.
+    std::filesystem::path put(const compile_request& r, const compile_result& c) const;
+    [[nodiscard]] const std::filesystem::path& dir() const noexcept { return dir_; }
+
+private:
+    std::filesystem::path dir_;
+};
+
+/// Cache lookup, else compile and store. Never throws for a compile error: ok=false + log.
+compile_result compile_cached(const compile_request& r, const cubin_cache* cache);
+
+/// A fixed set of threads compiling requests in submission order.
+class compile_pool {
+public:
+    explicit compile_pool(unsigned threads = 0, std::optional<cubin_cache> cache = std::nullopt);
+    ~compile_pool();
+    compile_pool(const compile_pool&) = delete;
+    compile_pool& operator=(const compile_pool&) = delete;
+
+    std::future<compile_result> submit(compile_request r);
+    [[nodiscard]] unsigned threads() const noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace ktune::measure

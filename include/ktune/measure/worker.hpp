@@ -1,0 +1,56 @@
+#pragma once
+// Fault isolation: candidates run in a separate worker process. A kernel that traps, writes out
+// of bounds (a sticky error that kills the CUDA context) or never ends takes the worker down,
+// never the tune; the client notes the status and starts a fresh worker for the next one.
+//
+//   ktune::measure::worker_process w({"/usr/bin/ktune", "__worker"});
+//   candidate_result r = w.run(request, std::chrono::seconds(10));  // never throws for a fault
+//
+// The worker side is worker_main(): one JSON line in (candidate_request), one JSON line out
+// (candidate_result). `ktune __worker` runs it; any binary linked with ktune can, too.
+
+#include "ktune/measure/candidate.hpp"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace ktune::measure {
+
+/// The hidden CLI argument that turns the ktune binary into a worker.
+inline constexpr const char* worker_flag = "__worker";
+
+/// Reads requests from in_fd, runs them on device 0, answers on out_fd until EOF. Returns the
+/// process exit code (0 at EOF, 3 after a fault that destroyed the CUDA context).
+int worker_main(int in_fd, int out_fd);
+
+/// argv for a worker: $KTUNE_WORKER if set (a path), else this executable with worker_flag.
+std::vector<std::string> default_worker_command();
+
+class worker_process {
+public:
+    explicit worker_process(std::vector<std::string> argv);
+    ~worker_process();
+    worker_process(const worker_process&) = delete;
+    worker_process& operator=(const worker_process&) = delete;
+
+    /// Sends r, waits up to `timeout` for the answer. Timeout → the worker is killed and the
+    /// status is timeout; EOF → worker_died (with the exit status). Spawns lazily.
+    candidate_result run(const candidate_request& r, std::chrono::milliseconds timeout);
+    /// Workers started so far (1 + replacements after faults).
+    [[nodiscard]] int spawned() const noexcept { return spawned_; }
+
+private:
+    void spawn();
+    void kill_worker() noexcept;
+    std::string describe_exit() noexcept;
+
+    std::vector<std::string> argv_;
+    int pid_ = -1;
+    int to_fd_ = -1;
+    int from_fd_ = -1;
+    std::string buffer_;
+    int spawned_ = 0;
+};
+
+} // namespace ktune::measure

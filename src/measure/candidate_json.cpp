@@ -1,0 +1,140 @@
+#include "ktune/measure/candidate.hpp"
+
+#include "core/config_json.hpp"
+#include "ktune/core/error.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ktune::measure {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr std::string_view status_names[] = {
+    "ok", "launch_error", "wrong_result", "timeout", "resource_limit", "worker_died", "load_error"};
+
+json policy_json(const measure_policy& p) {
+    return {{"warmup", p.warmup},           {"min_samples", p.min_samples},
+            {"max_samples", p.max_samples}, {"target_rel_ci", p.target_rel_ci},
+            {"max_ms", p.max_ms},           {"flush_l2", p.flush_l2}};
+}
+
+template <class T>
+T field(const json& j, const char* name) {
+    const auto it = j.find(name);
+    if (it == j.end())
+        throw error(error_kind::input, fmt::format("worker message lacks '{}'", name));
+    try {
+        return it->get<T>();
+    } catch (const nlohmann::json::exception& e) {
+        throw error(error_kind::input, fmt::format("worker message: '{}': {}", name, e.what()));
+    }
+}
+
+json parse_line(std::string_view line) {
+    try {
+        return json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+        throw error(error_kind::input, fmt::format("malformed worker message: {}", e.what()));
+    }
+}
+
+} // namespace
+
+std::string_view to_string(run_status s) noexcept {
+    return status_names[static_cast<int>(s)];
+}
+
+run_status run_status_from_string(std::string_view s) {
+    for (std::size_t i = 0; i < std::size(status_names); ++i)
+        if (status_names[i] == s) return static_cast<run_status>(i);
+    throw error(error_kind::input, fmt::format("unknown run status '{}'", std::string(s)));
+}
+
+std::string encode(const candidate_request& r) {
+    json j{{"op", r.op},
+           {"rows", r.rows},
+           {"cols", r.cols},
+           {"dtype", r.dtype},
+           {"config", detail::config_to_json(r.cfg)},
+           {"cubin", r.cubin_path},
+           {"kernel", r.kernel},
+           {"seed", r.seed},
+           {"check", r.check},
+           {"time", r.time},
+           {"policy", policy_json(r.policy)}};
+    return j.dump();
+}
+
+std::string encode(const candidate_result& r) {
+    json j{{"status", to_string(r.status)},
+           {"message", r.message},
+           {"samples_ms", r.samples_ms},
+           {"median_ms", r.median_ms},
+           {"ci_lo_ms", r.ci_lo_ms},
+           {"ci_hi_ms", r.ci_hi_ms},
+           {"max_error", r.max_error},
+           {"bad_elements", r.bad_elements},
+           {"registers", r.registers},
+           {"clocks_known", r.clocks_known},
+           {"sm_mhz", r.clocks.sm_mhz},
+           {"memory_mhz", r.clocks.memory_mhz},
+           {"throttle_reasons", r.clocks.throttle_reasons},
+           {"temperature_c", r.clocks.temperature_c},
+           {"power_mw", r.clocks.power_mw},
+           {"gpu_busy_ms", r.gpu_busy_ms},
+           {"worker_ms", r.worker_ms},
+           {"fatal", r.fatal}};
+    // error_handler replace: a compile log or driver message is not guaranteed to be UTF-8.
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+candidate_request decode_request(std::string_view line) {
+    const json j = parse_line(line);
+    candidate_request r;
+    r.op = field<std::string>(j, "op");
+    r.rows = field<std::int64_t>(j, "rows");
+    r.cols = field<std::int64_t>(j, "cols");
+    r.dtype = field<std::string>(j, "dtype");
+    r.cfg = detail::config_from_json(field<json>(j, "config"));
+    r.cubin_path = field<std::string>(j, "cubin");
+    r.kernel = field<std::string>(j, "kernel");
+    r.seed = field<std::uint64_t>(j, "seed");
+    r.check = field<bool>(j, "check");
+    r.time = field<bool>(j, "time");
+    const json p = field<json>(j, "policy");
+    r.policy.warmup = field<int>(p, "warmup");
+    r.policy.min_samples = field<int>(p, "min_samples");
+    r.policy.max_samples = field<int>(p, "max_samples");
+    r.policy.target_rel_ci = field<double>(p, "target_rel_ci");
+    r.policy.max_ms = field<double>(p, "max_ms");
+    r.policy.flush_l2 = field<bool>(p, "flush_l2");
+    return r;
+}
+
+candidate_result decode_result(std::string_view line) {
+    const json j = parse_line(line);
+    candidate_result r;
+    r.status = run_status_from_string(field<std::string>(j, "status"));
+    r.message = field<std::string>(j, "message");
+    r.samples_ms = field<std::vector<double>>(j, "samples_ms");
+    r.median_ms = field<double>(j, "median_ms");
+    r.ci_lo_ms = field<double>(j, "ci_lo_ms");
+    r.ci_hi_ms = field<double>(j, "ci_hi_ms");
+    r.max_error = field<double>(j, "max_error");
+    r.bad_elements = field<std::int64_t>(j, "bad_elements");
+    r.registers = field<int>(j, "registers");
+    r.clocks_known = field<bool>(j, "clocks_known");
+    r.clocks.sm_mhz = field<unsigned>(j, "sm_mhz");
+    r.clocks.memory_mhz = field<unsigned>(j, "memory_mhz");
+    r.clocks.throttle_reasons = field<std::uint64_t>(j, "throttle_reasons");
+    r.clocks.temperature_c = field<unsigned>(j, "temperature_c");
+    r.clocks.power_mw = field<unsigned>(j, "power_mw");
+    r.gpu_busy_ms = field<double>(j, "gpu_busy_ms");
+    r.worker_ms = field<double>(j, "worker_ms");
+    r.fatal = field<bool>(j, "fatal");
+    return r;
+}
+
+} // namespace ktune::measure

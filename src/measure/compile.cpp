@@ -1,0 +1,157 @@
+#include "ktune/measure/compile.hpp"
+
+#include "core/check_private.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/core/handle.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace ktune::measure {
+namespace {
+
+struct program_deleter {
+    void operator()(nvrtcProgram p) const noexcept { nvrtcDestroyProgram(&p); }
+};
+using program = unique_handle<nvrtcProgram, program_deleter>;
+
+std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
+    for (unsigned char ch : s) {
+        h ^= ch;
+        h *= 1099511628211ULL;
+    }
+    // A separator so that ("ab","c") and ("a","bc") differ.
+    h ^= 0xff;
+    h *= 1099511628211ULL;
+    return h;
+}
+
+std::string read_file(const std::filesystem::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    if (!f) return {};
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+void write_atomic(const std::filesystem::path& p, std::string_view data) {
+    const auto tmp = p.string() + fmt::format(".tmp{}", static_cast<long>(getpid()));
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f)
+            throw error(error_kind::io, fmt::format("cannot write {}: check the cubin cache "
+                                                    "directory (KTUNE_CUBIN_CACHE)",
+                                                    tmp));
+        f.write(data.data(), static_cast<std::streamsize>(data.size()));
+        if (!f) throw error(error_kind::io, fmt::format("cannot write {}", tmp));
+    }
+    std::filesystem::rename(tmp, p);
+}
+
+} // namespace
+
+int nvrtc_version() {
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return 0;
+    return major * 1000 + minor * 10;
+}
+
+compile_result nvrtc_compile(const compile_request& r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    nvrtcProgram raw = nullptr;
+    KTUNE_NVRTC_CALL(
+        nvrtcCreateProgram(&raw, r.source.c_str(), "ktune_candidate.cu", 0, nullptr, nullptr), raw);
+    program prog(raw);
+    KTUNE_NVRTC_CALL(nvrtcAddNameExpression(prog.get(), r.name_expression.c_str()), prog.get());
+    std::vector<std::string> opts{"--gpu-architecture=" + r.arch, "--std=c++17", "-default-device"};
+    opts.insert(opts.end(), r.options.begin(), r.options.end());
+    std::vector<const char*> argv;
+    for (const auto& o : opts)
+        argv.push_back(o.c_str());
+    KTUNE_NVRTC_CALL(nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data()),
+                     prog.get());
+    compile_result out;
+    out.log = detail::nvrtc_log(prog.get());
+    std::size_t n = 0;
+    KTUNE_NVRTC_CALL(nvrtcGetCUBINSize(prog.get(), &n), prog.get());
+    out.cubin.resize(n);
+    KTUNE_NVRTC_CALL(nvrtcGetCUBIN(prog.get(), out.cubin.data()), prog.get());
+    const char* lowered = nullptr;
+    KTUNE_NVRTC_CALL(nvrtcGetLoweredName(prog.get(), r.name_expression.c_str(), &lowered),
+                     prog.get());
+    out.lowered_name = lowered;
+    out.ok = true;
+    out.compile_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+std::filesystem::path cubin_cache::default_dir() {
+    if (const char* e = std::getenv("KTUNE_CUBIN_CACHE"); e && *e) return e;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return std::filesystem::path(x) / "ktune" / "cubin";
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return std::filesystem::path(h) / ".cache" / "ktune" / "cubin";
+    return std::filesystem::temp_directory_path() / fmt::format("ktune-cubin-{}", getuid());
+}
+
+cubin_cache::cubin_cache(std::filesystem::path dir) : dir_(std::move(dir)) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec)
+        throw error(error_kind::io, fmt::format("cannot create the cubin cache {}: {}",
+                                                dir_.string(), ec.message()));
+}
+
+std::string cubin_cache::key(const compile_request& r) {
+    std::uint64_t h = 14695981039346656037ULL;
+    h = fnv1a(h, r.source);
+    h = fnv1a(h, r.name_expression);
+    h = fnv1a(h, r.arch);
+    for (const auto& o : r.options)
+        h = fnv1a(h, o);
+    h = fnv1a(h, std::to_string(nvrtc_version()));
+    return fmt::format("{:016x}", h);
+}
+
+std::optional<compile_result> cubin_cache::get(const compile_request& r) const {
+    const auto base = dir_ / key(r);
+    compile_result out;
+    out.cubin = read_file(base.string() + ".cubin");
+    out.lowered_name = read_file(base.string() + ".name");
+    if (out.cubin.empty() || out.lowered_name.empty()) return std::nullopt;
+    out.ok = true;
+    out.cache_hit = true;
+    out.cubin_path = base.string() + ".cubin";
+    return out;
+}
+
+std::filesystem::path cubin_cache::put(const compile_request& r, const compile_result& c) const {
+    const auto base = dir_ / key(r);
+    // The name first: get() treats a cubin without its name as absent.
+    write_atomic(base.string() + ".name", c.lowered_name);
+    write_atomic(base.string() + ".cubin", c.cubin);
+    return base.string() + ".cubin";
+}
+
+compile_result compile_cached(const compile_request& r, const cubin_cache* cache) {
+    if (cache)
+        if (auto hit = cache->get(r)) return *hit;
+    compile_result out;
+    try {
+        out = nvrtc_compile(r);
+    } catch (const error& e) {
+        out.ok = false;
+        out.log = e.what();
+        return out;
+    }
+    if (cache) out.cubin_path = cache->put(r, out);
+    return out;
+}
+
+} // namespace ktune::measure

@@ -1,0 +1,58 @@
+#include "measure/gpu_runner.hpp"
+
+namespace ktune::measure::detail {
+
+// Inputs come from a counter-based hash (splitmix64), so a seed reproduces them exactly and a
+// new seed per check gives fresh data at memory speed, no host round trip.
+const char* const utility_source = R"(
+__device__ __forceinline__ float uniform(unsigned long long seed, long long i) {
+    unsigned long long z = seed + 0x9e3779b97f4a7c15ull * (unsigned long long)(i + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (float)(z >> 40) * (1.0f / 16777216.0f); // [0, 1)
+}
+__device__ __forceinline__ unsigned short f2bf(float v) {
+    unsigned u = __float_as_uint(v);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (unsigned short)(u >> 16);
+}
+__device__ __forceinline__ float bf2f(unsigned short v) { return __uint_as_float(((unsigned)v) << 16); }
+
+extern "C" __global__ void ktune_fill_fp32(float* p, long long n, unsigned long long seed,
+                                           float lo, float hi) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        p[i] = lo + (hi - lo) * uniform(seed, i);
+}
+extern "C" __global__ void ktune_fill_bf16(unsigned short* p, long long n,
+                                           unsigned long long seed, float lo, float hi) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        p[i] = f2bf(lo + (hi - lo) * uniform(seed, i));
+}
+// Counts elements with !(|out - ref| <= atol + rtol |ref|) (NaN fails) and the largest finite
+// error (float bits are ordered like the values for non-negative floats).
+__device__ __forceinline__ void judge(float o, float r, double rtol, double atol,
+                                      unsigned long long* bad, unsigned* maxerr) {
+    const double e = fabs((double)o - (double)r);
+    if (!(e <= atol + rtol * fabs((double)r))) atomicAdd(bad, 1ull);
+    if (e == e && e < 3.0e38) atomicMax(maxerr, __float_as_uint((float)e));
+}
+extern "C" __global__ void ktune_compare_fp32(const float* out, const float* ref, long long n,
+                                              double rtol, double atol, unsigned long long* bad,
+                                              unsigned* maxerr) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        judge(out[i], ref[i], rtol, atol, bad, maxerr);
+}
+extern "C" __global__ void ktune_compare_bf16(const unsigned short* out, const float* ref,
+                                              long long n, double rtol, double atol,
+                                              unsigned long long* bad, unsigned* maxerr) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        judge(bf2f(out[i]), ref[i], rtol, atol, bad, maxerr);
+}
+)";
+
+} // namespace ktune::measure::detail

@@ -1,0 +1,61 @@
+#include "ktune/core/error.hpp"
+#include "ktune/measure/worker.hpp"
+#include "measure/gpu_runner.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <optional>
+#include <unistd.h>
+
+namespace ktune::measure {
+namespace {
+
+bool write_line(int fd, const std::string& s) {
+    std::string_view v = s;
+    while (!v.empty()) {
+        const ssize_t n = ::write(fd, v.data(), v.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        v.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+} // namespace
+
+int worker_main(int in_fd, int out_fd) {
+    std::optional<detail::gpu_runner> runner;
+    std::string buf;
+    char chunk[65536];
+    for (;;) {
+        const auto nl = buf.find('\n');
+        if (nl == std::string::npos) {
+            const ssize_t n = ::read(in_fd, chunk, sizeof chunk);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return 0;
+            buf.append(chunk, static_cast<std::size_t>(n));
+            continue;
+        }
+        const std::string line = buf.substr(0, nl);
+        buf.erase(0, nl + 1);
+        candidate_result res;
+        try {
+            const candidate_request rq = decode_request(line);
+            if (!runner) runner.emplace();
+            res = runner->run(rq);
+        } catch (const error& e) {
+            // Setup failures (no GPU, allocation) end this worker: the client reports them.
+            res.status = run_status::launch_error;
+            res.message = e.what();
+            res.fatal = true;
+        } catch (const std::exception& e) {
+            res.status = run_status::launch_error;
+            res.message = std::string("internal: ") + e.what();
+            res.fatal = true;
+        }
+        if (!write_line(out_fd, encode(res) + "\n")) return 1;
+        if (res.fatal) return 3;
+    }
+}
+
+} // namespace ktune::measure

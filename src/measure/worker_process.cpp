@@ -1,0 +1,156 @@
+#include "ktune/measure/worker.hpp"
+
+#include "ktune/core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ktune::measure {
+namespace {
+
+void write_all(int fd, std::string_view s) {
+    while (!s.empty()) {
+        const ssize_t n = ::write(fd, s.data(), s.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw error(error_kind::io, "worker pipe closed");
+        s.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+} // namespace
+
+std::vector<std::string> default_worker_command() {
+    if (const char* w = std::getenv("KTUNE_WORKER"); w && *w) return {w, worker_flag};
+    char buf[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        throw error(error_kind::unsupported, "cannot find this executable for a worker; "
+                                             "set KTUNE_WORKER to the ktune binary");
+    return {std::string(buf, static_cast<std::size_t>(n)), worker_flag};
+}
+
+worker_process::worker_process(std::vector<std::string> argv) : argv_(std::move(argv)) {
+    if (argv_.empty()) throw error(error_kind::usage, "worker command is empty");
+    // A worker that dies mid-write must not kill the tuner with SIGPIPE.
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
+worker_process::~worker_process() {
+    kill_worker();
+}
+
+void worker_process::spawn() {
+    int to[2], from[2];
+    if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0)
+        throw error(error_kind::io, fmt::format("pipe: {}", std::strerror(errno)));
+    std::vector<char*> args;
+    for (auto& a : argv_)
+        args.push_back(a.data());
+    args.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw error(error_kind::io, fmt::format("fork: {}", std::strerror(errno)));
+    if (pid == 0) {
+        // Child: only async-signal-safe calls until exec (the parent has compile threads).
+        // Own process group: a kill reaches anything the worker started, too.
+        ::setpgid(0, 0);
+        ::dup2(to[0], 0);
+        ::dup2(from[1], 1);
+        ::execv(args[0], args.data());
+        ::_exit(127);
+    }
+    ::setpgid(pid, pid); // both sides: no window where a kill misses the group
+    ::close(to[0]);
+    ::close(from[1]);
+    pid_ = pid;
+    to_fd_ = to[1];
+    from_fd_ = from[0];
+    buffer_.clear();
+    ++spawned_;
+}
+
+void worker_process::kill_worker() noexcept {
+    if (to_fd_ >= 0) ::close(to_fd_);
+    if (from_fd_ >= 0) ::close(from_fd_);
+    to_fd_ = from_fd_ = -1;
+    if (pid_ > 0) {
+        ::kill(-pid_, SIGKILL);
+        ::kill(pid_, SIGKILL);
+        int st = 0;
+        ::waitpid(pid_, &st, 0);
+    }
+    pid_ = -1;
+}
+
+std::string worker_process::describe_exit() noexcept {
+    if (pid_ <= 0) return "worker not running";
+    int st = 0;
+    // Give a dying worker a moment to be reaped so its exit status can be reported.
+    for (int i = 0; i < 50; ++i) {
+        if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+            pid_ = -1;
+            if (WIFSIGNALED(st)) return fmt::format("worker killed by signal {}", WTERMSIG(st));
+            return fmt::format("worker exited with code {}", WEXITSTATUS(st));
+        }
+        ::usleep(2000);
+    }
+    return "worker closed its pipe";
+}
+
+candidate_result worker_process::run(const candidate_request& r,
+                                     std::chrono::milliseconds timeout) {
+    if (pid_ <= 0) spawn();
+    candidate_result out;
+    try {
+        write_all(to_fd_, encode(r) + "\n");
+    } catch (const error&) {
+        out.status = run_status::worker_died;
+        out.message = describe_exit();
+        kill_worker();
+        return out;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+            const std::string line = buffer_.substr(0, nl);
+            buffer_.erase(0, nl + 1);
+            out = decode_result(line);
+            if (out.fatal) {
+                // The worker exits after a context-destroying fault; the next run() respawns.
+                kill_worker();
+            }
+            return out;
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            out.status = run_status::timeout;
+            out.message = fmt::format("no answer within {} ms; worker killed", timeout.count());
+            kill_worker();
+            return out;
+        }
+        pollfd p{from_fd_, POLLIN, 0};
+        const int rc = ::poll(&p, 1, static_cast<int>(left.count()));
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc == 0) continue; // deadline check above
+        char buf[65536];
+        const ssize_t n = ::read(from_fd_, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            out.status = run_status::worker_died;
+            out.message = describe_exit();
+            kill_worker();
+            return out;
+        }
+        buffer_.append(buf, static_cast<std::size_t>(n));
+    }
+}
+
+} // namespace ktune::measure

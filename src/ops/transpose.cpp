@@ -1,0 +1,139 @@
+// Tiled transpose out[c, r] = in[r, c] through shared memory: TILE x TILE tiles, a block of
+// (TILE / VEC) x BLOCK_ROWS threads, VEC-wide loads and stores on both sides, optional padding
+// of the shared tile against bank conflicts.
+#include "ops/builtin_ops.hpp"
+#include "ops/source_common.hpp"
+
+#include <fmt/format.h>
+
+namespace ktune::ops::detail {
+namespace {
+
+const char* const transpose_body = R"(
+typedef vec_t<VEC> V;
+constexpr int TX = TILE / VEC;
+
+extern "C" __global__ void __launch_bounds__(TX * BLOCK_ROWS)
+ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
+    __shared__ T tile[TILE][TILE + PAD];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const long long r0 = (long long)blockIdx.y * TILE, c0 = (long long)blockIdx.x * TILE;
+    const long long c = c0 + tx * VEC;
+#pragma unroll
+    for (int r = ty; r < TILE; r += BLOCK_ROWS) {
+        if (r0 + r < rows && c < cols) {
+            const V a = *reinterpret_cast<const V*>(in + (r0 + r) * cols + c);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) tile[r][tx * VEC + k] = a.v[k];
+        }
+    }
+    __syncthreads();
+    // Output row oc = an input column, output columns = input rows r0 + tx*VEC + k.
+    const long long orow = r0 + tx * VEC;
+#pragma unroll
+    for (int cc = ty; cc < TILE; cc += BLOCK_ROWS) {
+        if (c0 + cc < cols && orow < rows) {
+            V o;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) o.v[k] = tile[tx * VEC + k][cc];
+            *reinterpret_cast<V*>(out + (c0 + cc) * rows + orow) = o;
+        }
+    }
+    KTUNE_EPILOGUE(out, (long long)rows * cols)
+}
+)";
+
+const char* const transpose_reference = R"(
+extern "C" __global__ void ktune_op_kernel(const T* in, float* out, int rows, int cols) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (long long)rows * cols) return;
+    const long long r = i / cols, c = i % cols;
+    out[c * rows + r] = to_f(in[i]);
+}
+)";
+
+class transpose final : public op {
+public:
+    std::string_view name() const noexcept override { return "transpose"; }
+    int version() const noexcept override { return 1; }
+    std::string_view description() const noexcept override {
+        return "2-D transpose into a new contiguous tensor";
+    }
+    std::string_view torch_equivalent() const noexcept override { return "x.t().contiguous()"; }
+    std::vector<param_axis> axes() const override {
+        return {{"tile", ints({16, 32, 64}), "square tile edge staged in shared memory"},
+                {"block_rows", ints({2, 4, 8, 16, 32}), "thread rows per block"},
+                {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"},
+                {"pad", ints({0, 1}), "shared-memory padding per tile row (elements)"}};
+    }
+    bool valid(const config& c, const problem& p, std::string* why) const override {
+        const auto tile = c.get<std::int64_t>("tile");
+        const auto by = c.get<std::int64_t>("block_rows");
+        const auto vec = c.get<std::int64_t>("vec");
+        const auto fail = [&](const char* m) {
+            if (why) *why = m;
+            return false;
+        };
+        if (vec * static_cast<std::int64_t>(size_of(p.type)) > 16)
+            return fail("vector wider than 16 bytes");
+        if (tile % vec != 0 || tile / vec < 2) return fail("tile / vec must be at least 2");
+        const std::int64_t threads = tile / vec * by;
+        if (threads < 32 || threads > 1024) return fail("block must hold 32..1024 threads");
+        if (by > tile) return fail("block_rows > tile");
+        if (p.shape.rows % vec != 0 || p.shape.cols % vec != 0)
+            return fail("vec must divide rows and cols");
+        if ((p.shape.rows + tile - 1) / tile > 65535) return fail("grid.y over 65535");
+        return true;
+    }
+    config default_config(const problem& p) const override {
+        // The classic CUDA-samples transpose: 32x32 tiles, 32x8 threads, padded.
+        (void)p;
+        return {{"tile", std::int64_t{32}},
+                {"block_rows", std::int64_t{8}},
+                {"vec", std::int64_t{1}},
+                {"pad", std::int64_t{1}}};
+    }
+    std::string source(const config& c, const problem& p) const override {
+        return prelude(p.type) + constants(c) + transpose_body;
+    }
+    std::string reference_source(const problem& p) const override {
+        return prelude(p.type) + transpose_reference;
+    }
+    launch_geometry geometry(const config& c, const problem& p) const override {
+        const auto tile = c.get<std::int64_t>("tile");
+        launch_geometry g;
+        g.grid[0] = static_cast<unsigned>((p.shape.cols + tile - 1) / tile);
+        g.grid[1] = static_cast<unsigned>((p.shape.rows + tile - 1) / tile);
+        g.block[0] = static_cast<unsigned>(tile / c.get<std::int64_t>("vec"));
+        g.block[1] = static_cast<unsigned>(c.get<std::int64_t>("block_rows"));
+        return g;
+    }
+    launch_geometry reference_geometry(const problem& p) const override {
+        launch_geometry g;
+        g.grid[0] = static_cast<unsigned>((p.shape.rows * p.shape.cols + 255) / 256);
+        g.block[0] = 256;
+        return g;
+    }
+    std::vector<buffer_spec> buffers(const problem& p) const override {
+        const auto n = static_cast<std::size_t>(p.shape.rows * p.shape.cols);
+        return {{"x", n, false}, {"y", n, true}};
+    }
+    tolerance tolerance_for(const problem&) const override { return {0, 0}; } // exact copy
+    double bytes(const problem& p) const override {
+        return 2.0 * static_cast<double>(p.shape.rows * p.shape.cols) *
+               static_cast<double>(size_of(p.type));
+    }
+    double flops(const problem&) const override { return 0; }
+    shape2d bucket(const shape2d& s) const override {
+        return {next_pow2(s.rows), next_pow2(s.cols)};
+    }
+};
+
+} // namespace
+
+const op& transpose_op() {
+    static const transpose instance;
+    return instance;
+}
+
+} // namespace ktune::ops::detail

@@ -1,0 +1,1 @@
+ktune_add_unit_test(unit_ops ${CMAKE_CURRENT_LIST_DIR}/ops/ops_test.cpp)
