@@ -1,0 +1,150 @@
+// Checked JSON reading with file + JSON path in every error.
+#include "guard/json_read.hpp"
+
+#include "ktune/core/error.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace ktune::guard::detail {
+
+nlohmann::json parse_json(const std::string& text, const std::string& source) {
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        // Byte offset → line:column, which editors understand.
+        std::size_t line = 1, col = 1;
+        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                col = 1;
+            } else {
+                ++col;
+            }
+        }
+        throw error(error_kind::input, source + ":" + std::to_string(line) + ":" +
+                                           std::to_string(col) + ": not valid JSON (" + e.what() +
+                                           ")");
+    }
+}
+
+std::string json_at::child(const std::string& key) const {
+    return path.empty() ? key : path + "." + key;
+}
+
+void json_at::fail(const std::string& field, const std::string& what) const {
+    const std::string where = field.empty() ? (path.empty() ? "(root)" : path) : child(field);
+    throw error(error_kind::input, source + ": " + where + ": " + what);
+}
+
+bool json_at::has(const char* key) const {
+    return j.is_object() && j.contains(key) && !j.at(key).is_null();
+}
+
+std::string json_at::string(const char* key) const {
+    if (!has(key)) fail(key, "is required");
+    const auto& v = j.at(key);
+    if (!v.is_string() || v.get_ref<const std::string&>().empty())
+        fail(key, "must be a non-empty string");
+    return v.get<std::string>();
+}
+
+std::string json_at::opt_string(const char* key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    if (!j.at(key).is_string()) fail(key, "must be a string");
+    return j.at(key).get<std::string>();
+}
+
+std::uint64_t json_at::opt_uint(const char* key, std::uint64_t fallback) const {
+    if (!has(key)) return fallback;
+    const auto& v = j.at(key);
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+        fail(key, "must be a non-negative integer");
+    return v.get<std::uint64_t>();
+}
+
+double json_at::opt_number(const char* key, double fallback) const {
+    if (!has(key)) return fallback;
+    const auto& v = j.at(key);
+    if (!v.is_number() || !std::isfinite(v.get<double>())) fail(key, "must be a finite number");
+    return v.get<double>();
+}
+
+json_at json_at::object(const char* key) const {
+    if (!has(key) || !j.at(key).is_object()) fail(key, "must be an object");
+    return {j.at(key), source, child(key)};
+}
+
+json_at json_at::array(const char* key) const {
+    if (!has(key) || !j.at(key).is_array()) fail(key, "must be an array");
+    return {j.at(key), source, child(key)};
+}
+
+json_at json_at::at(std::size_t i) const {
+    const std::string p = path + "[" + std::to_string(i) + "]";
+    if (!j.at(i).is_object())
+        throw error(error_kind::input, source + ": " + p + ": must be an object");
+    return {j.at(i), source, p};
+}
+
+std::vector<double> json_at::numbers() const {
+    std::vector<double> out;
+    out.reserve(j.size());
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        const auto& v = j.at(i);
+        if (!v.is_number() || !std::isfinite(v.get<double>()))
+            throw error(error_kind::input,
+                        source + ": " + path + "[" + std::to_string(i) + "]: not a finite number");
+        out.push_back(v.get<double>());
+    }
+    return out;
+}
+
+std::vector<std::string> json_at::strings() const {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        if (!j.at(i).is_string())
+            throw error(error_kind::input,
+                        source + ": " + path + "[" + std::to_string(i) + "]: must be a string");
+        out.push_back(j.at(i).get<std::string>());
+    }
+    return out;
+}
+
+void check_schema(const json_at& root, const char* name, int major) {
+    if (!root.j.is_object()) root.fail("", std::string("expected a ") + name + " JSON object");
+    const std::string schema = root.opt_string("schema");
+    if (schema != name) root.fail("schema", "is '" + schema + "', expected '" + name + "'");
+    const std::string version = root.string("version");
+    int got = -1;
+    if (std::sscanf(version.c_str(), "%d.", &got) != 1 || got != major)
+        root.fail("version", "'" + version + "' is not version " + std::to_string(major) +
+                                 ".x, which this ktune reads; use a ktune that matches the file");
+}
+
+std::string read_text_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw error(error_kind::io, path + ": cannot open for reading");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void write_text_file_atomic(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw error(error_kind::io, tmp + ": cannot open for writing");
+        out << text;
+        out.flush();
+        if (!out) throw error(error_kind::io, tmp + ": write failed");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw error(error_kind::io, path + ": cannot replace (rename failed)");
+    }
+}
+
+} // namespace ktune::guard::detail

@@ -1,0 +1,241 @@
+// Two-sample statistics of the regression gate; see include/ktune/guard/stats.hpp.
+#include "ktune/guard/stats.hpp"
+
+#include "ktune/core/error.hpp"
+#include "ktune/measure/sample_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <string>
+#include <utility>
+
+namespace ktune::guard {
+namespace {
+
+constexpr std::size_t exact_max_pairs = 2500;
+constexpr std::size_t hl_max_pairs = 4'000'000;
+constexpr std::size_t hl_thin_to = 2000;
+
+void require_samples(std::span<const double> s, const char* which) {
+    if (s.empty()) throw error(error_kind::input, std::string(which) + " sample is empty");
+    for (double v : s)
+        if (!std::isfinite(v))
+            throw error(error_kind::input, std::string(which) + " sample holds a non-finite value");
+}
+
+// Survival function P(U >= u) of the null distribution of U for sample sizes (m, n), m <= n,
+// as a table over u = 0 .. m*n. Counts follow f(m,n,u) = f(m-1,n,u-n) + f(m,n-1,u), rolled over
+// n in place. Counts reach C(m+n, m) < 1e300 for m*n <= 2500, fine in double. Tables are cached
+// because a suite compares many keys of the same sample sizes.
+const std::vector<double>& exact_survival(std::size_t m, std::size_t n) {
+    static std::mutex mu;
+    static std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> cache;
+    std::lock_guard lock(mu);
+    auto [it, fresh] = cache.try_emplace({m, n});
+    if (!fresh) return it->second;
+    const std::size_t len = m * n + 1;
+    std::vector<std::vector<double>> f(m + 1, std::vector<double>(len, 0.0));
+    for (auto& row : f)
+        row[0] = 1.0; // n' = 0: only U = 0
+    for (std::size_t np = 1; np <= n; ++np)
+        for (std::size_t mp = 1; mp <= m; ++mp) {
+            auto& cur = f[mp];
+            const auto& prev = f[mp - 1]; // already holds n' (rolled forward above)
+            for (std::size_t u = mp * np; u >= np; --u)
+                cur[u] += prev[u - np];
+        }
+    const auto& counts = f[m];
+    std::vector<double> sf(len + 1, 0.0);
+    for (std::size_t u = len; u-- > 0;)
+        sf[u] = sf[u + 1] + counts[u];
+    const double total = sf[0];
+    for (auto& v : sf)
+        v /= total;
+    it->second = std::move(sf);
+    return it->second;
+}
+
+double median_of(std::vector<double>& v) {
+    const std::size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+    const double upper = v[mid];
+    if (v.size() % 2 == 1) return upper;
+    const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+    return lower + (upper - lower) / 2;
+}
+
+// Median of y_j - x_i into a reusable buffer (the bootstrap calls this a thousand times).
+double hl_into(std::span<const double> x, std::span<const double> y, std::vector<double>& diffs) {
+    diffs.resize(x.size() * y.size());
+    std::size_t k = 0;
+    for (double yj : y)
+        for (double xi : x)
+            diffs[k++] = yj - xi;
+    return median_of(diffs);
+}
+
+std::vector<double> thin(std::span<const double> s) {
+    std::vector<double> sorted(s.begin(), s.end());
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted.size() <= hl_thin_to) return sorted;
+    std::vector<double> out(hl_thin_to);
+    const double step =
+        static_cast<double>(sorted.size() - 1) / static_cast<double>(hl_thin_to - 1);
+    for (std::size_t i = 0; i < hl_thin_to; ++i)
+        out[i] = sorted[static_cast<std::size_t>(std::llround(static_cast<double>(i) * step))];
+    return out;
+}
+
+} // namespace
+
+std::uint64_t splitmix64::next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t splitmix64::below(std::uint64_t n) {
+    // 53 random bits scaled: exact enough for any sample count a suite holds (n < 2^40).
+    const auto k = static_cast<std::uint64_t>(uniform() * static_cast<double>(n));
+    return k < n ? k : n - 1;
+}
+
+double splitmix64::uniform() {
+    return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
+
+mwu_result mann_whitney_u(std::span<const double> x, std::span<const double> y, mwu_method method) {
+    require_samples(x, "first");
+    require_samples(y, "second");
+    const std::size_t n1 = x.size(), n2 = y.size(), n = n1 + n2;
+    // Mid-ranks of the pooled sample, and the tie term sum(t^3 - t) over tie groups.
+    std::vector<std::pair<double, bool>> pooled; // value, from x
+    pooled.reserve(n);
+    for (double v : x)
+        pooled.emplace_back(v, true);
+    for (double v : y)
+        pooled.emplace_back(v, false);
+    std::sort(pooled.begin(), pooled.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    double r1 = 0, tie_term = 0;
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i;
+        while (j < n && pooled[j].first == pooled[i].first)
+            ++j;
+        const double t = static_cast<double>(j - i);
+        const double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2.0;
+        for (std::size_t k = i; k < j; ++k)
+            if (pooled[k].second) r1 += mid_rank;
+        tie_term += t * t * t - t;
+        i = j;
+    }
+    mwu_result r;
+    const double d1 = static_cast<double>(n1), d2 = static_cast<double>(n2);
+    r.u1 = r1 - d1 * (d1 + 1) / 2;
+    const double u = std::max(r.u1, d1 * d2 - r.u1);
+    const bool ties = tie_term > 0;
+    if (method == mwu_method::exact && ties)
+        throw error(error_kind::input, "exact Mann-Whitney U needs samples without ties");
+    r.exact = method == mwu_method::exact ||
+              (method == mwu_method::automatic && !ties && n1 * n2 <= exact_max_pairs);
+    if (r.exact) {
+        const auto& sf = exact_survival(std::min(n1, n2), std::max(n1, n2));
+        r.p_value = std::min(1.0, 2.0 * sf[static_cast<std::size_t>(std::llround(u))]);
+        return r;
+    }
+    const double dn = static_cast<double>(n);
+    const double var = d1 * d2 / 12.0 * ((dn + 1) - tie_term / (dn * (dn - 1)));
+    if (var <= 0) { // every value equal: no evidence of any difference
+        r.p_value = 1;
+        return r;
+    }
+    const double z = (u - d1 * d2 / 2 - 0.5) / std::sqrt(var);
+    r.p_value = std::clamp(std::erfc(z / std::sqrt(2.0)), 0.0, 1.0);
+    return r;
+}
+
+double hodges_lehmann(std::span<const double> x, std::span<const double> y) {
+    require_samples(x, "first");
+    require_samples(y, "second");
+    std::vector<double> diffs;
+    if (x.size() * y.size() <= hl_max_pairs) return hl_into(x, y, diffs);
+    return hl_into(thin(x), thin(y), diffs);
+}
+
+relative_shift_result relative_shift(std::span<const double> x, std::span<const double> y,
+                                     const shift_options& o) {
+    require_samples(x, "baseline");
+    require_samples(y, "candidate");
+    if (!(o.confidence > 0 && o.confidence < 1) || o.resamples < 10)
+        throw error(error_kind::usage,
+                    "bootstrap needs a confidence in (0, 1) and at least 10 resamples");
+    // Thin huge samples once, so every replicate has bounded cost.
+    const bool big = x.size() * y.size() > hl_max_pairs;
+    const std::vector<double> xs = big ? thin(x) : std::vector<double>(x.begin(), x.end());
+    const std::vector<double> ys = big ? thin(y) : std::vector<double>(y.begin(), y.end());
+
+    relative_shift_result r;
+    std::vector<double> diffs, bx(xs.size()), by(ys.size()), scratch;
+    scratch = xs;
+    r.base_median = median_of(scratch);
+    r.shift = hl_into(xs, ys, diffs);
+    if (r.base_median == 0)
+        throw error(error_kind::input, "baseline median is 0: a relative shift is undefined");
+    r.rel = r.shift / r.base_median;
+
+    splitmix64 rng(o.seed);
+    std::vector<double> reps;
+    reps.reserve(static_cast<std::size_t>(o.resamples));
+    for (int b = 0; b < o.resamples; ++b) {
+        for (auto& v : bx)
+            v = xs[rng.below(xs.size())];
+        for (auto& v : by)
+            v = ys[rng.below(ys.size())];
+        const double hl = hl_into(bx, by, diffs);
+        const double m = median_of(bx);
+        if (m != 0) reps.push_back(hl / m);
+    }
+    std::sort(reps.begin(), reps.end());
+    const double tail = (1 - o.confidence) / 2;
+    r.rel_lo = measure::quantile_sorted(reps, tail);
+    r.rel_hi = measure::quantile_sorted(reps, 1 - tail);
+    return r;
+}
+
+std::vector<double> benjamini_hochberg(std::span<const double> p, std::span<const double> w) {
+    const std::size_t m = p.size();
+    if (!w.empty() && w.size() != m)
+        throw error(error_kind::usage, "benjamini_hochberg: one weight per p-value");
+    std::vector<double> adj(m);
+    double wsum = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+        const double wi = w.empty() ? 1.0 : w[i];
+        if (!(wi > 0) || !std::isfinite(wi))
+            throw error(error_kind::usage, "benjamini_hochberg: weights must be positive");
+        wsum += wi;
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+        if (!(p[i] >= 0 && p[i] <= 1))
+            throw error(error_kind::input, "benjamini_hochberg: p-value outside [0, 1]");
+        const double wi = (w.empty() ? 1.0 : w[i]) * static_cast<double>(m) / wsum;
+        adj[i] = std::min(1.0, p[i] / wi);
+    }
+    std::vector<std::size_t> order(m);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return adj[a] < adj[b]; });
+    std::vector<double> q(m);
+    double running = 1.0;
+    for (std::size_t k = m; k-- > 0;) {
+        const std::size_t i = order[k];
+        running = std::min(running, adj[i] * static_cast<double>(m) / static_cast<double>(k + 1));
+        q[i] = running;
+    }
+    return q;
+}
+
+} // namespace ktune::guard
