@@ -1,0 +1,71 @@
+#pragma once
+// Per-kernel hardware metrics as the range profiler produced them, with the timeline facts the
+// classifier needs, and their JSON file (schema "ktune.kernel_metrics", version 1.x):
+//
+//   { "schema": "ktune.kernel_metrics", "version": "1.0.0",
+//     "gpu": "NVIDIA H200", "chip": "GH100", "metric_set": "roofline", "passes": 2,
+//     "dropped_ranges": 0, "denied": ["ncclKernel_AllReduce…"],
+//     "measured_peaks": {"dram_gbs": 4300, "fp32_tflops": 60, "bf16_tensor_tflops": 780},
+//     "kernels": [ { "name": "…", "launch_index": 7, "correlation_id": 42, "launches": 100,
+//                    "total_time_ns": 2.1e6, "mean_gap_ns": 800,
+//                    "values": { "gpu__time_duration.sum": 21000, … } } ] }
+//
+// Optional keys: launch_index, correlation_id, launches (1), total_time_ns and mean_gap_ns
+// (unknown), denied, measured_peaks. Metric values are CUPTI's GPU values (ns, bytes, counts).
+//
+//   auto doc = ktune::metrics::read_kernel_metrics("run.metrics.json");
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ktune::metrics {
+
+inline constexpr std::string_view kernel_metrics_schema = "ktune.kernel_metrics";
+inline constexpr std::string_view kernel_metrics_version = "1.0.0";
+
+/// One profiled launch of a kernel, joined to the timeline of all its launches.
+struct kernel_sample {
+    std::string name;
+    std::uint64_t launch_index = 0;   ///< position among the process's kernel launches
+    std::uint64_t correlation_id = 0; ///< CUPTI correlation id of the profiled launch; 0 unknown
+    std::uint64_t launches = 1;       ///< launches of this kernel in the run (timeline)
+    double total_time_ns = 0;         ///< GPU time of all its launches; 0 = unknown
+    double mean_gap_ns = -1;          ///< mean GPU idle time before its launches; < 0 unknown
+    std::map<std::string, double> values; ///< metric name -> GPU value
+    bool operator==(const kernel_sample&) const = default;
+};
+
+/// Peaks measured on the device (`ktune device --measure`); 0 = not measured.
+struct measured_peaks {
+    double dram_gbs = 0;           ///< copy bandwidth, bytes read + written, 10^9 B/s
+    double fp32_tflops = 0;        ///< FP32 FMA rate
+    double bf16_tensor_tflops = 0; ///< bf16 tensor rate of a large GEMM
+    bool operator==(const measured_peaks&) const = default;
+};
+
+struct kernel_metrics_doc {
+    std::string gpu;        ///< device name as the driver reports it
+    std::string chip;       ///< CUPTI chip name
+    std::string metric_set; ///< "roofline", …
+    std::size_t passes = 0;
+    std::uint64_t dropped_ranges = 0; ///< ranges CUPTI dropped (counter image too small)
+    std::vector<std::string> denied;  ///< kernels kept out of the range profiler (never serialised)
+    std::optional<measured_peaks> measured;
+    std::vector<kernel_sample> kernels;
+    bool operator==(const kernel_metrics_doc&) const = default;
+};
+
+std::string to_json(const kernel_metrics_doc& doc);
+/// Parse a document; `source` names it in errors, which give the JSON path of a bad value.
+/// Throws error_kind::input (malformed, wrong schema, unknown major version).
+kernel_metrics_doc parse_kernel_metrics(std::string_view text, std::string_view source);
+kernel_metrics_doc read_kernel_metrics(const std::filesystem::path& path);
+void write_kernel_metrics(const std::filesystem::path& path, const kernel_metrics_doc& doc);
+
+} // namespace ktune::metrics

@@ -1,0 +1,226 @@
+#include "ktune/analysis/roofline.hpp"
+
+#include "ktune/core/error.hpp"
+#include "ktune/metrics/metric_set.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace ktune::analysis {
+namespace {
+
+constexpr std::size_t idx(compute_kind k) {
+    return static_cast<std::size_t>(k);
+}
+
+double value_or(const metrics::kernel_sample& s, std::string_view name, double fallback) {
+    const auto it = s.values.find(std::string(name));
+    return it == s.values.end() ? fallback : it->second;
+}
+
+// ncu's roofline FLOP count: add + mul + 2 x fma, per thread instruction.
+double sass_flops(const metrics::kernel_sample& s, char p) {
+    const auto op = [&](std::string_view o) {
+        return value_or(s,
+                        std::string(metrics::names::sass_prefix) + p + std::string(o) +
+                            std::string(metrics::names::sass_suffix),
+                        0);
+    };
+    return op("add") + op("mul") + 2 * op("fma");
+}
+
+std::string lever_for(bound_class c, compute_kind k, const roofline_roofs& roofs,
+                      double pct_of_attainable) {
+    switch (c) {
+    case bound_class::launch:
+        return "CUDA graphs or fusion: launch overhead, not the kernel, sets the time";
+    case bound_class::latency:
+        return "latency hiding: more parallel work per SM (grid, occupancy, ILP), fewer dependent "
+               "loads; collect the stalls set";
+    case bound_class::memory:
+        return pct_of_attainable >= 80
+                   ? "fusion: at its memory roof, only fewer DRAM bytes help (fuse with "
+                     "neighbours, lower precision)"
+                   : "coalescing and fusion: vectorised, coalesced accesses first, then fewer "
+                     "DRAM bytes";
+    case bound_class::compute:
+        if ((k == compute_kind::fp32 || k == compute_kind::fp16) &&
+            roofs.roof(compute_kind::tensor_16) > roofs.roof(k))
+            return "tensor cores: move the math to MMA (TF32/BF16), its roof is far higher";
+        if (k == compute_kind::fp64) return "algorithm or precision: FP64 pipe saturated";
+        return "tile shape and pipelining: tile size, stages, warp specialisation";
+    }
+    return {};
+}
+
+} // namespace
+
+std::string_view to_string(compute_kind k) noexcept {
+    switch (k) {
+    case compute_kind::fp64:
+        return "FP64";
+    case compute_kind::fp32:
+        return "FP32";
+    case compute_kind::fp16:
+        return "FP16";
+    case compute_kind::tensor_16:
+        return "BF16/FP16 tensor";
+    case compute_kind::tensor_tf32:
+        return "TF32 tensor";
+    case compute_kind::tensor_fp8:
+        return "FP8 tensor";
+    }
+    return "?";
+}
+
+std::string_view to_string(bound_class c) noexcept {
+    switch (c) {
+    case bound_class::memory:
+        return "memory";
+    case bound_class::compute:
+        return "compute";
+    case bound_class::latency:
+        return "latency";
+    case bound_class::launch:
+        return "launch";
+    }
+    return "?";
+}
+
+roofline_roofs roofs_from_spec(const gpu_peaks& peaks) {
+    roofline_roofs r;
+    r.gpu = std::string(peaks.name);
+    r.source = "spec: " + std::string(peaks.source);
+    r.dram_bytes_per_s = peaks.dram_gbs * 1e9;
+    r.flops_per_s[idx(compute_kind::fp64)] = peaks.fp64_tflops * 1e12;
+    r.flops_per_s[idx(compute_kind::fp32)] = peaks.fp32_tflops * 1e12;
+    // HFMA2 does two FMAs per instruction, but ncu's count (and ours) is per instruction, so the
+    // FP16 roof in these units is the FP32 one.
+    r.flops_per_s[idx(compute_kind::fp16)] = peaks.fp32_tflops * 1e12;
+    r.flops_per_s[idx(compute_kind::tensor_16)] = peaks.fp16_tensor_tflops * 1e12;
+    r.flops_per_s[idx(compute_kind::tensor_tf32)] = peaks.tf32_tensor_tflops * 1e12;
+    r.flops_per_s[idx(compute_kind::tensor_fp8)] = peaks.fp8_tensor_tflops * 1e12;
+    return r;
+}
+
+roofline_roofs with_measured(roofline_roofs r, const metrics::measured_peaks& m) {
+    bool any = false;
+    if (m.dram_gbs > 0) r.dram_bytes_per_s = m.dram_gbs * 1e9, any = true;
+    if (m.fp32_tflops > 0) {
+        r.flops_per_s[idx(compute_kind::fp32)] = m.fp32_tflops * 1e12;
+        r.flops_per_s[idx(compute_kind::fp16)] = m.fp32_tflops * 1e12;
+        any = true;
+    }
+    if (m.bf16_tensor_tflops > 0)
+        r.flops_per_s[idx(compute_kind::tensor_16)] = m.bf16_tensor_tflops * 1e12, any = true;
+    if (any) r.source = "measured (ktune device --measure); others " + r.source;
+    return r;
+}
+
+kernel_work work_from_sample(const metrics::kernel_sample& s) {
+    kernel_work w;
+    w.name = s.name;
+    const auto require = [&](std::string_view metric) {
+        const auto it = s.values.find(std::string(metric));
+        if (it == s.values.end())
+            throw error(error_kind::input,
+                        fmt::format("kernel '{}' has no '{}': profile it with --metrics roofline",
+                                    s.name, metric));
+        return it->second;
+    };
+    w.duration_ns = require(metrics::names::duration);
+    if (s.values.contains("dram__bytes.sum"))
+        w.dram_bytes = s.values.at("dram__bytes.sum");
+    else
+        w.dram_bytes = require(metrics::names::dram_read) + require(metrics::names::dram_write);
+    w.l2_bytes = value_or(s, metrics::names::l2_bytes, 0);
+    w.flops[idx(compute_kind::fp64)] = sass_flops(s, 'd');
+    w.flops[idx(compute_kind::fp32)] = sass_flops(s, 'f');
+    w.flops[idx(compute_kind::fp16)] = sass_flops(s, 'h');
+    for (const auto& [name, v] : s.values) {
+        if (!name.starts_with(metrics::names::tensor_prefix)) continue;
+        const std::string_view src =
+            std::string_view(name).substr(metrics::names::tensor_prefix.size());
+        // ops_path counts are FLOPs already (2·M·N·K on a GEMM); int8 and FP64 MMA have no roof.
+        if (src.starts_with("bf16") || src.starts_with("fp16"))
+            w.flops[idx(compute_kind::tensor_16)] += v;
+        else if (src.starts_with("tf32"))
+            w.flops[idx(compute_kind::tensor_tf32)] += v;
+        else if (src.starts_with("fp8") || src.starts_with("fp4_fp6_fp8"))
+            w.flops[idx(compute_kind::tensor_fp8)] += v;
+    }
+    w.launches = s.launches;
+    w.total_time_ns = s.total_time_ns;
+    w.mean_gap_ns = s.mean_gap_ns;
+    return w;
+}
+
+std::vector<roofline_point> classify(std::span<const kernel_work> works,
+                                     const roofline_roofs& roofs, const roofline_thresholds& t) {
+    if (roofs.dram_bytes_per_s <= 0)
+        throw error(error_kind::input, "roofline: the GPU's DRAM bandwidth is unknown; pass --gpu");
+    std::vector<roofline_point> out;
+    double total = 0;
+    for (const auto& w : works) {
+        if (w.duration_ns <= 0)
+            throw error(
+                error_kind::input,
+                fmt::format("kernel '{}': duration {} ns is not positive", w.name, w.duration_ns));
+        roofline_point p;
+        p.name = w.name;
+        p.time_ns = w.total_time_ns > 0 ? w.total_time_ns : w.duration_ns * double(w.launches);
+        total += p.time_ns;
+        const double secs = w.duration_ns * 1e-9;
+        double flops = 0, busiest = -1;
+        for (std::size_t k = 0; k < compute_kind_count; ++k) {
+            flops += w.flops[k];
+            const double roof = roofs.flops_per_s[k];
+            if (roof <= 0 || w.flops[k] <= 0) continue;
+            const double share = w.flops[k] / roof / secs; // fraction of time on that pipe
+            p.compute_pct += 100 * share;
+            if (share > busiest) busiest = share, p.kind = static_cast<compute_kind>(k);
+        }
+        p.flops_per_s = flops / secs;
+        p.bytes_per_s = w.dram_bytes / secs;
+        p.memory_pct = 100 * p.bytes_per_s / roofs.dram_bytes_per_s;
+        p.intensity = w.dram_bytes > 0 ? flops / w.dram_bytes : INFINITY;
+        p.roof_flops_per_s = roofs.roof(p.kind);
+        p.ridge = p.roof_flops_per_s / roofs.dram_bytes_per_s;
+        p.attainable_flops_per_s =
+            std::min(p.roof_flops_per_s, p.intensity * roofs.dram_bytes_per_s);
+        // With no FLOPs the attainable point is the memory roof itself.
+        p.pct_of_attainable = flops > 0 && p.attainable_flops_per_s > 0
+                                  ? 100 * p.flops_per_s / p.attainable_flops_per_s
+                                  : p.memory_pct;
+
+        const double mean_ns = p.time_ns / double(w.launches);
+        if (mean_ns < t.launch_max_kernel_ns && w.mean_gap_ns >= 0 &&
+            w.mean_gap_ns >= t.launch_min_gap_ratio * mean_ns) {
+            p.cls = bound_class::launch;
+            p.why = fmt::format("{:.1f} us kernels with {:.1f} us GPU idle before each",
+                                mean_ns / 1e3, w.mean_gap_ns / 1e3);
+        } else if (std::max(p.memory_pct, p.compute_pct) < t.latency_pct) {
+            p.cls = bound_class::latency;
+            p.why = fmt::format("DRAM {:.0f} % and compute {:.0f} % of peak, both under {:.0f} %",
+                                p.memory_pct, p.compute_pct, t.latency_pct);
+        } else if (p.memory_pct >= p.compute_pct) {
+            p.cls = bound_class::memory;
+            p.why = fmt::format("{:.2f} FLOP/B left of the {:.1f} FLOP/B ridge; DRAM at {:.0f} %",
+                                p.intensity, p.ridge, p.memory_pct);
+        } else {
+            p.cls = bound_class::compute;
+            p.why = fmt::format("{} pipe at {:.0f} % of its roof; {:.1f} FLOP/B vs ridge {:.1f}",
+                                to_string(p.kind), p.compute_pct, p.intensity, p.ridge);
+        }
+        p.lever = lever_for(p.cls, p.kind, roofs, p.pct_of_attainable);
+        out.push_back(std::move(p));
+    }
+    for (auto& p : out)
+        p.time_share = total > 0 ? p.time_ns / total : 0;
+    return out;
+}
+
+} // namespace ktune::analysis

@@ -1,0 +1,134 @@
+// The classifier on the synthetic H200 fixture (tests/data/metrics/README.md says how its
+// values were built); every expectation below is computed by hand from those values.
+#include "catch.hpp"
+
+#include "ktune/analysis/roofline.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/metrics/kernel_metrics.hpp"
+
+#include <cmath>
+#include <map>
+
+using namespace ktune::analysis;
+
+namespace {
+
+std::vector<kernel_work> fixture_works() {
+    const auto doc = ktune::metrics::read_kernel_metrics(
+        KTUNE_TEST_DATA_DIR "/metrics/h200_synthetic.kernel_metrics.json");
+    std::vector<kernel_work> works;
+    for (const auto& k : doc.kernels)
+        works.push_back(work_from_sample(k));
+    return works;
+}
+
+roofline_roofs h200() {
+    return roofs_from_spec(*ktune::find_gpu_peaks("NVIDIA H200"));
+}
+
+std::map<std::string, roofline_point> by_short_name(const std::vector<roofline_point>& points) {
+    std::map<std::string, roofline_point> m;
+    for (const auto& p : points)
+        m[p.name.substr(0, p.name.find_first_of("<(,"))] = p;
+    return m;
+}
+
+} // namespace
+
+TEST_CASE("spec roofs come from the peak table") {
+    const auto r = h200();
+    CHECK(r.dram_bytes_per_s == Approx(4.8e12));
+    CHECK(r.roof(compute_kind::tensor_16) == Approx(989.5e12));
+    CHECK(r.roof(compute_kind::fp32) == Approx(67e12));
+    CHECK(r.roof(compute_kind::fp16) == r.roof(compute_kind::fp32));
+    const auto m = with_measured(r, {4300, 0, 780});
+    CHECK(m.dram_bytes_per_s == Approx(4.3e12));
+    CHECK(m.roof(compute_kind::fp32) == Approx(67e12)); // not measured: the spec stays
+    CHECK(m.roof(compute_kind::tensor_16) == Approx(780e12));
+    CHECK(m.source.starts_with("measured"));
+    CHECK(with_measured(r, {}) == r);
+}
+
+TEST_CASE("metrics become work: FLOPs per precision, DRAM bytes") {
+    const auto w = fixture_works();
+    REQUIRE(w.size() == 6);
+    CHECK(w[0].flops[std::size_t(compute_kind::tensor_16)] == Approx(2.0 * 4096 * 4096 * 4096));
+    CHECK(w[0].dram_bytes == Approx(75497472.0 + 33554432.0));
+    CHECK(w[3].flops[std::size_t(compute_kind::fp32)] == Approx(2 * 33e9)); // fma = 2 FLOPs
+    CHECK(w[4].flops[std::size_t(compute_kind::fp32)] ==
+          Approx(134217728.0 + 67108864.0 + 2 * 67108864.0));
+
+    ktune::metrics::kernel_sample s{"k", 0, 0, 1, 0, -1, {{"dram__bytes.sum", 10}}};
+    try {
+        (void)work_from_sample(s);
+        FAIL("no duration accepted");
+    } catch (const ktune::error& e) {
+        CHECK(std::string(e.what()).find("gpu__time_duration.sum") != std::string::npos);
+    }
+    s.values["gpu__time_duration.sum"] = 100;
+    CHECK(work_from_sample(s).dram_bytes == 10); // dram__bytes.sum is used when present
+}
+
+TEST_CASE("each kernel of the fixture gets its class and lever") {
+    const auto points = classify(fixture_works(), h200());
+    REQUIRE(points.size() == 6);
+    auto p = by_short_name(points);
+
+    const auto& gemm = p.at("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
+    CHECK(gemm.cls == bound_class::compute);
+    CHECK(gemm.kind == compute_kind::tensor_16);
+    CHECK(gemm.flops_per_s == Approx(137438953472.0 / 184e-6));
+    CHECK(gemm.compute_pct == Approx(100 * 137438953472.0 / 184e-6 / 989.5e12));
+    CHECK(gemm.intensity == Approx(137438953472.0 / 109051904.0));
+    CHECK(gemm.ridge == Approx(989.5 / 4.8));
+    CHECK(gemm.pct_of_attainable == Approx(gemm.compute_pct));
+    CHECK(gemm.lever.find("tile shape") != std::string::npos);
+
+    const auto& add = p.at("void at::native::vectorized_elementwise_kernel");
+    CHECK(add.cls == bound_class::launch);
+    CHECK(add.lever.find("CUDA graphs") != std::string::npos);
+    CHECK(add.time_share == Approx(40e6 / (7.36e6 + 40e6 + 2e6 + 2.2e6 + 2.03e6 + 0.2e6)));
+
+    const auto& copy = p.at("copy_kernel_1GiB");
+    CHECK(copy.cls == bound_class::memory);
+    CHECK(copy.memory_pct == Approx(100 * 2147483648.0 / 500e-6 / 4.8e12));
+    CHECK(copy.lever.find("at its memory roof") != std::string::npos);
+
+    const auto& fma = p.at("fma_chain_fp32");
+    CHECK(fma.cls == bound_class::compute);
+    CHECK(fma.kind == compute_kind::fp32);
+    CHECK(fma.lever.find("tensor cores") != std::string::npos);
+
+    const auto& softmax = p.at("softmax_warp_forward");
+    CHECK(softmax.cls == bound_class::memory);
+    CHECK(softmax.intensity < softmax.ridge);
+    CHECK(softmax.lever.find("coalesc") != std::string::npos);
+
+    const auto& reduce = p.at("reduce_kernel_small");
+    CHECK(reduce.cls == bound_class::latency);
+    CHECK(reduce.memory_pct < 30);
+    CHECK(reduce.lever.find("latency hiding") != std::string::npos);
+
+    double shares = 0;
+    for (const auto& q : points)
+        shares += q.time_share;
+    CHECK(shares == Approx(1.0));
+}
+
+TEST_CASE("thresholds move the latency and launch verdicts") {
+    auto works = fixture_works();
+    roofline_thresholds t;
+    t.latency_pct = 5; // the small reduction (10 % of DRAM) is now memory-bound
+    t.launch_max_kernel_ns = 1000;
+    auto p = by_short_name(classify(works, h200(), t));
+    CHECK(p.at("reduce_kernel_small").cls == bound_class::memory);
+    CHECK(p.at("void at::native::vectorized_elementwise_kernel").cls != bound_class::launch);
+}
+
+TEST_CASE("bad classifier input is refused") {
+    kernel_work w;
+    w.name = "zero";
+    CHECK_THROWS_AS(classify(std::vector{w}, h200()), ktune::error);
+    CHECK_THROWS_AS(classify(std::vector<kernel_work>{}, roofline_roofs{}), ktune::error);
+    CHECK(classify(std::vector<kernel_work>{}, h200()).empty());
+}
