@@ -183,7 +183,8 @@ std::string render_roofline_svg(std::span<const roofline_point> points, const ro
             "fill-opacity=\"{}\" stroke=\"{}\"><title>{}: {} ({:.1f} % of time)"
             "</title></circle>\n",
             xml_escape(p.name), p.intensity, p.time_share, px, py, r, class_colour(p.cls),
-            class_colour(p.cls), xml_escape(p.name), to_string(p.cls), 100 * p.time_share);
+            no_flops ? "0" : "0.55", class_colour(p.cls), xml_escape(p.name), to_string(p.cls),
+            100 * p.time_share);
         if (rank < o.max_labels)
             s += fmt::format("<text class=\"label\" x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}"
                              "</text>\n",
