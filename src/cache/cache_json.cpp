@@ -175,6 +175,12 @@ std::vector<entry> parse_cache_nlohmann(std::string_view text, std::string_view 
                         name, e.byte, text.size(),
                         std::string_view(e.what()).substr(std::string_view(e.what()).find(':') + 2),
                         e.byte >= text.size() ? ", the file looks truncated" : ""));
+    } catch (const nlohmann::json::exception& e) {
+        // e.g. out_of_range 406 for a number beyond double: no byte offset from nlohmann.
+        throw error(error_kind::input,
+                    fmt::format("{}: not valid for a cache ({}); the file is left as is: restore "
+                                "it from a backup, or move it away to start a new cache",
+                                name, e.what()));
     }
     const reader r{name};
     if (!doc.is_object()) bad(name, "$", "a cache file is a JSON object");

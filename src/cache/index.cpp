@@ -26,7 +26,7 @@ std::string_view to_string(lookup_tier t) noexcept {
     return "?";
 }
 
-struct index::impl {
+struct cache_index::impl {
     static constexpr std::uint32_t empty = std::numeric_limits<std::uint32_t>::max();
     struct slot {
         std::uint64_t hash = 0;
@@ -95,28 +95,29 @@ struct index::impl {
     }
 };
 
-index::index() : impl_(std::make_unique<impl>(std::vector<entry>{})) {}
-index::index(std::vector<entry> entries) : impl_(std::make_unique<impl>(std::move(entries))) {}
-index::~index() = default;
-index::index(index&&) noexcept = default;
-index& index::operator=(index&&) noexcept = default;
+cache_index::cache_index() : impl_(std::make_unique<impl>(std::vector<entry>{})) {}
+cache_index::cache_index(std::vector<entry> entries)
+    : impl_(std::make_unique<impl>(std::move(entries))) {}
+cache_index::~cache_index() = default;
+cache_index::cache_index(cache_index&&) noexcept = default;
+cache_index& cache_index::operator=(cache_index&&) noexcept = default;
 
-index index::load(const std::filesystem::path& file) {
-    return index(read_cache(file));
+cache_index cache_index::load(const std::filesystem::path& file) {
+    return cache_index(read_cache(file));
 }
 
-const entry* index::find(const prepared_key& k) const noexcept {
+const entry* cache_index::find(const prepared_key& k) const noexcept {
     return impl_->find(k);
 }
 
-lookup_result index::lookup(const prepared_key& k, const config* op_default) const noexcept {
+lookup_result cache_index::lookup(const prepared_key& k, const config* op_default) const noexcept {
     if (const entry* e = impl_->find(k)) return {lookup_tier::exact, e, &e->cfg};
     if (const entry* e = impl_->nearest(k)) return {lookup_tier::nearest, e, &e->cfg};
     if (op_default) return {lookup_tier::op_default, nullptr, op_default};
     return {};
 }
 
-std::span<const entry> index::entries() const noexcept {
+std::span<const entry> cache_index::entries() const noexcept {
     return impl_->entries;
 }
 

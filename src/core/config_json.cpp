@@ -31,8 +31,10 @@ param_value value_from_json(const nlohmann::ordered_json& j, std::string_view na
 
 nlohmann::ordered_json config_to_json(const config& c) {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    for (const auto& [n, v] : c.values())
-        std::visit([&j, &n](const auto& x) { j[n] = x; }, v);
+    for (const auto& [n, v] : c.values()) {
+        const std::string& name = n; // clang < 16 cannot capture a structured binding
+        std::visit([&j, &name](const auto& x) { j[name] = x; }, v);
+    }
     return j;
 }
 

@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (detail::parse_cache_nlohmann(written, "written") != canonical)
         fail("the nlohmann and simdjson readers disagree");
     if (format_cache(merge(canonical, read)) != written) fail("merge is not idempotent");
-    const ktune::cache::index idx(read);
+    const ktune::cache::cache_index idx(read);
     for (const auto& e : canonical) {
         const auto r = idx.lookup(prepared_key(e.key));
         if (r.tier != lookup_tier::exact || !r.hit || !(*r.hit == e))

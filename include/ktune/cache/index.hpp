@@ -2,7 +2,7 @@
 // The in-memory cache an application looks configs up in. Immutable once built: any number of
 // threads read one index with no locks; a reload builds a new index beside the old one.
 //
-//   auto idx = ktune::cache::index::load("tuned.json");
+//   auto idx = ktune::cache::cache_index::load("tuned.json");
 //   ktune::cache::prepared_key k({"gemm", "v3", "fp16", {4096, 4096}, "sm_90", 13000, 580, 1});
 //   auto r = idx.lookup(k, gemm_default);           // r.tier says who answered
 //   int bm = r.cfg->get<int>("block_m");
@@ -35,21 +35,21 @@ struct lookup_result {
     explicit operator bool() const noexcept { return cfg != nullptr; }
 };
 
-class index {
+class cache_index {
 public:
-    index();
+    cache_index();
     /// Entries with equal keys are reduced by the tie rule (better()).
-    explicit index(std::vector<entry> entries);
-    ~index();
-    index(index&&) noexcept;
-    index& operator=(index&&) noexcept;
-    index(const index&) = delete;
-    index& operator=(const index&) = delete;
+    explicit cache_index(std::vector<entry> entries);
+    ~cache_index();
+    cache_index(cache_index&&) noexcept;
+    cache_index& operator=(cache_index&&) noexcept;
+    cache_index(const cache_index&) = delete;
+    cache_index& operator=(const cache_index&) = delete;
 
     /// Reads a cache file (see store.hpp); throws ktune::error(input) naming the file and byte
     /// offset for a corrupted or truncated one, error(io) where it cannot be read. A file that
     /// does not exist gives an empty index.
-    static index load(const std::filesystem::path& file);
+    static cache_index load(const std::filesystem::path& file);
 
     /// Exact key → nearest bucket in the key's family → `op_default` (if given) → miss.
     /// "Nearest": among entries whose key differs only in the bucket and whose bucket has as
@@ -79,5 +79,9 @@ private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };
+
+/// Qualified spelling kept for callers (`ktune::cache::index`); unqualified `index` under
+/// `using namespace` collides with POSIX ::index(), hence the class name.
+using index = cache_index;
 
 } // namespace ktune::cache
