@@ -15,11 +15,13 @@ have_header CLI/CLI.hpp || need+=(libcli11-dev)
 { have_header catch2/catch.hpp || have_header catch2/catch_all.hpp; } || need+=(catch2)
 have_header zstd.h || need+=(libzstd-dev)
 have_header xgboost/c_api.h || need+=(libxgboost-dev)
+have_header zlib.h || need+=(zlib1g-dev)
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
 if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
     command -v clang-format >/dev/null || need+=(clang-format)
+    command -v rsvg-convert >/dev/null || need+=(librsvg2-bin) # renders the roofline SVG in tests
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

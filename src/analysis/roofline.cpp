@@ -223,4 +223,30 @@ std::vector<roofline_point> classify(std::span<const kernel_work> works,
     return out;
 }
 
+roofline_analysis analyse_roofline(const metrics::kernel_metrics_doc& doc, std::string_view gpu,
+                                   const roofline_thresholds& thresholds) {
+    const std::string name = gpu == "auto" ? doc.gpu : std::string(gpu);
+    if (name.empty())
+        throw error(error_kind::usage,
+                    "the metrics name no GPU: pass --gpu with a name from `ktune device --list`");
+    const auto peaks = find_gpu_peaks(name);
+    if (!peaks)
+        throw error(error_kind::not_found,
+                    fmt::format("no peaks known for GPU '{}': pass --gpu with a name from `ktune "
+                                "device --list`",
+                                name));
+    roofline_analysis a;
+    a.roofs = roofs_from_spec(*peaks);
+    if (doc.measured) a.roofs = with_measured(std::move(a.roofs), *doc.measured);
+    std::vector<kernel_work> works;
+    works.reserve(doc.kernels.size());
+    for (const auto& k : doc.kernels)
+        works.push_back(work_from_sample(k));
+    a.points = classify(works, a.roofs, thresholds);
+    std::ranges::stable_sort(a.points, [](const roofline_point& x, const roofline_point& y) {
+        return x.time_share > y.time_share;
+    });
+    return a;
+}
+
 } // namespace ktune::analysis

@@ -1,7 +1,137 @@
+// ktune roofline <metrics> [--gpu auto|<name>] [--svg file] [--json]
 #include "command.hpp"
 
+#include "ktune/analysis/roofline.hpp"
+#include "ktune/analysis/roofline_svg.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/metrics/kernel_metrics.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+
 namespace ktune::cli {
-command add_roofline(CLI::App& root) {
-    return not_implemented(root, "roofline", "Place kernels on the roofline of their GPU");
+namespace {
+
+struct roofline_options {
+    std::string input;
+    std::string gpu = "auto";
+    std::string svg;
+    bool json = false;
+    double latency_pct = 30;
+};
+
+// JSON has no infinity: a kernel without DRAM traffic gets null intensity.
+nlohmann::json finite_or_null(double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nullptr;
 }
+
+nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kernel_metrics_doc& d) {
+    nlohmann::json ceilings = nlohmann::json::object();
+    for (std::size_t k = 0; k < analysis::compute_kind_count; ++k)
+        if (a.roofs.flops_per_s[k] > 0)
+            ceilings[std::string(to_string(static_cast<analysis::compute_kind>(k)))] =
+                a.roofs.flops_per_s[k];
+    nlohmann::json j{{"schema", "ktune.roofline"},
+                     {"version", "1.0.0"},
+                     {"gpu", a.roofs.gpu},
+                     {"roofs",
+                      {{"source", a.roofs.source},
+                       {"dram_bytes_per_s", a.roofs.dram_bytes_per_s},
+                       {"flops_per_s", ceilings}}},
+                     {"metric_set", d.metric_set},
+                     {"passes", d.passes},
+                     {"dropped_ranges", d.dropped_ranges},
+                     {"denied", d.denied},
+                     {"kernels", nlohmann::json::array()}};
+    for (const auto& p : a.points)
+        j["kernels"].push_back({{"name", p.name},
+                                {"class", to_string(p.cls)},
+                                {"lever", p.lever},
+                                {"why", p.why},
+                                {"time_ns", p.time_ns},
+                                {"time_share", p.time_share},
+                                {"intensity", finite_or_null(p.intensity)},
+                                {"flops_per_s", p.flops_per_s},
+                                {"bytes_per_s", p.bytes_per_s},
+                                {"precision", to_string(p.kind)},
+                                {"roof_flops_per_s", p.roof_flops_per_s},
+                                {"ridge", p.ridge},
+                                {"pct_of_attainable", p.pct_of_attainable},
+                                {"memory_pct", p.memory_pct},
+                                {"compute_pct", p.compute_pct}});
+    return j;
+}
+
+std::string fit(std::string_view s, std::size_t n) {
+    return s.size() <= n ? std::string(s) : std::string(s.substr(0, n - 3)) + "...";
+}
+
+void print_table(const analysis::roofline_analysis& a, const metrics::kernel_metrics_doc& d) {
+    fmt::print("Roofline of {} kernels on {} ({})\n", a.points.size(), a.roofs.gpu, a.roofs.source);
+    fmt::print("metric set {} on {}: {} replay passes per kernel\n\n",
+               d.metric_set.empty() ? "?" : d.metric_set, d.chip.empty() ? "?" : d.chip, d.passes);
+    fmt::print("{:>6}  {:<8} {:>9} {:>6} {:>9} {:>8} {:>6} {:>6} {:>6}  {}\n", "time%", "class",
+               "FLOP/B", "ridge", "TFLOP/s", "GB/s", "DRAM%", "comp%", "%roof", "kernel");
+    for (const auto& p : a.points) {
+        fmt::print(
+            "{:>6.1f}  {:<8} {:>9} {:>6.1f} {:>9.2f} {:>8.0f} {:>6.1f} {:>6.1f} {:>6.1f}  {}\n",
+            100 * p.time_share, to_string(p.cls),
+            std::isfinite(p.intensity) ? fmt::format("{:.3g}", p.intensity) : "inf", p.ridge,
+            p.flops_per_s / 1e12, p.bytes_per_s / 1e9, p.memory_pct, p.compute_pct,
+            p.pct_of_attainable, fit(p.name, 60));
+        fmt::print("{:>16} {}: {}\n", "->", p.lever, p.why);
+    }
+    if (d.dropped_ranges)
+        fmt::print("\nwarning: CUPTI dropped {} ranges: those launches have no metrics\n",
+                   d.dropped_ranges);
+    if (!d.denied.empty())
+        fmt::print("\nnot profiled (deny-list, never serialised): {}\n",
+                   fmt::format("{}", fmt::join(d.denied, ", ")));
+}
+
+int run(const roofline_options& o) {
+    const auto doc = metrics::read_kernel_metrics(o.input);
+    analysis::roofline_thresholds t;
+    t.latency_pct = o.latency_pct;
+    const auto a = analysis::analyse_roofline(doc, o.gpu, t);
+    if (!o.svg.empty()) {
+        std::ofstream out(o.svg, std::ios::binary | std::ios::trunc);
+        out << analysis::render_roofline_svg(a.points, a.roofs);
+        if (!out) throw error(error_kind::io, fmt::format("{}: cannot write the SVG", o.svg));
+    }
+    if (o.json)
+        fmt::print("{}\n", to_json(a, doc).dump(2));
+    else {
+        print_table(a, doc);
+        if (!o.svg.empty()) fmt::print("\nchart: {}\n", o.svg);
+    }
+    return ok;
+}
+
+} // namespace
+
+command add_roofline(CLI::App& root) {
+    auto o = std::make_shared<roofline_options>();
+    auto* app = root.add_subcommand("roofline", "Place kernels on the roofline of their GPU");
+    app->add_option("input", o->input, "Per-kernel metrics (ktune.kernel_metrics JSON)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    app->add_option("--gpu", o->gpu,
+                    "GPU whose roofs to use: auto (from the input) or a name "
+                    "from `ktune device --list`")
+        ->capture_default_str();
+    app->add_option("--svg", o->svg, "Write a log-log roofline chart (SVG) to this file");
+    app->add_flag("--json", o->json, "Machine-readable output (schema ktune.roofline 1.0.0)");
+    app->add_option("--latency-pct", o->latency_pct,
+                    "Latency-bound below this % of both the DRAM and the compute roof")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 100.0));
+    return {app, [o] { return run(*o); }};
+}
+
 } // namespace ktune::cli

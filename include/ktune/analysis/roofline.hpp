@@ -94,4 +94,17 @@ std::vector<roofline_point> classify(std::span<const kernel_work> works,
                                      const roofline_roofs& roofs,
                                      const roofline_thresholds& thresholds = {});
 
+/// A whole metrics document on the roofline of its GPU.
+struct roofline_analysis {
+    roofline_roofs roofs;
+    std::vector<roofline_point> points; ///< largest time share first
+};
+
+/// Roofs for `gpu` ("auto": the document's GPU) from the spec table, with the document's
+/// measured peaks in place of the datasheet values. Throws error_kind::not_found for a GPU
+/// the table lacks, naming `ktune device --list`.
+roofline_analysis analyse_roofline(const metrics::kernel_metrics_doc& doc,
+                                   std::string_view gpu = "auto",
+                                   const roofline_thresholds& thresholds = {});
+
 } // namespace ktune::analysis

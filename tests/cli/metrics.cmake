@@ -1,0 +1,19 @@
+# ktune roofline on the synthetic H200 fixture (tests/data/metrics/README.md).
+set(_rf tests/data/metrics/h200_synthetic.kernel_metrics.json)
+ktune_cli_test(roofline_table RC 0 ARGS roofline ${_rf}
+  EXPECT "Roofline of 6 kernels on H200" "2 replay passes" "launch " "compute " "memory "
+         "latency " "CUDA graphs" "tile shape" "tensor cores" "latency hiding"
+         "not profiled (deny-list, never serialised): ncclDevKernel")
+ktune_cli_test(roofline_json RC 0 ARGS roofline ${_rf} --json
+  EXPECT "\"schema\": \"ktune.roofline\"" "\"version\": \"1.0.0\"" "\"class\": \"launch\""
+         "\"intensity\": 0.0")
+ktune_cli_test(roofline_other_gpu RC 0 ARGS roofline ${_rf} --gpu "H100 SXM"
+  EXPECT "on H100 SXM" "DRAM" REJECT "on H200")
+ktune_cli_test(roofline_svg RC 0 ARGS roofline ${_rf} --svg ${CMAKE_CURRENT_BINARY_DIR}/roofline.svg
+  EXPECT "chart: ")
+ktune_cli_test(roofline_unknown_gpu RC 2 ARGS roofline ${_rf} --gpu Voodoo2
+  EXPECT "Voodoo2" "ktune device --list")
+ktune_cli_test(roofline_wrong_schema RC 2 ARGS roofline tests/data/metrics/wrong_schema.json
+  EXPECT "wrong_schema.json: /schema")
+ktune_cli_test(roofline_missing_file RC 2 ARGS roofline tests/data/metrics/nope.json
+  EXPECT "nope.json")
