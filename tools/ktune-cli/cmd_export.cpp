@@ -1,7 +1,39 @@
+// ktune export <trace> --format chrome|csv -o <file>
 #include "command.hpp"
 
+#include "ktune/trace/export.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
 namespace ktune::cli {
+namespace {
+
+struct export_options {
+    std::string trace;
+    std::string format = "chrome";
+    std::string output;
+};
+
+} // namespace
+
 command add_export(CLI::App& root) {
-    return not_implemented(root, "export", "Export a trace to Chrome/Perfetto JSON, CSV or SQLite");
+    auto o = std::make_shared<export_options>();
+    auto* app = root.add_subcommand("export", "Convert a trace for Perfetto (chrome) or a "
+                                              "spreadsheet (csv)");
+    app->add_option("trace", o->trace, "A .ktrace file")->required()->check(CLI::ExistingFile);
+    app->add_option("--format", o->format, "chrome (Perfetto / chrome://tracing) or csv")
+        ->capture_default_str();
+    app->add_option("-o,--output", o->output, "Output file")->required();
+    return {app, [o] {
+                const auto format = trace::parse_export_format(o->format);
+                const auto s = trace::export_trace(o->trace, o->output, format);
+                fmt::print(stderr, "ktune export: {} records to {}{}\n", s.records, o->output,
+                           o->format == "chrome" ? " (open it in https://ui.perfetto.dev)" : "");
+                if (!s.damage.empty()) fmt::print(stderr, "ktune export: {}\n", s.damage);
+                return static_cast<int>(ok);
+            }};
 }
+
 } // namespace ktune::cli

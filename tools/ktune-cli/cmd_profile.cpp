@@ -1,7 +1,61 @@
+// ktune profile [-o out.ktrace] [--delay S] [--duration S] [--limit N] -- <cmd> [args...]
 #include "command.hpp"
 
+#include "ktune/analysis/aggregate.hpp"
+#include "ktune/analysis/top.hpp"
+#include "ktune/trace/launch.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
 namespace ktune::cli {
+namespace {
+
+struct profile_options {
+    trace::launch_request request;
+    std::size_t limit = 15;
+    bool no_top = false;
+};
+
+} // namespace
+
 command add_profile(CLI::App& root) {
-    return not_implemented(root, "profile", "Record every kernel of a program through CUPTI");
+    auto o = std::make_shared<profile_options>();
+    o->request.output = "ktune.ktrace";
+    auto* app = root.add_subcommand("profile", "Record every kernel of a program through CUPTI");
+    app->add_option("-o,--output", o->request.output,
+                    "Trace file; child processes write "
+                    "<stem>.<pid>.ktrace beside it")
+        ->capture_default_str();
+    app->add_option("--delay", o->request.delay_s, "Seconds before recording starts")
+        ->check(CLI::NonNegativeNumber);
+    app->add_option("--duration", o->request.duration_s, "Seconds of recording (0: to the end)")
+        ->check(CLI::NonNegativeNumber);
+    app->add_option("--limit", o->limit, "Rows of the top table printed at the end")
+        ->capture_default_str();
+    app->add_flag("--no-top", o->no_top, "Do not print the top table");
+    app->add_option("command", o->request.command, "The program and its arguments (after --)")
+        ->required();
+    app->positionals_at_end();
+    return {app, [o] {
+                const auto r = trace::run_profiled(o->request);
+                if (r.traces.empty()) {
+                    fmt::print(stderr,
+                               "ktune profile: no trace written: the program never initialised "
+                               "CUDA, or profiling was refused (see the message above)\n");
+                    return r.exit_code;
+                }
+                if (!o->no_top) {
+                    const auto report = analysis::aggregate(r.traces, analysis::group_by::kernel);
+                    fmt::print("{}", analysis::format_top(report, o->limit));
+                }
+                for (const auto& t : r.traces)
+                    fmt::print(stderr, "ktune profile: wrote {}\n", t);
+                if (r.exit_code != 0)
+                    fmt::print(stderr, "ktune profile: the program exited with {}\n", r.exit_code);
+                return r.exit_code;
+            }};
 }
+
 } // namespace ktune::cli

@@ -1,0 +1,21 @@
+#pragma once
+// The `ktune top` report of an aggregate: a terminal table and a versioned JSON document
+// (schema "ktune.top" 1.0.0).
+//
+//   std::fputs(ktune::analysis::format_top(report, 20).c_str(), stdout);
+
+#include "ktune/analysis/aggregate.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace ktune::analysis {
+
+/// Human-readable report: trace provenance, timeline facts, then the top `limit` rows.
+std::string format_top(const aggregate_report& report, std::size_t limit);
+/// JSON with "schema": "ktune.top", "version": "1.0.0".
+std::string top_json(const aggregate_report& report, std::size_t limit);
+/// "1.23 ms", "45.6 us", "789 ns".
+std::string format_duration(double ns);
+
+} // namespace ktune::analysis

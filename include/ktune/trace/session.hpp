@@ -1,0 +1,66 @@
+#pragma once
+// An in-process profiling session: CUPTI activity tracing into a .ktrace file. Every call is
+// noexcept and idempotent, because the host may be any program (ktune injects this into
+// `python3`): a failure is a false return plus message(), and the program runs on unprofiled.
+//
+//   ktune::trace::session s({.output = "run.ktrace"});
+//   if (!s.start()) std::fprintf(stderr, "%s\n", s.message().c_str());
+//   run_workload();
+//   s.stop();  s.save();     // or let the destructor do both
+
+#include "ktune/trace/records.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ktune::trace {
+
+namespace detail {
+class cupti_api;
+}
+
+struct session_options {
+    std::string output = "ktune.ktrace";
+    double delay_s = 0;    ///< start recording this long after start()
+    double duration_s = 0; ///< stop recording this long after it began (0: until stop())
+    bool memcpy = true;    ///< also record copies
+    bool memset = true;
+    bool sync = true; ///< host waits (cudaDeviceSynchronize, cudaStreamSynchronize, …)
+    bool nvtx = true; ///< NVTX ranges (needs NVTX_INJECTION64_PATH, set by ktune profile)
+    std::size_t buffer_bytes = 8u << 20;
+    std::vector<std::string> command_line; ///< recorded in the environment
+};
+
+enum class session_state { idle, recording, stopped, saved, failed };
+
+class session {
+public:
+    explicit session(session_options options);
+    /// For tests: a fake CUPTI behind the seam (see src/trace/cupti_seam.hpp).
+    session(session_options options, std::unique_ptr<detail::cupti_api> api);
+    ~session(); ///< stops and saves if still open
+    session(const session&) = delete;
+    session& operator=(const session&) = delete;
+
+    /// Subscribes to CUPTI and enables activity records. False when another CUPTI client holds
+    /// the subscription, the CUPTI version has no decoder, or the file cannot be created.
+    bool start() noexcept;
+    /// Hands completed CUPTI buffers to the writer (records of kernels still running stay).
+    void flush() noexcept;
+    /// Disables recording and forces delivery of every buffered record.
+    void stop() noexcept;
+    /// Writes the end environment and footer; the file is complete after this.
+    bool save() noexcept;
+
+    [[nodiscard]] session_state state() const noexcept;
+    [[nodiscard]] const std::string& message() const noexcept; ///< why start/save failed
+    [[nodiscard]] trace_counters counters() const;
+    [[nodiscard]] const session_options& options() const noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace ktune::trace

@@ -1,0 +1,255 @@
+// See collector.hpp. Lock order: mutex_ (staging) before queue_mutex_ (hand-over), never back.
+#include "collector.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ktune::trace::detail {
+
+collector::collector(cupti_api& api, const record_decoder& decoder,
+                     std::unique_ptr<trace_writer> writer, collector_options options)
+    : api_(api), decoder_(decoder), options_(options), writer_(std::move(writer)) {
+    thread_ = std::thread([this] { writer_loop(); });
+}
+
+collector::~collector() {
+    {
+        std::lock_guard lock(queue_mutex_);
+        closing_ = true;
+    }
+    queue_cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    for (auto* b : free_buffers_)
+        std::free(b);
+}
+
+void collector::buffer_requested(std::uint8_t** buffer, std::size_t* size,
+                                 std::size_t* max_records) noexcept {
+    std::uint8_t* b = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        if (!free_buffers_.empty()) {
+            b = free_buffers_.back();
+            free_buffers_.pop_back();
+        }
+    }
+    // CUPTI needs 8-byte alignment (ACTIVITY_RECORD_ALIGNMENT); a reused buffer is recycled.
+    if (!b) b = static_cast<std::uint8_t*>(std::aligned_alloc(8, options_.buffer_bytes));
+    *buffer = b;
+    *size = b ? options_.buffer_bytes : 0;
+    *max_records = 0;
+}
+
+std::uint32_t collector::intern(const char* name) {
+    if (!name) name = "<unnamed>";
+    if (auto it = by_pointer_.find(name); it != by_pointer_.end()) return it->second;
+    std::string s(name);
+    auto [it, added] = by_name_.emplace(s, static_cast<std::uint32_t>(by_name_.size()));
+    if (added) staged_.strings.emplace_back(it->second, std::move(s));
+    by_pointer_.emplace(name, it->second);
+    return it->second;
+}
+
+void collector::on_record(const CUpti_Activity* a) {
+    switch (a->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL: {
+        kernel_record r;
+        const char* name = nullptr;
+        decoder_.kernel(a, r, name);
+        r.name_id = intern(name);
+        if (std::find(devices_.begin(), devices_.end(), r.device) == devices_.end())
+            devices_.push_back(r.device);
+        counters_.zero_timestamps += r.timed() ? 0 : 1;
+        ++counters_.kernels;
+        staged_.kernels.push_back(r);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        memcpy_record r;
+        decoder_.memcpy(a, r);
+        counters_.zero_timestamps += r.timed() ? 0 : 1;
+        ++counters_.memcpys;
+        staged_.memcpys.push_back(r);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        memset_record r;
+        decoder_.memset(a, r);
+        counters_.zero_timestamps += r.timed() ? 0 : 1;
+        ++counters_.memsets;
+        staged_.memsets.push_back(r);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        sync_record r;
+        decoder_.sync(a, r);
+        counters_.zero_timestamps += r.timed() ? 0 : 1;
+        ++counters_.syncs;
+        staged_.syncs.push_back(r);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+        marker_event e;
+        decoder_.marker(a, e);
+        if (e.flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+            const auto it = open_markers_.find(e.id);
+            if (it == open_markers_.end()) {
+                ++counters_.unmatched_nvtx;
+                break;
+            }
+            nvtx_record r;
+            r.start_ns = it->second.start;
+            r.end_ns = e.timestamp;
+            r.name_id = it->second.name_id;
+            r.domain_id = it->second.domain_id;
+            r.id = e.id;
+            r.flags = time_flags(r.start_ns, r.end_ns);
+            open_markers_.erase(it);
+            ++counters_.nvtx_ranges;
+            staged_.nvtx.push_back(r);
+        } else if (e.flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+            nvtx_record r;
+            r.start_ns = r.end_ns = e.timestamp;
+            r.name_id = intern(e.name);
+            r.domain_id = intern(e.domain ? e.domain : "");
+            r.id = e.id;
+            r.flags = time_flags(r.start_ns, r.end_ns);
+            ++counters_.nvtx_ranges;
+            staged_.nvtx.push_back(r);
+        } else if (e.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+            open_markers_[e.id] = {e.timestamp, intern(e.name), intern(e.domain ? e.domain : "")};
+        }
+        break;
+    }
+    default:
+        ++counters_.unknown_records;
+        break;
+    }
+}
+
+void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
+                                 std::size_t /*size*/, std::size_t valid) noexcept {
+    if (!buffer) return;
+    try {
+        std::lock_guard lock(mutex_);
+        CUpti_Activity* a = nullptr;
+        if (valid > 0)
+            while (api_.next_record(buffer, valid, &a) == CUPTI_SUCCESS)
+                on_record(a);
+        std::size_t dropped = 0;
+        if (api_.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS)
+            counters_.dropped_by_cupti += dropped;
+        if (staged_.records() >= options_.block_records) enqueue_locked();
+        free_buffers_.push_back(buffer);
+    } catch (...) {
+        // Out of memory while staging: the records of this buffer are lost; say so in the file.
+        std::fputs("ktune: out of memory while collecting records; some were dropped\n", stderr);
+    }
+}
+
+void collector::enqueue_locked() {
+    if (staged_.records() == 0 && staged_.strings.empty()) return;
+    {
+        std::lock_guard q(queue_mutex_);
+        if (queue_.size() < options_.max_queued_blocks && !write_failed_) {
+            queue_.push_back(std::move(staged_));
+            staged_ = block{};
+        } else {
+            // Never block CUPTI's thread on the disk: drop the records, keep the names (later
+            // blocks refer to them), and count the loss.
+            counters_.dropped_by_ktune += staged_.records();
+            auto strings = std::move(staged_.strings);
+            staged_ = block{};
+            staged_.strings = std::move(strings);
+            return;
+        }
+    }
+    queue_cv_.notify_one();
+}
+
+void collector::hand_over() noexcept {
+    try {
+        std::lock_guard lock(mutex_);
+        enqueue_locked();
+    } catch (...) {
+    }
+}
+
+void collector::writer_loop() {
+    for (;;) {
+        block b;
+        {
+            std::unique_lock lock(queue_mutex_);
+            queue_cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+            if (queue_.empty()) return;
+            b = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        try {
+            if (write_failed_) throw std::runtime_error(write_error_);
+            for (const auto& [id, name] : b.strings)
+                writer_->add_string(id, name);
+            // Sorted by start, deltas are small and non-negative: better compression, and
+            // readers see each block in time order. Untimed records sort first.
+            std::stable_sort(b.kernels.begin(), b.kernels.end(),
+                             [](const auto& x, const auto& y) { return x.start_ns < y.start_ns; });
+            writer_->write(std::span<const kernel_record>(b.kernels));
+            writer_->write(std::span<const memcpy_record>(b.memcpys));
+            writer_->write(std::span<const memset_record>(b.memsets));
+            writer_->write(std::span<const sync_record>(b.syncs));
+            writer_->write(std::span<const nvtx_record>(b.nvtx));
+        } catch (const std::exception& e) {
+            std::lock_guard lock(mutex_);
+            counters_.dropped_by_ktune += b.records();
+            std::lock_guard q(queue_mutex_);
+            if (!write_failed_) {
+                write_failed_ = true;
+                write_error_ = e.what();
+                std::fprintf(stderr, "ktune: trace writing failed, records dropped: %s\n",
+                             e.what());
+            }
+        }
+    }
+}
+
+bool collector::finish(const trace_environment& end_env, std::string& error) noexcept {
+    hand_over();
+    {
+        std::lock_guard lock(queue_mutex_);
+        closing_ = true;
+    }
+    queue_cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    try {
+        trace_counters c;
+        {
+            std::lock_guard lock(mutex_);
+            counters_.unmatched_nvtx += open_markers_.size();
+            open_markers_.clear();
+            c = counters_;
+        }
+        if (write_failed_) {
+            error = write_error_;
+            return false;
+        }
+        writer_->finish(end_env, c);
+        return true;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+}
+
+trace_counters collector::counters() const {
+    std::lock_guard lock(mutex_);
+    return counters_;
+}
+
+std::vector<std::uint32_t> collector::devices() const {
+    std::lock_guard lock(mutex_);
+    return devices_;
+}
+
+} // namespace ktune::trace::detail

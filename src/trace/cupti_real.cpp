@@ -1,0 +1,53 @@
+// The production side of the CUPTI seam: each call forwards to libcupti.
+#include "cupti_seam.hpp"
+
+namespace ktune::trace::detail {
+namespace {
+
+void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+class real final : public cupti_api {
+public:
+    CUptiResult get_version(std::uint32_t* v) override { return cuptiGetVersion(v); }
+    CUptiResult subscribe(std::string* other) override {
+        char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+        CUpti_SubscriberParams p{};
+        p.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+        p.subscriberName = "ktune";
+        p.oldSubscriberName = old;
+        p.oldSubscriberSize = sizeof old - 1;
+        const CUptiResult rc = cuptiSubscribe_v2(&subscriber_, ignore_callback, nullptr, &p);
+        if (rc != CUPTI_SUCCESS && other) *other = old;
+        return rc;
+    }
+    CUptiResult unsubscribe() override {
+        if (!subscriber_) return CUPTI_SUCCESS;
+        const CUptiResult rc = cuptiUnsubscribe(subscriber_);
+        subscriber_ = nullptr;
+        return rc;
+    }
+    CUptiResult register_callbacks(requested_fn req, completed_fn done) override {
+        return cuptiActivityRegisterCallbacks(req, done);
+    }
+    CUptiResult enable(CUpti_ActivityKind k) override { return cuptiActivityEnable(k); }
+    CUptiResult disable(CUpti_ActivityKind k) override { return cuptiActivityDisable(k); }
+    CUptiResult flush_all(std::uint32_t flag) override { return cuptiActivityFlushAll(flag); }
+    CUptiResult next_record(std::uint8_t* b, std::size_t valid, CUpti_Activity** r) override {
+        return cuptiActivityGetNextRecord(b, valid, r);
+    }
+    CUptiResult dropped(CUcontext ctx, std::uint32_t stream, std::size_t* n) override {
+        return cuptiActivityGetNumDroppedRecords(ctx, stream, n);
+    }
+    CUptiResult timestamp(std::uint64_t* ns) override { return cuptiGetTimestamp(ns); }
+
+private:
+    CUpti_SubscriberHandle subscriber_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<cupti_api> real_cupti() {
+    return std::make_unique<real>();
+}
+
+} // namespace ktune::trace::detail

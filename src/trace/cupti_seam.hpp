@@ -1,0 +1,37 @@
+#pragma once
+// The seam in front of CUPTI's activity API. Production uses real_cupti(); unit tests derive a
+// fake that hands synthetic CUpti_Activity* records to the collector through the very same
+// buffer-requested / buffer-completed path, so the whole pipeline runs without a GPU.
+#include <cupti.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ktune::trace::detail {
+
+class cupti_api {
+public:
+    using requested_fn = void(CUPTIAPI*)(std::uint8_t**, std::size_t*, std::size_t*);
+    using completed_fn = void(CUPTIAPI*)(CUcontext, std::uint32_t, std::uint8_t*, std::size_t,
+                                         std::size_t);
+    virtual ~cupti_api() = default;
+    virtual CUptiResult get_version(std::uint32_t* version) = 0;
+    /// Claims CUPTI's single subscriber slot; on failure `other` names the holder if known.
+    virtual CUptiResult subscribe(std::string* other) = 0;
+    virtual CUptiResult unsubscribe() = 0;
+    virtual CUptiResult register_callbacks(requested_fn req, completed_fn done) = 0;
+    virtual CUptiResult enable(CUpti_ActivityKind kind) = 0;
+    virtual CUptiResult disable(CUpti_ActivityKind kind) = 0;
+    virtual CUptiResult flush_all(std::uint32_t flag) = 0;
+    virtual CUptiResult next_record(std::uint8_t* buffer, std::size_t valid,
+                                    CUpti_Activity** record) = 0;
+    virtual CUptiResult dropped(CUcontext ctx, std::uint32_t stream, std::size_t* n) = 0;
+    virtual CUptiResult timestamp(std::uint64_t* ns) = 0;
+};
+
+/// The real CUPTI library.
+std::unique_ptr<cupti_api> real_cupti();
+
+} // namespace ktune::trace::detail

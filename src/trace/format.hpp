@@ -1,0 +1,40 @@
+#pragma once
+// On-disk constants of the .ktrace container (see include/ktune/trace/trace_file.hpp).
+#include <cstdint>
+#include <cstring>
+
+namespace ktune::trace::detail {
+
+inline constexpr char file_magic[8] = {'K', 'T', 'R', 'A', 'C', 'E', '\0', '\0'};
+inline constexpr std::size_t file_prefix_bytes = 16;
+
+enum class chunk : std::uint32_t {
+    header = 1,  ///< JSON environment (start)
+    strings = 2, ///< zstd: repeated {u32 id, u32 len, mangled, u32 len, demangled}
+    kernels = 3,
+    memcpys = 4,
+    memsets = 5,
+    syncs = 6,
+    nvtx = 7,
+    trailer = 8, ///< JSON environment (end: GPUs, driver, clocks)
+    footer = 9,  ///< JSON counters; its presence means the recording ended cleanly
+};
+
+struct chunk_header {
+    std::uint32_t type = 0;
+    std::uint32_t count = 0;  ///< records (or strings) in the chunk
+    std::uint64_t stored = 0; ///< payload bytes in the file
+    std::uint64_t raw = 0;    ///< payload bytes after decompression
+};
+static_assert(sizeof(chunk_header) == 24);
+
+inline void put_u32(char* p, std::uint32_t v) {
+    std::memcpy(p, &v, 4);
+}
+inline std::uint32_t get_u32(const unsigned char* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+} // namespace ktune::trace::detail

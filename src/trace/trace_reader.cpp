@@ -1,0 +1,232 @@
+// .ktrace streaming reader: one pass, one block in memory at a time. Damage after the header
+// (a process killed mid-write, a cut copy) ends the pass with a status naming the byte offset;
+// everything before it is still delivered.
+#include "columns.hpp"
+#include "format.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/trace/trace_file.hpp"
+
+#include <nlohmann/json.hpp>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace ktune::trace {
+
+struct trace_reader::impl {
+    std::string path;
+    std::FILE* file = nullptr;
+    int minor = 0;
+    trace_environment env;
+    std::vector<trace_string> strings;
+    std::uint64_t offset = 0;
+    ZSTD_DCtx* dctx = nullptr;
+    std::vector<std::uint8_t> stored, raw;
+    std::vector<std::uint64_t> scratch;
+    std::vector<kernel_record> kernels;
+    std::vector<memcpy_record> memcpys;
+    std::vector<memset_record> memsets;
+    std::vector<sync_record> syncs;
+    std::vector<nvtx_record> nvtx;
+    trace_string unknown{"<unknown name>", "<unknown name>"};
+
+    // 0: ok, 1: clean end of file, 2: truncated
+    int read_exact(void* p, std::size_t n) {
+        const std::size_t got = std::fread(p, 1, n, file);
+        offset += got;
+        if (got == n) return 0;
+        return got == 0 && std::feof(file) ? 1 : 2;
+    }
+    std::string where() const { return path + " at byte " + std::to_string(offset); }
+};
+
+trace_reader::trace_reader(const std::string& path) : impl_(std::make_unique<impl>()) {
+    impl_->path = path;
+    impl_->file = std::fopen(path.c_str(), "rb");
+    if (!impl_->file)
+        throw error(error_kind::io, path + ": cannot open trace: " + std::strerror(errno));
+    std::setvbuf(impl_->file, nullptr, _IOFBF, 1 << 20);
+    impl_->dctx = ZSTD_createDCtx();
+    unsigned char prefix[detail::file_prefix_bytes];
+    if (impl_->read_exact(prefix, sizeof prefix) != 0 ||
+        std::memcmp(prefix, detail::file_magic, 8) != 0)
+        throw error(error_kind::input, path + ": not a ktune trace (.ktrace magic missing); record "
+                                              "one with `ktune profile -o out.ktrace -- <cmd>`");
+    std::uint16_t major = 0, minor = 0;
+    std::memcpy(&major, prefix + 8, 2);
+    std::memcpy(&minor, prefix + 10, 2);
+    if (major != format_major)
+        throw error(error_kind::input,
+                    path + ": trace format " + std::to_string(major) + "." + std::to_string(minor) +
+                        " is not readable by this ktune (reads " + std::to_string(format_major) +
+                        ".x); use a ktune release that writes format " + std::to_string(major));
+    impl_->minor = minor;
+    detail::chunk_header h;
+    if (impl_->read_exact(&h, sizeof h) != 0 ||
+        h.type != static_cast<std::uint32_t>(detail::chunk::header) || h.stored > (1u << 24))
+        throw error(error_kind::input, path + ": trace header chunk missing or damaged");
+    std::string text(h.stored, '\0');
+    if (impl_->read_exact(text.data(), text.size()) != 0)
+        throw error(error_kind::input, path + ": trace header truncated");
+    impl_->env = environment_from_json(text);
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || j.value("schema", "") != format_schema)
+        throw error(error_kind::input,
+                    path + ": header schema is not " + std::string(format_schema));
+}
+
+trace_reader::~trace_reader() {
+    if (impl_->file) std::fclose(impl_->file);
+    ZSTD_freeDCtx(impl_->dctx);
+}
+
+namespace {
+
+trace_counters counters_from_json(const std::string& text) {
+    const auto j = nlohmann::json::parse(text);
+    trace_counters c;
+    c.kernels = j.value("kernels", std::uint64_t{0});
+    c.memcpys = j.value("memcpys", std::uint64_t{0});
+    c.memsets = j.value("memsets", std::uint64_t{0});
+    c.syncs = j.value("syncs", std::uint64_t{0});
+    c.nvtx_ranges = j.value("nvtx_ranges", std::uint64_t{0});
+    c.dropped_by_cupti = j.value("dropped_by_cupti", std::uint64_t{0});
+    c.dropped_by_ktune = j.value("dropped_by_ktune", std::uint64_t{0});
+    c.zero_timestamps = j.value("zero_timestamps", std::uint64_t{0});
+    c.unknown_records = j.value("unknown_records", std::uint64_t{0});
+    c.unmatched_nvtx = j.value("unmatched_nvtx", std::uint64_t{0});
+    return c;
+}
+
+} // namespace
+
+read_status trace_reader::read(trace_visitor& v) {
+    auto& m = *impl_;
+    read_status st;
+    trace_counters seen;
+    const auto fail = [&](const std::string& why) {
+        st.damage = why;
+        st.counters = seen;
+        return st;
+    };
+    for (;;) {
+        st.bytes_read = m.offset;
+        detail::chunk_header h;
+        const int rc = m.read_exact(&h, sizeof h);
+        if (rc == 1)
+            return fail(m.path + ": ends after " + std::to_string(m.offset) +
+                        " bytes without a footer: the recording was cut short "
+                        "(records up to there were read)");
+        if (rc == 2)
+            return fail(m.path + ": truncated inside a chunk header at byte " +
+                        std::to_string(st.bytes_read));
+        if (h.stored > (std::uint64_t{1} << 32) || h.raw > (std::uint64_t{1} << 32))
+            return fail(m.where() + ": damaged chunk header (size " + std::to_string(h.stored) +
+                        ")");
+        m.stored.resize(h.stored);
+        if (m.read_exact(m.stored.data(), h.stored) != 0)
+            return fail(m.path + ": truncated: a " + std::to_string(h.stored) +
+                        "-byte chunk starting at byte " + std::to_string(st.bytes_read) +
+                        " is cut short (records before it were read)");
+        const auto type = static_cast<detail::chunk>(h.type);
+        if (type == detail::chunk::trailer) {
+            auto end = environment_from_json(std::string(m.stored.begin(), m.stored.end()));
+            m.env.gpus = end.gpus;
+            m.env.driver_version = end.driver_version;
+            m.env.driver_api_version = end.driver_api_version;
+            continue;
+        }
+        if (type == detail::chunk::footer) {
+            st.complete = true;
+            st.bytes_read = m.offset;
+            try {
+                st.counters = counters_from_json(std::string(m.stored.begin(), m.stored.end()));
+            } catch (const std::exception& e) {
+                return fail(m.where() + ": damaged footer: " + e.what());
+            }
+            return st;
+        }
+        if (h.type < static_cast<std::uint32_t>(detail::chunk::strings) ||
+            h.type > static_cast<std::uint32_t>(detail::chunk::nvtx))
+            continue; // a chunk type from a newer minor version: skip it
+        m.raw.resize(h.raw);
+        const std::size_t n =
+            ZSTD_decompressDCtx(m.dctx, m.raw.data(), m.raw.size(), m.stored.data(), h.stored);
+        if (ZSTD_isError(n) || n != h.raw)
+            return fail(m.path + ": chunk at byte " + std::to_string(st.bytes_read) +
+                        " is corrupt (" + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size") + ")");
+        const std::span<const std::uint8_t> in(m.raw.data(), n);
+        bool ok = true;
+        switch (type) {
+        case detail::chunk::strings: {
+            std::size_t p = 0;
+            const auto take = [&](std::string& out) {
+                if (p + 4 > n) return false;
+                const std::uint32_t len = detail::get_u32(m.raw.data() + p);
+                p += 4;
+                if (p + len > n) return false;
+                out.assign(reinterpret_cast<const char*>(m.raw.data() + p), len);
+                p += len;
+                return true;
+            };
+            for (std::uint32_t i = 0; i < h.count && ok; ++i) {
+                if (p + 4 > n) {
+                    ok = false;
+                    break;
+                }
+                const std::uint32_t id = detail::get_u32(m.raw.data() + p);
+                p += 4;
+                trace_string s;
+                ok = take(s.mangled) && take(s.demangled) && id == m.strings.size();
+                if (ok) m.strings.push_back(std::move(s));
+            }
+            break;
+        }
+        case detail::chunk::kernels:
+            ok = detail::decode_columns(in, h.count, m.kernels, m.scratch);
+            if (ok) v.on_kernels(m.kernels), seen.kernels += h.count;
+            break;
+        case detail::chunk::memcpys:
+            ok = detail::decode_columns(in, h.count, m.memcpys, m.scratch);
+            if (ok) v.on_memcpys(m.memcpys), seen.memcpys += h.count;
+            break;
+        case detail::chunk::memsets:
+            ok = detail::decode_columns(in, h.count, m.memsets, m.scratch);
+            if (ok) v.on_memsets(m.memsets), seen.memsets += h.count;
+            break;
+        case detail::chunk::syncs:
+            ok = detail::decode_columns(in, h.count, m.syncs, m.scratch);
+            if (ok) v.on_syncs(m.syncs), seen.syncs += h.count;
+            break;
+        case detail::chunk::nvtx:
+            ok = detail::decode_columns(in, h.count, m.nvtx, m.scratch);
+            if (ok) v.on_nvtx(m.nvtx), seen.nvtx_ranges += h.count;
+            break;
+        default:
+            break;
+        }
+        if (!ok)
+            return fail(m.path + ": chunk at byte " + std::to_string(st.bytes_read) +
+                        " does not decode (damaged block)");
+    }
+}
+
+const trace_environment& trace_reader::environment() const noexcept {
+    return impl_->env;
+}
+const std::vector<trace_string>& trace_reader::strings() const noexcept {
+    return impl_->strings;
+}
+const trace_string& trace_reader::string(std::uint32_t id) const noexcept {
+    return id < impl_->strings.size() ? impl_->strings[id] : impl_->unknown;
+}
+const std::string& trace_reader::path() const noexcept {
+    return impl_->path;
+}
+int trace_reader::minor_version() const noexcept {
+    return impl_->minor;
+}
+
+} // namespace ktune::trace
