@@ -1,7 +1,311 @@
+// ktune cache ls|get|merge|verify|rm: parsing and printing around ktune/cache.
 #include "command.hpp"
 
+#include "ktune/cache/cache.hpp"
+#include "ktune/core/error.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+
 namespace ktune::cli {
-command add_cache(CLI::App& root) {
-    return not_implemented(root, "cache", "List, read, merge, verify and remove tuned configs");
+namespace {
+
+using namespace ktune::cache;
+using ojson = nlohmann::ordered_json;
+
+struct filter_options {
+    std::string op, op_version, dtype, arch, bucket;
+    std::optional<int> toolkit, driver, protocol;
+};
+
+struct cache_options {
+    std::string file;
+    std::vector<std::string> inputs;
+    std::string output;
+    std::string op, op_version = "", dtype = "fp32", shape, policy = "exact", arch;
+    std::string toolkit;
+    int driver = -1;
+    int protocol = current_protocol;
+    filter_options filter;
+    bool all = false;
+    bool json = false;
+};
+
+std::filesystem::path file_or_default(const std::string& f) {
+    return f.empty() ? default_cache_path() : std::filesystem::path(f);
 }
+
+ojson value_json(const param_value& v) {
+    return std::visit([](const auto& x) { return ojson(x); }, v);
+}
+
+ojson entry_json(const entry& e) {
+    ojson cfg = ojson::object();
+    for (const auto& [n, v] : e.cfg.values())
+        cfg[n] = value_json(v);
+    return {{"key", e.key.to_string()},
+            {"op", e.key.op},
+            {"op_version", e.key.op_version},
+            {"dtype", e.key.dtype},
+            {"bucket", e.key.bucket},
+            {"arch", e.key.arch},
+            {"toolkit", e.key.toolkit},
+            {"driver_major", e.key.driver_major},
+            {"protocol", e.key.protocol},
+            {"config", cfg},
+            {"median_us", e.time.median_us},
+            {"ci_us", {e.time.ci_low_us, e.time.ci_high_us}},
+            {"samples", e.time.samples},
+            {"provenance",
+             {{"gpu", e.origin.gpu_name},
+              {"uuid", e.origin.gpu_uuid},
+              {"sm_mhz", e.origin.sm_mhz},
+              {"memory_mhz", e.origin.memory_mhz},
+              {"date", e.origin.date},
+              {"ktune", e.origin.ktune_version},
+              {"host", e.origin.host}}}};
+}
+
+ojson doc(std::string_view what) {
+    return {{"schema", fmt::format("ktune.cache.{}", what)}, {"version", "1.0.0"}};
+}
+
+int toolkit_from(const std::string& s) {
+    // "13.0" → 13000, "12.8" → 12080, or a raw number "13000".
+    const auto dot = s.find('.');
+    try {
+        if (dot == std::string::npos) return std::stoi(s);
+        return std::stoi(s.substr(0, dot)) * 1000 + std::stoi(s.substr(dot + 1)) * 10;
+    } catch (const std::exception&) {
+        throw error(error_kind::usage,
+                    fmt::format("--toolkit '{}': write it like 13.0 or 13000", s));
+    }
+}
+
+bucket_policy policy_from(const std::string& s) {
+    if (s == "exact") return bucket_policy::exact();
+    if (s == "pow2") return bucket_policy::pow2();
+    if (s.rfind("tile:", 0) == 0) return bucket_policy::tile(parse_shape(s.substr(5)));
+    throw error(error_kind::usage,
+                fmt::format("--bucket '{}': use exact, pow2 or tile:<t>[x<t>…]", s));
+}
+
+key_filter filter_from(const filter_options& o) {
+    key_filter f;
+    f.op = o.op;
+    f.op_version = o.op_version;
+    f.dtype = o.dtype;
+    f.arch = o.arch;
+    if (!o.bucket.empty()) f.bucket = parse_shape(o.bucket);
+    f.toolkit = o.toolkit;
+    f.driver_major = o.driver;
+    f.protocol = o.protocol;
+    return f;
+}
+
+void add_filter_options(CLI::App* app, filter_options& f) {
+    app->add_option("--op", f.op, "Only this op");
+    app->add_option("--op-version", f.op_version, "Only this op version / source hash");
+    app->add_option("--dtype", f.dtype, "Only this dtype");
+    app->add_option("--arch", f.arch, "Only this arch, e.g. sm_90");
+    app->add_option("--bucket", f.bucket, "Only this bucket, e.g. 4096x4096");
+    app->add_option("--toolkit", f.toolkit, "Only this toolkit, e.g. 13000");
+    app->add_option("--driver", f.driver, "Only this driver major");
+    app->add_option("--protocol", f.protocol, "Only this measurement-protocol version");
+}
+
+int run_ls(const cache_options& o) {
+    const auto file = file_or_default(o.file);
+    const cache_index idx = cache_index::load(file);
+    const key_filter f = filter_from(o.filter);
+    if (o.json) {
+        ojson j = doc("ls");
+        j["file"] = file.string();
+        j["entries"] = ojson::array();
+        for (const auto& e : idx.entries())
+            if (f.matches(e.key)) j["entries"].push_back(entry_json(e));
+        fmt::print("{}\n", j.dump(2));
+        return ok;
+    }
+    std::size_t shown = 0;
+    for (const auto& e : idx.entries()) {
+        if (!f.matches(e.key)) continue;
+        fmt::print("{}\n    {}  median {:.4g} us [{:.4g}, {:.4g}] n={}  {} {} {}\n",
+                   e.key.to_string(), e.cfg.to_string(), e.time.median_us, e.time.ci_low_us,
+                   e.time.ci_high_us, e.time.samples, e.origin.gpu_name, e.origin.date,
+                   e.origin.host);
+        ++shown;
+    }
+    fmt::print("{} of {} entries in {}\n", shown, idx.size(), file.string());
+    return ok;
+}
+
+int run_get(const cache_options& o) {
+    cache_key k;
+    k.op = o.op;
+    k.op_version = o.op_version;
+    k.dtype = o.dtype;
+    k.bucket = policy_from(o.policy).apply(parse_shape(o.shape));
+    k.protocol = o.protocol;
+    if (o.arch.empty() || o.toolkit.empty() || o.driver < 0) {
+        // Whatever is not given comes from this machine's GPU, toolkit and driver.
+        environment env;
+        try {
+            env = environment::current();
+        } catch (const error& e) {
+            throw error(error_kind::usage,
+                        fmt::format("{}; give --arch, --toolkit and --driver to look up a key "
+                                    "for another machine",
+                                    e.what()));
+        }
+        k.arch = o.arch.empty() ? env.arch : o.arch;
+        k.toolkit = o.toolkit.empty() ? env.toolkit : toolkit_from(o.toolkit);
+        k.driver_major = o.driver < 0 ? env.driver_major : o.driver;
+    } else {
+        k.arch = o.arch;
+        k.toolkit = toolkit_from(o.toolkit);
+        k.driver_major = o.driver;
+    }
+    const auto file = file_or_default(o.file);
+    const cache_index idx = cache_index::load(file);
+    const auto r = idx.lookup(prepared_key(k));
+    if (o.json) {
+        ojson j = doc("get");
+        j["file"] = file.string();
+        j["query"] = k.to_string();
+        j["tier"] = std::string(to_string(r.tier));
+        if (r.hit) j["entry"] = entry_json(*r.hit);
+        fmt::print("{}\n", j.dump(2));
+    } else if (r.hit) {
+        fmt::print("{}: {}\n  {}\n  median {:.4g} us [{:.4g}, {:.4g}] n={}  {} {}\n",
+                   to_string(r.tier), r.hit->key.to_string(), r.hit->cfg.to_string(),
+                   r.hit->time.median_us, r.hit->time.ci_low_us, r.hit->time.ci_high_us,
+                   r.hit->time.samples, r.hit->origin.gpu_name, r.hit->origin.date);
+    } else {
+        fmt::print("miss: nothing tuned for {} in {}\n", k.to_string(), file.string());
+    }
+    return r.hit ? ok : finding;
+}
+
+int run_merge(const cache_options& o) {
+    std::vector<entry> all;
+    for (const auto& in : o.inputs) {
+        if (!std::filesystem::exists(in))
+            throw error(error_kind::not_found, fmt::format("no cache file {}", in));
+        auto es = read_cache(in);
+        all.insert(all.end(), std::make_move_iterator(es.begin()),
+                   std::make_move_iterator(es.end()));
+    }
+    const auto merged = merge(all);
+    write_cache(o.output, merged);
+    if (o.json) {
+        ojson j = doc("merge");
+        j["inputs"] = o.inputs;
+        j["output"] = o.output;
+        j["entries_in"] = all.size();
+        j["entries_out"] = merged.size();
+        fmt::print("{}\n", j.dump(2));
+    } else {
+        fmt::print("merged {} entries from {} files into {} entries in {}\n", all.size(),
+                   o.inputs.size(), merged.size(), o.output);
+    }
+    return ok;
+}
+
+int run_verify(const cache_options& o) {
+    const auto file = file_or_default(o.file);
+    const auto issues = verify(file);
+    if (o.json) {
+        ojson j = doc("verify");
+        j["file"] = file.string();
+        j["valid"] = issues.empty();
+        j["issues"] = ojson::array();
+        for (const auto& i : issues)
+            j["issues"].push_back({{"index", i.index}, {"key", i.key}, {"problem", i.problem}});
+        fmt::print("{}\n", j.dump(2));
+    } else if (issues.empty()) {
+        fmt::print("{}: valid ({} entries)\n", file.string(), read_cache(file).size());
+    } else {
+        for (const auto& i : issues)
+            fmt::print("{}: entry {} ({}): {}\n", file.string(), i.index, i.key, i.problem);
+    }
+    return issues.empty() ? ok : finding;
+}
+
+int run_rm(const cache_options& o) {
+    const key_filter f = filter_from(o.filter);
+    const bool any = !f.op.empty() || !f.op_version.empty() || !f.dtype.empty() ||
+                     !f.arch.empty() || f.bucket || f.toolkit || f.driver_major || f.protocol;
+    if (!any && !o.all)
+        throw error(error_kind::usage,
+                    "ktune cache rm: give a filter (--op, --arch, …) or --all to remove every "
+                    "entry");
+    const auto file = file_or_default(o.file);
+    const std::size_t n = remove(file, f);
+    if (o.json) {
+        ojson j = doc("rm");
+        j["file"] = file.string();
+        j["removed"] = n;
+        fmt::print("{}\n", j.dump(2));
+    } else {
+        fmt::print("removed {} entries from {}\n", n, file.string());
+    }
+    return ok;
+}
+
+} // namespace
+
+command add_cache(CLI::App& root) {
+    auto o = std::make_shared<cache_options>();
+    auto* app = root.add_subcommand("cache", "List, read, merge, verify and remove tuned configs");
+    app->require_subcommand(1);
+    const std::string file_help = "Cache file (default: $KTUNE_CACHE or ~/.cache/ktune/cache.json)";
+
+    auto* ls = app->add_subcommand("ls", "List entries (filters: --op, --arch, …)");
+    ls->add_option("file", o->file, file_help);
+    add_filter_options(ls, o->filter);
+    ls->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.ls 1.0.0)");
+
+    auto* get = app->add_subcommand("get", "Look a config up as an application would; exit 1 on "
+                                           "a miss");
+    get->add_option("op", o->op, "Op name")->required();
+    get->add_option("--shape", o->shape, "Problem shape, e.g. 4096x4096")->required();
+    get->add_option("--dtype", o->dtype, "Data type (default fp32)");
+    get->add_option("--op-version", o->op_version, "Op version / source hash");
+    get->add_option("--bucket", o->policy, "Bucket policy: exact (default), pow2, tile:128x128");
+    get->add_option("--arch", o->arch, "GPU arch, e.g. sm_90 (default: this GPU)");
+    get->add_option("--toolkit", o->toolkit, "CUDA toolkit, e.g. 13.0 (default: this runtime)");
+    get->add_option("--driver", o->driver, "Driver major, e.g. 580 (default: this driver)");
+    get->add_option("--protocol", o->protocol, "Measurement-protocol version");
+    get->add_option("-f,--file", o->file, file_help);
+    get->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.get 1.0.0)");
+
+    auto* mg = app->add_subcommand("merge", "Merge cache files by the tie rule");
+    mg->add_option("inputs", o->inputs, "Cache files to merge")->required();
+    mg->add_option("-o,--output", o->output, "Merged cache file (written atomically)")->required();
+    mg->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.merge 1.0.0)");
+
+    auto* vf = app->add_subcommand("verify", "Check a cache file; exit 1 on problems");
+    vf->add_option("file", o->file, file_help);
+    vf->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.verify 1.0.0)");
+
+    auto* rm = app->add_subcommand("rm", "Remove matching entries");
+    rm->add_option("file", o->file, file_help);
+    add_filter_options(rm, o->filter);
+    rm->add_flag("--all", o->all, "Remove every entry");
+    rm->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.rm 1.0.0)");
+
+    return {app, [o, ls, get, mg, vf, rm]() -> int {
+                if (ls->parsed()) return run_ls(*o);
+                if (get->parsed()) return run_get(*o);
+                if (mg->parsed()) return run_merge(*o);
+                if (vf->parsed()) return run_verify(*o);
+                if (rm->parsed()) return run_rm(*o);
+                return usage_error;
+            }};
+}
+
 } // namespace ktune::cli
