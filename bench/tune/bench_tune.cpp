@@ -1,0 +1,244 @@
+// GPU benchmarks of `ktune tune <op>` (bench/tune/gpu_step.sh runs them on the GPU machine):
+//   bench_tune tune   OP SHAPE DTYPE [BUDGET]        one tune, no cache read; summary + JSON line
+//   bench_tune brute  OP SHAPE DTYPE OUT.json        every valid config, >= 16 samples each, saved
+//                                                    in Kernel Tuner's cache format
+//   bench_tune repeat OP SHAPE DTYPE N [BUDGET]      N independent tunes: do winners share a tie
+//   band? bench_tune faults OP SHAPE DTYPE RATE [BUDGET]   fault injection: wrong winners,
+//   completion
+// The binary is its own worker (`bench_tune __worker`).
+#include "ktune/core/device.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/measure/worker.hpp"
+#include "ktune/tune/tuner.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <string>
+
+using namespace ktune;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+tune::tune_request request(char** argv, std::size_t budget) {
+    tune::tune_request rq;
+    rq.op = argv[2];
+    rq.prob = {ops::parse_shape(argv[3]), ops::parse_dtype(argv[4])};
+    rq.budget = budget;
+    rq.read_cache = false;
+    rq.cache_file = "bench_tune_cache.json";
+    return rq;
+}
+
+double gbs(const tune::tune_report& r, double ms) {
+    return r.bytes / (ms * 1e6);
+}
+
+json summary(const tune::tune_report& r) {
+    std::map<std::string, int> st;
+    double overhead_ms = 0;
+    for (const auto& c : r.candidates) {
+        ++st[std::string(tune::to_string(c.status))];
+    }
+    // Framework overhead per candidate: wall time not spent compiling-bound or on the GPU,
+    // i.e. (wall - GPU busy) / candidates. An upper bound: it also holds check time on the GPU.
+    overhead_ms = (r.wall_s - r.gpu_busy_s) * 1000 / std::max<std::size_t>(1, r.candidates.size());
+    json j{{"candidates", r.candidates.size()},
+           {"statuses", st},
+           {"wall_s", r.wall_s},
+           {"gpu_busy_s", r.gpu_busy_s},
+           {"gpu_busy_pct", 100 * r.gpu_busy_s / r.wall_s},
+           {"compile_cpu_s", r.compile_s},
+           {"non_gpu_ms_per_candidate", overhead_ms},
+           {"workers_spawned", r.workers_spawned},
+           {"copy_gbs", r.copy_gbs},
+           {"tied", r.tied}};
+    if (!r.winner.cfg.empty()) {
+        const double ms = r.winner.time.median_us / 1000;
+        j["winner"] = r.winner.cfg.to_string();
+        j["median_ms"] = ms;
+        j["ci_ms"] = {r.winner.time.ci_low_us / 1000, r.winner.time.ci_high_us / 1000};
+        j["gbs"] = gbs(r, ms);
+        j["pct_copy"] = 100 * gbs(r, ms) / r.copy_gbs;
+    }
+    if (r.baseline.status == tune::eval_status::ok) {
+        j["default_ms"] = r.baseline.run.median_ms;
+        j["default_pct_copy"] = 100 * gbs(r, r.baseline.run.median_ms) / r.copy_gbs;
+    }
+    return j;
+}
+
+std::string kt_value(const param_value& v) {
+    if (const auto* b = std::get_if<bool>(&v)) return *b ? "True" : "False"; // Python's str()
+    return to_string(v);
+}
+
+int brute(char** argv) {
+    tune::tune_request rq = request(argv, 1u << 20);
+    rq.strategy = "exhaustive";
+    rq.write_cache = false;
+    rq.policy.min_samples = 16;
+    rq.policy.max_samples = 64;
+    const ops::op& o = ops::find_op(rq.op);
+    const auto r = tune::tune_op(rq);
+    const auto dev = query_devices().devices.at(0);
+    json j{{"device_name", dev.name},
+           {"kernel_name", rq.op + "_" + std::string(ops::to_string(rq.prob.type))},
+           {"problem_size", {rq.prob.shape.rows, rq.prob.shape.cols}},
+           {"tune_params_keys", json::array()},
+           {"tune_params", json::object()},
+           {"objective", "time"},
+           {"ktune",
+            {{"op_version", o.version()},
+             {"copy_gbs", r.copy_gbs},
+             {"bytes", r.bytes},
+             {"protocol", "L2 flushed (2x L2 memset) before each "
+                          "launch; event-timed; >=16 samples"}}},
+           {"cache", json::object()}};
+    for (const auto& a : o.axes()) {
+        j["tune_params_keys"].push_back(a.name);
+        json vals = json::array();
+        for (const auto& v : a.values)
+            std::visit([&vals](const auto& x) { vals.push_back(x); }, v);
+        j["tune_params"][a.name] = vals;
+    }
+    std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    for (const auto& c : r.candidates) {
+        std::string key;
+        json e = json::object();
+        for (const auto& [n, v] : c.cfg.values()) {
+            key += (key.empty() ? "" : ",") + kt_value(v);
+            std::visit([&e, &n = n](const auto& x) { e[n] = x; }, v);
+        }
+        if (c.status == tune::eval_status::ok) {
+            e["time"] = c.run.median_ms;
+            e["times"] = c.run.samples_ms;
+        } else {
+            e["time"] = c.status == tune::eval_status::compile_error ? "CompilationFailedConfig"
+                                                                     : "RuntimeFailedConfig";
+            e["ktune_status"] = tune::to_string(c.status);
+        }
+        e["compile_time"] = c.compile_ms;
+        e["benchmark_time"] = c.run.worker_ms;
+        e["registers"] = c.run.registers;
+        e["sm_mhz"] = c.run.clocks.sm_mhz;
+        e["timestamp"] = date;
+        j["cache"][key] = e;
+    }
+    std::ofstream(argv[5]) << j.dump(1) << "\n";
+    fmt::print("{}\n", json{{"mode", "brute"},
+                            {"op", rq.op},
+                            {"shape", argv[3]},
+                            {"dtype", argv[4]},
+                            {"summary", summary(r)}}
+                           .dump());
+    return 0;
+}
+
+int repeat(char** argv, int n, std::size_t budget) {
+    std::vector<tune::tune_report> rs;
+    for (int i = 0; i < n; ++i) {
+        tune::tune_request rq = request(argv, budget);
+        rq.seed = static_cast<std::uint64_t>(i + 1);
+        rq.write_cache = false;
+        rs.push_back(tune::tune_op(rq));
+        fmt::print(stderr, "run {}: {} {:.4f} ms [{:.4f}, {:.4f}]\n", i,
+                   rs.back().winner.cfg.to_string(), rs.back().winner.time.median_us / 1000,
+                   rs.back().winner.time.ci_low_us / 1000, rs.back().winner.time.ci_high_us / 1000);
+    }
+    // One tie band: every winner's CI overlaps the CI of the fastest winner.
+    double best_hi = 1e300, best_lo = 0;
+    for (const auto& r : rs)
+        if (r.winner.time.ci_high_us < best_hi) {
+            best_hi = r.winner.time.ci_high_us;
+            best_lo = r.winner.time.ci_low_us;
+        }
+    int inside = 0;
+    std::map<std::string, int> winners;
+    double lo = 1e300, hi = 0;
+    for (const auto& r : rs) {
+        if (r.winner.time.ci_low_us <= best_hi && r.winner.time.ci_high_us >= best_lo) ++inside;
+        ++winners[r.winner.cfg.to_string()];
+        lo = std::min(lo, r.winner.time.median_us);
+        hi = std::max(hi, r.winner.time.median_us);
+    }
+    fmt::print("{}\n", json{{"mode", "repeat"},
+                            {"op", argv[2]},
+                            {"shape", argv[3]},
+                            {"dtype", argv[4]},
+                            {"runs", n},
+                            {"in_one_tie_band", inside},
+                            {"distinct_winners", winners},
+                            {"median_us_range", {lo, hi}},
+                            {"last", summary(rs.back())}}
+                           .dump());
+    return inside == n ? 0 : 1;
+}
+
+int faults(char** argv, double rate, std::size_t budget) {
+    tune::tune_request rq = request(argv, budget);
+    rq.fault_injection = rate;
+    rq.write_cache = false;
+    rq.candidate_timeout = std::chrono::milliseconds(3000);
+    const auto r = tune::tune_op(rq);
+    int injected = 0, caught = 0;
+    for (const auto& c : r.candidates)
+        if (c.injected != tune::injected_fault::none) {
+            ++injected;
+            if (c.status != tune::eval_status::ok) ++caught;
+        }
+    const bool wrong_winner = !r.winner.cfg.empty() &&
+                              r.candidates[r.winner_index].injected != tune::injected_fault::none;
+    fmt::print("{}\n", json{{"mode", "faults"},
+                            {"op", argv[2]},
+                            {"shape", argv[3]},
+                            {"dtype", argv[4]},
+                            {"rate", rate},
+                            {"injected", injected},
+                            {"caught", caught},
+                            {"wrong_winner", wrong_winner},
+                            {"summary", summary(r)}}
+                           .dump());
+    return wrong_winner || r.winner.cfg.empty() ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
+        return measure::worker_main(0, 1);
+    if (argc < 5) {
+        fmt::print(stderr, "usage: bench_tune tune|brute|repeat|faults OP SHAPE DTYPE ...\n");
+        return 2;
+    }
+    try {
+        const std::string mode = argv[1];
+        if (mode == "tune") {
+            auto rq = request(argv, argc > 5 ? std::stoul(argv[5]) : 0);
+            const auto r = tune::tune_op(rq);
+            fmt::print("{}\n", json{{"mode", "tune"},
+                                    {"op", argv[2]},
+                                    {"shape", argv[3]},
+                                    {"dtype", argv[4]},
+                                    {"summary", summary(r)}}
+                                   .dump());
+            return r.winner.cfg.empty() ? 1 : 0;
+        }
+        if (mode == "brute" && argc > 5) return brute(argv);
+        if (mode == "repeat" && argc > 5)
+            return repeat(argv, std::stoi(argv[5]), argc > 6 ? std::stoul(argv[6]) : 0);
+        if (mode == "faults" && argc > 5)
+            return faults(argv, std::stod(argv[5]), argc > 6 ? std::stoul(argv[6]) : 0);
+        fmt::print(stderr, "unknown mode or missing argument\n");
+        return 2;
+    } catch (const error& e) {
+        fmt::print(stderr, "bench_tune: {} error: {}\n", to_string(e.kind()), e.what());
+        return 2;
+    }
+}

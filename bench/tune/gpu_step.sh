@@ -1,0 +1,55 @@
+# GPU steps of the op tuner (sourced by bench/gpu/run.sh; run as `bash bench/gpu/run.sh build tune`).
+# Writes $OUT/tune_*.jsonl and the brute-forced spaces; prints a table last.
+step_tune() {
+    local b=build-gpu/bench/tune/bench_tune k=build-gpu/tools/ktune-cli/ktune
+    [ -x "$b" ] || { echo "bench_tune not built"; return 1; }
+    export KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
+    local log=$OUT/tune_bench.jsonl
+    : >"$log"
+    # 1. One 200-candidate tune (cold cubin cache): GPU busy share, per-candidate overhead.
+    $b tune softmax 8192x8192 fp32 200 >>"$log" 2>>"$OUT/tune_stderr.log"
+    # 2. The CLI path twice: a search, then an instant cache hit.
+    ( time $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/tuned.json" ) 2>&1 | tail -12
+    ( time $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/tuned.json" ) 2>&1 | tail -6
+    # 3. Fault injection: 20 % of candidates wrong, faulting or hanging.
+    $b faults softmax 8192x8192 fp32 0.2 100 >>"$log" 2>>"$OUT/tune_stderr.log"
+    # 4. Ten independent tunes (seeds 1..10) of one op and shape.
+    $b repeat layernorm 8192x8192 bf16 10 64 >>"$log" 2>>"$OUT/tune_stderr.log"
+    python3 - "$log" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    j = json.loads(line); s = j.get("summary") or j.get("last") or {}
+    print(j["mode"], j["op"], j["shape"], j["dtype"], "winner", s.get("winner"),
+          "ms %.4f" % s.get("median_ms", 0), "%%copy %.1f" % s.get("pct_copy", 0),
+          "busy %.0f%%" % s.get("gpu_busy_pct", 0), "nonGPU ms/cand %.2f" % s.get("non_gpu_ms_per_candidate", 0),
+          {k: j[k] for k in ("in_one_tie_band", "injected", "caught", "wrong_winner") if k in j})
+PY
+}
+
+# Every op x dtype x benchmark shape: ktune's tuned kernel vs PyTorch, as % of copy bandwidth.
+step_tune_sweep() {
+    local b=build-gpu/bench/tune/bench_tune
+    export KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
+    local log=$OUT/tune_sweep.jsonl
+    : >"$log"
+    python3 bench/tune/torch_ops.py >"$OUT/torch_ops.jsonl" 2>>"$OUT/tune_stderr.log"
+    for op in softmax layernorm rowsum transpose; do
+        for dt in fp32 bf16; do
+            for s in 4096x4096 8192x8192 16384x4096 32768x1024 4096x32768 1024x131072; do
+                $b tune $op $s $dt ${SWEEP_BUDGET:-48} >>"$log" 2>>"$OUT/tune_stderr.log"
+            done
+        done
+    done
+    python3 bench/tune/compare.py "$log" "$OUT/torch_ops.jsonl" | tee "$OUT/tune_sweep.md"
+}
+
+# The brute-forced Hopper spaces (Kernel Tuner cache format) for examples/data/spaces/.
+step_tune_spaces() {
+    local b=build-gpu/bench/tune/bench_tune
+    export KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
+    local gpu
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00')
+    $b brute softmax 8192x8192 bf16 "$OUT/softmax_bf16_8192x8192_${gpu}.json" >>"$OUT/tune_spaces.jsonl"
+    $b brute transpose 8192x8192 fp32 "$OUT/transpose_fp32_8192x8192_${gpu}.json" >>"$OUT/tune_spaces.jsonl"
+    cat "$OUT/tune_spaces.jsonl"
+}

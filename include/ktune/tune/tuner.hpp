@@ -1,0 +1,87 @@
+#pragma once
+// The autotuning loop for a registered op on the GPU: look the key up in the config cache
+// (a hit answers at once), else search the op's space with a strategy, compile candidates on
+// every core while a worker process checks and times earlier ones, pick the tie-aware winner
+// and file it in the cache.
+//
+//   ktune::tune::tune_request rq;
+//   rq.op = "softmax"; rq.prob = {{8192, 8192}, ktune::ops::dtype::bf16};
+//   ktune::tune::tune_report r = ktune::tune::tune_op(rq);
+//   use(r.winner.cfg);    // r.cache_hit says whether anything was measured
+
+#include "ktune/cache/entry.hpp"
+#include "ktune/measure/candidate.hpp"
+#include "ktune/ops/op.hpp"
+#include "ktune/tune/searcher.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ktune::tune {
+
+struct tune_request {
+    std::string op;
+    ops::problem prob;
+    std::string strategy = "auto";
+    std::size_t budget = 0; ///< evaluated configs; 0: 128 (or the whole space if smaller)
+    std::uint64_t seed = 0;
+    std::filesystem::path cache_file; ///< empty: cache::default_cache_path()
+    bool read_cache = true;           ///< false: always search (the result is still stored)
+    bool write_cache = true;
+    measure::measure_policy policy;
+    std::chrono::milliseconds candidate_timeout{10000};
+    std::vector<std::string> worker_command; ///< empty: measure::default_worker_command()
+    unsigned compile_threads = 0;            ///< 0: every core
+    /// Tests and benchmarks only: this fraction of candidates is compiled with an injected
+    /// fault (a wrong element, an out-of-bounds write, or a hang), chosen by config hash.
+    double fault_injection = 0;
+};
+
+/// How a candidate was broken on purpose (fault_injection), for the fault benchmark's audit.
+enum class injected_fault : std::uint8_t { none, wrong_element, illegal_address, hang };
+
+struct candidate_record {
+    config cfg;
+    eval_status status = eval_status::ok;
+    std::string message;
+    measure::candidate_result run; ///< the worker's answer (samples, CI, clocks, …)
+    double compile_ms = 0;
+    bool cubin_cache_hit = false;
+    injected_fault injected = injected_fault::none;
+};
+
+struct tune_report {
+    bool cache_hit = false;
+    cache::entry winner;          ///< the cache entry (config, median + CI, provenance)
+    std::size_t winner_index = 0; ///< into candidates (when searched)
+    std::size_t tied = 0;         ///< configs whose CI overlaps the winner's (itself included)
+    std::vector<candidate_record> candidates; ///< in evaluation order
+    candidate_record baseline;                ///< the op's default config
+    double bytes = 0;                         ///< the op's byte model
+    double copy_gbs = 0;                      ///< measured device-to-device copy, read + written
+    double wall_s = 0;
+    double gpu_busy_s = 0; ///< device-side spans of all candidates' work
+    double compile_s = 0;  ///< summed over compile threads
+    int workers_spawned = 0;
+    std::string strategy;
+};
+
+/// Called after each evaluated candidate: (report so far, done, budget).
+using tune_progress = std::function<void(const tune_report&, std::size_t, std::size_t)>;
+
+/// Throws error{not_found} for an unknown op or strategy, error{no_device} without a GPU.
+/// A candidate's failure never throws: it is a status in the report.
+tune_report tune_op(const tune_request& rq, const tune_progress& progress = {});
+
+/// The cache key a tune of rq would file its winner under, on this machine.
+cache::cache_key tune_key(const tune_request& rq);
+
+/// Device-to-device copy bandwidth (bytes read + written per second / 1e9), median of 10
+/// event-timed 512 MiB copies: the roof that "% of copy BW" refers to.
+double measure_copy_gbs();
+
+} // namespace ktune::tune

@@ -1,0 +1,228 @@
+#include "ktune/tune/tuner.hpp"
+
+#include "ktune/cache/index.hpp"
+#include "ktune/cache/store.hpp"
+#include "ktune/core/device.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/measure/compile.hpp"
+#include "ktune/measure/sample_stats.hpp"
+#include "ktune/measure/worker.hpp"
+#include "ktune/tune/selection.hpp"
+#include "ktune/tune/space.hpp"
+#include "tune/tuner_faults.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <deque>
+#include <future>
+
+namespace ktune::tune {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+eval_status to_eval(measure::run_status s) {
+    switch (s) {
+    case measure::run_status::ok:
+        return eval_status::ok;
+    case measure::run_status::wrong_result:
+        return eval_status::wrong_result;
+    case measure::run_status::timeout:
+        return eval_status::timeout;
+    case measure::run_status::resource_limit:
+        return eval_status::resource_limit;
+    case measure::run_status::launch_error:
+    case measure::run_status::worker_died:
+    case measure::run_status::load_error:
+        return eval_status::launch_error;
+    }
+    return eval_status::launch_error;
+}
+
+space op_space(const ops::op& o, const ops::problem& p) {
+    std::vector<axis> axes;
+    for (const auto& a : o.axes())
+        axes.push_back(axis::list(a.name, a.values));
+    space sp(std::move(axes));
+    // The op's constraints see the whole config (and the shape): the valid set is enumerated
+    // once (hundreds of configs) and the space restricted to it.
+    std::vector<point> members;
+    for (const config& c : o.enumerate(p))
+        members.push_back(sp.from_config(c));
+    if (members.empty())
+        throw error(error_kind::unsupported,
+                    fmt::format("op '{}' has no valid config for shape {} {}", o.name(),
+                                ops::to_string(p.shape), ops::to_string(p.type)));
+    sp.restrict_to(std::move(members));
+    return sp;
+}
+
+/// Compiles and evaluates configs: compiles of a batch run on the pool while the worker
+/// measures the ones already compiled.
+class evaluator {
+public:
+    evaluator(const tune_request& rq, const ops::op& o, const std::string& arch)
+        : rq_(rq), op_(o), arch_(arch), pool_(rq.compile_threads, make_cache()),
+          worker_(rq.worker_command.empty() ? measure::default_worker_command()
+                                            : rq.worker_command) {}
+
+    std::future<measure::compile_result> submit(const config& c, injected_fault f) {
+        measure::compile_request cr{
+            detail::inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};
+        return pool_.submit(std::move(cr));
+    }
+
+    candidate_record finish(const config& c, injected_fault f,
+                            std::future<measure::compile_result>& fut) {
+        candidate_record rec;
+        rec.cfg = c;
+        rec.injected = f;
+        const measure::compile_result cr = fut.get();
+        rec.compile_ms = cr.compile_ms;
+        rec.cubin_cache_hit = cr.cache_hit;
+        if (!cr.ok) {
+            rec.status = eval_status::compile_error;
+            rec.message = cr.log;
+            return rec;
+        }
+        measure::candidate_request r;
+        r.op = std::string(op_.name());
+        r.rows = rq_.prob.shape.rows;
+        r.cols = rq_.prob.shape.cols;
+        r.dtype = std::string(ops::to_string(rq_.prob.type));
+        r.cfg = c;
+        r.cubin_path = cr.cubin_path.string();
+        r.kernel = cr.lowered_name;
+        r.seed = rq_.seed * 1000003ULL + (++requests_);
+        r.policy = rq_.policy;
+        rec.run = worker_.run(r, rq_.candidate_timeout);
+        rec.status = to_eval(rec.run.status);
+        rec.message = rec.run.message;
+        return rec;
+    }
+
+    [[nodiscard]] int spawned() const noexcept { return worker_.spawned(); }
+
+private:
+    static std::optional<measure::cubin_cache> make_cache() {
+        try {
+            return measure::cubin_cache(measure::cubin_cache::default_dir());
+        } catch (const error&) {
+            return std::nullopt; // unwritable cache dir: compile every time
+        }
+    }
+
+    const tune_request& rq_;
+    const ops::op& op_;
+    std::string arch_;
+    measure::compile_pool pool_;
+    measure::worker_process worker_;
+    std::uint64_t requests_ = 0;
+};
+
+cache::measurement to_measurement(const measure::candidate_result& r) {
+    return {r.median_ms * 1000.0, r.ci_lo_ms * 1000.0, r.ci_hi_ms * 1000.0,
+            static_cast<std::int64_t>(r.samples_ms.size())};
+}
+
+} // namespace
+
+cache::cache_key tune_key(const tune_request& rq) {
+    const ops::op& o = ops::find_op(rq.op);
+    const auto env = cache::environment::current();
+    const ops::shape2d b = o.bucket(rq.prob.shape);
+    return {std::string(o.name()),
+            fmt::format("v{}", o.version()),
+            std::string(ops::to_string(rq.prob.type)),
+            {b.rows, b.cols},
+            env.arch,
+            env.toolkit,
+            env.driver_major,
+            env.protocol};
+}
+
+tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
+    const auto t0 = clock_type::now();
+    const ops::op& o = ops::find_op(rq.op);
+    tune_report rep;
+    rep.strategy = rq.strategy;
+    rep.bytes = o.bytes(rq.prob);
+    const cache::cache_key key = tune_key(rq);
+    const auto cache_path = rq.cache_file.empty() ? cache::default_cache_path() : rq.cache_file;
+    if (rq.read_cache) {
+        const auto idx = cache::cache_index::load(cache_path);
+        if (const cache::entry* e = idx.find(cache::prepared_key(key))) {
+            rep.cache_hit = true;
+            rep.winner = *e;
+            rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+            return rep;
+        }
+    }
+    const auto q = query_devices();
+    if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
+    const device_info& dev = q.devices.front();
+    rep.copy_gbs = measure_copy_gbs();
+
+    const space sp = op_space(o, rq.prob);
+    auto searcher = make_searcher(rq.strategy);
+    search_options so;
+    so.budget = std::min<std::size_t>(rq.budget ? rq.budget : 128, sp.valid_count());
+    so.seed = rq.seed;
+    evaluator ev(rq, o, dev.arch());
+
+    // The default config first: the baseline of the speed-up, measured like every candidate.
+    {
+        const config d = o.default_config(rq.prob);
+        auto f = ev.submit(d, injected_fault::none);
+        rep.baseline = ev.finish(d, injected_fault::none, f);
+    }
+    const evaluate_fn evaluate = [&](const std::vector<point>& batch) {
+        std::vector<config> cfgs;
+        std::vector<injected_fault> faults;
+        std::deque<std::future<measure::compile_result>> futures;
+        for (const auto& p : batch) {
+            cfgs.push_back(sp.to_config(p));
+            faults.push_back(detail::choose_fault(cfgs.back(), rq.fault_injection, rq.seed));
+            futures.push_back(ev.submit(cfgs.back(), faults.back()));
+        }
+        std::vector<observation> obs;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            candidate_record rec = ev.finish(cfgs[i], faults[i], futures[i]);
+            observation ob;
+            ob.where = batch[i];
+            ob.status = rec.status;
+            if (rec.status == eval_status::ok) {
+                ob.time = rec.run.median_ms;
+                ob.samples = rec.run.samples_ms;
+            }
+            ob.cost_s = (rec.compile_ms + rec.run.worker_ms) / 1000.0;
+            obs.push_back(std::move(ob));
+            rep.gpu_busy_s += rec.run.gpu_busy_ms / 1000.0;
+            rep.compile_s += rec.compile_ms / 1000.0;
+            rep.candidates.push_back(std::move(rec));
+            if (progress) progress(rep, rep.candidates.size(), so.budget);
+        }
+        return obs;
+    };
+    run_search(*searcher, sp, so, evaluate);
+    rep.workers_spawned = ev.spawned();
+    rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+
+    const auto sel = select_best(searcher->history(), sp);
+    if (!sel) return rep; // no candidate passed: the caller reports every status
+    const config best = sp.to_config(searcher->history()[sel->best].where);
+    for (std::size_t i = 0; i < rep.candidates.size(); ++i)
+        if (rep.candidates[i].cfg == best) rep.winner_index = i;
+    rep.tied = sel->tied.size();
+    const candidate_record& w = rep.candidates[rep.winner_index];
+    rep.winner = {key, w.cfg, to_measurement(w.run), cache::provenance::current(dev)};
+    if (w.run.clocks_known) {
+        rep.winner.origin.sm_mhz = w.run.clocks.sm_mhz;
+        rep.winner.origin.memory_mhz = w.run.clocks.memory_mhz;
+    }
+    if (rq.write_cache) cache::store(cache_path, rep.winner);
+    return rep;
+}
+
+} // namespace ktune::tune
