@@ -17,3 +17,6 @@ ktune_cli_test(roofline_wrong_schema RC 2 ARGS roofline tests/data/metrics/wrong
   EXPECT "wrong_schema.json: /schema")
 ktune_cli_test(roofline_missing_file RC 2 ARGS roofline tests/data/metrics/nope.json
   EXPECT "nope.json")
+# Hiding every GPU gives the no-GPU path of --measure on any machine.
+ktune_cli_test(device_measure_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES= ARGS device --measure
+  EXPECT "ktune device --measure:")

@@ -3,7 +3,9 @@
 
 #include "ktune/core/clocks.hpp"
 #include "ktune/core/device.hpp"
+#include "ktune/core/error.hpp"
 #include "ktune/core/gpu_peaks.hpp"
+#include "ktune/metrics/device_measure.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -117,6 +119,58 @@ int print_devices(const device_options& o) {
     return ok;
 }
 
+// --measure: measured peaks next to the datasheet's (logic in ktune::metrics::measure_device).
+int print_measured(const device_options& o) {
+    const device_query q = query_devices();
+    if (q.devices.empty())
+        throw error(error_kind::no_device, "ktune device --measure: " + q.no_device_reason);
+    const auto& d = q.devices.front();
+    if (stderr_is_tty()) fmt::print(stderr, "measuring {} (a few seconds)...\n", d.name);
+    const auto m = metrics::measure_device(d.ordinal);
+    const auto spec = find_gpu_peaks(d.name);
+    const auto spec_of = [&](const std::string& what) -> double {
+        if (!spec) return 0;
+        if (what == "copy") return spec->dram_gbs;
+        if (what == "fp32_fma") return spec->fp32_tflops;
+        return spec->fp16_tensor_tflops;
+    };
+    if (o.json) {
+        nlohmann::json j{{"schema", "ktune.device_measure"},
+                         {"version", "1.0.0"},
+                         {"gpu", d.name},
+                         {"measured_peaks",
+                          {{"dram_gbs", m.peaks.dram_gbs},
+                           {"fp32_tflops", m.peaks.fp32_tflops},
+                           {"bf16_tensor_tflops", m.peaks.bf16_tensor_tflops}}},
+                         {"rates", nlohmann::json::array()}};
+        for (const auto& r : m.rates)
+            j["rates"].push_back({{"what", r.what},
+                                  {"median", r.median},
+                                  {"min", r.min},
+                                  {"max", r.max},
+                                  {"repeats", r.repeats},
+                                  {"unit", r.unit},
+                                  {"detail", r.detail},
+                                  {"spec", spec_of(r.what)},
+                                  {"error", r.error}});
+        fmt::print("{}\n", j.dump(2));
+        return ok;
+    }
+    fmt::print("GPU {}: {} — measured, median of repeats (min..max)\n", d.ordinal, d.name);
+    for (const auto& r : m.rates) {
+        if (!r.error.empty()) {
+            fmt::print("  {:<10} not measured: {}\n", r.what, r.error);
+            continue;
+        }
+        const double s = spec_of(r.what);
+        fmt::print("  {:<10} {:>8.1f} {:<8} ({:.1f}..{:.1f}, {} runs; {})", r.what, r.median,
+                   r.unit, r.min, r.max, r.repeats, r.detail);
+        if (s > 0) fmt::print("  spec {:.1f}: {:.0f} %", s, 100 * r.median / s);
+        fmt::print("\n");
+    }
+    return ok;
+}
+
 } // namespace
 
 command add_device(CLI::App& root) {
@@ -130,10 +184,7 @@ command add_device(CLI::App& root) {
                     print_peaks_table();
                     return static_cast<int>(ok);
                 }
-                if (o->measure) {
-                    fmt::print(stderr, "ktune device --measure: not implemented yet\n");
-                    return static_cast<int>(usage_error);
-                }
+                if (o->measure) return print_measured(*o);
                 return print_devices(*o);
             }};
 }

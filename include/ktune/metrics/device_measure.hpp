@@ -1,0 +1,38 @@
+#pragma once
+// Measured peaks of a GPU, the roofs the roofline should use when they differ from the
+// datasheet: D2D copy bandwidth (bytes read + written), FP32 FMA rate (an NVRTC-compiled FMA
+// chain) and bf16 tensor rate (a large cuBLASLt GEMM). Each is the median of timed repeats.
+//
+//   auto m = ktune::metrics::measure_device(0);   // needs a GPU; throws error{no_device}
+//   std::printf("%.0f GB/s\n", m.peaks.dram_gbs);
+
+#include "ktune/metrics/kernel_metrics.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ktune::metrics {
+
+/// One measured rate: median and the spread (min..max) of its repeats.
+struct measured_rate {
+    std::string what; ///< "copy", "fp32_fma", "bf16_gemm"
+    double median = 0;
+    double min = 0;
+    double max = 0;
+    int repeats = 0;
+    std::string unit;   ///< "GB/s" or "TFLOP/s"
+    std::string detail; ///< the workload, e.g. "1 GiB D2D"
+    std::string error;  ///< set when this rate could not be measured
+    bool operator==(const measured_rate&) const = default;
+};
+
+struct device_measurement {
+    measured_peaks peaks; ///< medians, 0 where a measurement failed
+    std::vector<measured_rate> rates;
+};
+
+/// Measure device `ordinal`. A failing part (no cuBLASLt, NVRTC error) leaves its rate 0 with
+/// the error text; no GPU throws error_kind::no_device.
+device_measurement measure_device(int ordinal);
+
+} // namespace ktune::metrics
