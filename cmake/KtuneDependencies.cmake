@@ -1,6 +1,6 @@
 # Dependency discovery. Each failure says what to install, because a new user's first build
 # is where a vague "package not found" costs the most.
-set(_ktune_apt "libfmt-dev nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libxgboost-dev")
+set(_ktune_apt "libfmt-dev nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libxgboost-dev zlib1g-dev")
 
 macro(ktune_require pkg hint)
   if(NOT ${pkg}_FOUND)
@@ -54,6 +54,9 @@ else()
                                               INTERFACE_LINK_LIBRARIES "${KTUNE_ZSTD_LIB}")
   set(KTUNE_ZSTD_TARGET ktune_zstd)
 endif()
+
+find_package(ZLIB QUIET)
+ktune_require(ZLIB "zlib reads gzip-compressed recorded tuning spaces.")
 
 if(KTUNE_WITH_XGBOOST)
   find_path(KTUNE_XGBOOST_INCLUDE xgboost/c_api.h)

@@ -31,7 +31,7 @@ std::string inject(injected_fault f) {
                " { out[-(1ll << 40)] = out[0]; }\n";
     case injected_fault::hang:
         return std::string("#define KTUNE_EPILOGUE(out, n) ") + first +
-               " { volatile int spin = 1; while (spin) {} }\n";
+               " { const long long t = clock64(); while (clock64() - t >= 0) {} }\n";
     }
     return {};
 }

@@ -1,8 +1,191 @@
+// ktune tune <op> --shape … | ktune tune --space FILE [--strategy S] [--budget N] [--repeat R]
+//                                                     [--seed S] [--target 1.05] [--json]
+// Op mode runs in tune_op.cpp; replay mode (a recorded space, no GPU) is printed here.
 #include "command.hpp"
+#include "tune_op.hpp"
+
+#include "ktune/core/error.hpp"
+#include "ktune/tune/replay.hpp"
+#include "ktune/tune/searcher.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <thread>
 
 namespace ktune::cli {
-command add_tune(CLI::App& root) {
-    return not_implemented(root, "tune",
-                           "Search the configuration space of an op or a recorded space");
+namespace {
+
+struct tune_options {
+    tune_op_options op;
+    bool budget_set = false;
+    std::string space;
+    std::size_t repeat = 20;
+    double target = 1.05;
+    bool charge_compile = false;
+    unsigned jobs = 0;
+};
+
+std::string evals_text(double v, std::size_t budget) {
+    return v > static_cast<double>(budget) ? std::string("-") : fmt::format("{:.0f}", v);
 }
+
+nlohmann::json run_json(const tune::recorded_space& rec, const tune::replay_run& r) {
+    nlohmann::json j{{"seed", r.seed},
+                     {"evals_to_target", nullptr},
+                     {"evaluations", r.evaluations},
+                     {"failures", r.failures},
+                     {"best_time_ms", r.best_time},
+                     {"best_config", rec.space.to_config(r.best).to_string()},
+                     {"tied_with_best", r.tied},
+                     {"tuning_time_s", r.tuning_s}};
+    if (r.evals_to_target) {
+        j["evals_to_target"] = *r.evals_to_target;
+        j["tuning_time_to_target_s"] = r.tuning_s_to_target;
+    }
+    return j;
+}
+
+int run_replay(const tune_options& o) {
+    if (o.repeat == 0) throw error(error_kind::usage, "--repeat must be at least 1");
+    if (o.target < 1.0) throw error(error_kind::usage, "--target is a factor of the optimum, >= 1");
+    const auto rec = tune::load_recorded_space(o.space);
+    tune::replay_options ro;
+    ro.strategy = o.op.strategy;
+    ro.budget = static_cast<std::size_t>(o.op.budget);
+    ro.seed = o.op.seed;
+    ro.target = o.target;
+    ro.charge_compile_time = o.charge_compile;
+    (void)tune::make_searcher(ro.strategy); // unknown strategy: fail before loading work
+    const std::size_t budget =
+        ro.budget ? ro.budget : std::min<std::size_t>(rec.space.valid_count(), 1000);
+    const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+    const bool show = !o.op.json && stderr_is_tty();
+    const auto runs =
+        tune::replay_repeat(rec, ro, o.repeat, jobs, [&](std::size_t d, std::size_t n) {
+            if (show) fmt::print(stderr, "\r  {} run {}/{} ", ro.strategy, d, n);
+        });
+    if (show) fmt::print(stderr, "\r{:40}\r", "");
+    const auto s = tune::summarize(rec, ro, runs);
+    const double opt = rec.optimum();
+
+    if (o.op.json) {
+        nlohmann::json j{
+            {"schema", "ktune.tune.replay"},
+            {"version", "1.0.0"},
+            {"space",
+             {{"file", rec.source},
+              {"format", rec.format},
+              {"kernel", rec.kernel},
+              {"device", rec.device},
+              {"parameters", rec.space.axes().size()},
+              {"cartesian", rec.space.cartesian_size()},
+              {"recorded", rec.configs.size()},
+              {"valid", s.valid},
+              {"optimum_ms", opt},
+              {"within_target", s.within}}},
+            {"strategy", ro.strategy},
+            {"budget", budget},
+            {"repeat", o.repeat},
+            {"seed", ro.seed},
+            {"target", ro.target},
+            {"summary",
+             {{"reached", s.reached},
+              {"evals_to_target",
+               {{"q1", s.evals.q1}, {"median", s.evals.median}, {"q3", s.evals.q3}}},
+              {"best_over_optimum",
+               {{"q1", s.best_ratio.q1}, {"median", s.best_ratio.median}, {"q3", s.best_ratio.q3}}},
+              {"random_expectation", s.random_expectation}}},
+            {"runs", nlohmann::json::array()}};
+        for (const auto& r : runs)
+            j["runs"].push_back(run_json(rec, r));
+        fmt::print("{}\n", j.dump(2));
+        return ok;
+    }
+
+    fmt::print("ktune tune --space {}\n", rec.source);
+    fmt::print("  recording  {} ({}){}{}\n", rec.kernel.empty() ? "kernel" : rec.kernel,
+               rec.format == "t4" ? "T4" : "Kernel Tuner cache", rec.device.empty() ? "" : " on ",
+               rec.device);
+    fmt::print("  space      {} parameters, {} Cartesian configs, {} recorded: {} ran, {} failed\n",
+               rec.space.axes().size(), rec.space.cartesian_size(), rec.configs.size(), s.valid,
+               rec.configs.size() - s.valid);
+    fmt::print("  optimum    {:.4g} ms; {} config{} within {:g}x (the needles)\n", opt, s.within,
+               s.within == 1 ? "" : "s", ro.target);
+    fmt::print("  search     {}, budget {} evaluations, {} seeded runs (seed {})\n\n", ro.strategy,
+               budget, o.repeat, ro.seed);
+    fmt::print("  {:>4}  {:>18}  {:>13}  {:>12}  {:>8}  {:>12}\n", "run", "seed",
+               fmt::format("evals≤{:g}x", ro.target), "best/opt", "failed",
+               o.charge_compile ? "tuning time" : "bench time");
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto& r = runs[i];
+        fmt::print("  {:>4}  {:>#18x}  {:>13}  {:>12}  {:>8}  {:>11.1f}s\n", i + 1, r.seed,
+                   r.evals_to_target ? fmt::format("{}", *r.evals_to_target) : "not reached",
+                   r.best_time > 0 ? fmt::format("{:.4f}{}", r.best_time / opt,
+                                                 r.tied > 1 ? fmt::format(" ({}≈)", r.tied) : "")
+                                   : "-",
+                   r.failures, r.tuning_s);
+    }
+    fmt::print("\n  evaluations to {:g}x optimum: median {} (IQR {}–{}), reached in {}/{} runs\n",
+               ro.target, evals_text(s.evals.median, budget), evals_text(s.evals.q1, budget),
+               evals_text(s.evals.q3, budget), s.reached, runs.size());
+    fmt::print("  random search expects (N+1)/(K+1) = ({}+1)/({}+1) = {:.1f}", s.valid, s.within,
+               s.random_expectation);
+    if (s.evals.median <= static_cast<double>(budget))
+        fmt::print(": {} needs {:.1f} % of that ({:.1f}x fewer)\n", ro.strategy,
+                   100.0 * s.evals.median / s.random_expectation,
+                   s.random_expectation / s.evals.median);
+    else
+        fmt::print("\n");
+    fmt::print("  best found within the budget: median {:.4f}x optimum (IQR {:.4f}–{:.4f})\n",
+               s.best_ratio.median, s.best_ratio.q1, s.best_ratio.q3);
+    return ok;
+}
+
+} // namespace
+
+command add_tune(CLI::App& root) {
+    auto o = std::make_shared<tune_options>();
+    auto* app = root.add_subcommand(
+        "tune", "Search the configuration space of an op, or replay a recorded space (--space)");
+    app->add_option("op", o->op.op, "Registered op to tune on the GPU (`ktune ops` lists them)");
+    app->add_option("--shape", o->op.shape, "Op mode: problem shape, e.g. 4096x4096");
+    app->add_option("--dtype", o->op.dtype, "Op mode: data type")->capture_default_str();
+    app->add_option("--cache", o->op.cache, "Op mode: cache file for the winner");
+    app->add_option("--space", o->space,
+                    "Replay a recorded space (Kernel Tuner cache .json/.json.gz or T4)");
+    std::string names;
+    for (const auto& s : tune::strategies())
+        names += (names.empty() ? "" : ", ") + s.name;
+    app->add_option("--strategy", o->op.strategy, "Search strategy: " + names)
+        ->capture_default_str();
+    app->add_option("--budget", o->op.budget,
+                    "Evaluations per search (replay default: min(valid configs, 1000))")
+        ->check(CLI::NonNegativeNumber);
+    app->add_option("--seed", o->op.seed, "Seed; the same seed gives the same output")
+        ->capture_default_str();
+    app->add_option("--repeat", o->repeat, "Replay: seeded searches to run")->capture_default_str();
+    app->add_option("--target", o->target,
+                    "Replay: 'found' means within this factor of the optimum")
+        ->capture_default_str();
+    app->add_flag("--charge-compile", o->charge_compile,
+                  "Replay: charge the recorded compile time to each evaluation");
+    app->add_option("--jobs", o->jobs,
+                    "Replay: runs in parallel (default: all cores; same output)");
+    app->add_flag("--json", o->op.json, "Machine-readable output (schema ktune.tune.replay 1.0.0)");
+    return {app, [o] {
+                if (!o->space.empty()) {
+                    if (!o->op.op.empty())
+                        throw error(error_kind::usage,
+                                    "give either an op or --space FILE, not both");
+                    return run_replay(*o);
+                }
+                if (o->op.op.empty())
+                    throw error(error_kind::usage,
+                                "ktune tune needs an op (`ktune ops` lists them) or --space FILE");
+                return run_tune_op(o->op);
+            }};
+}
+
 } // namespace ktune::cli

@@ -1,0 +1,64 @@
+// Exhaustive and random search, and the table of built-in strategies.
+#include "tune/strategies.hpp"
+#include "tune/strategy_util.hpp"
+
+namespace ktune::tune::detail {
+namespace {
+
+// Every valid config in enumeration order: the reference, and the right choice for tiny spaces.
+class exhaustive final : public searcher {
+public:
+    std::string_view name() const noexcept override { return "exhaustive"; }
+
+private:
+    void on_init() override { next_ = 0; }
+    void do_propose(std::size_t n, std::vector<point>& out) override {
+        const auto total = search_space().valid_count();
+        for (; n > 0 && next_ < total; --n)
+            out.push_back(search_space().unrank(next_++));
+    }
+    std::size_t default_batch() const noexcept override { return 16; }
+    std::uint64_t next_ = 0;
+};
+
+// Uniform sampling of valid configs without replacement: the baseline every other strategy
+// must beat, (N+1)/(K+1) evaluations on average to hit one of K good configs among N.
+class random_search final : public searcher {
+public:
+    std::string_view name() const noexcept override { return "random"; }
+
+private:
+    void do_propose(std::size_t n, std::vector<point>& out) override {
+        unseen_sampler_.draw(search_space(), random(), n, out,
+                             [this](const point& p) { return proposed(p); });
+    }
+    std::size_t default_batch() const noexcept override { return 16; }
+    unseen_sampler unseen_sampler_;
+};
+
+} // namespace
+
+std::unique_ptr<searcher> make_exhaustive() {
+    return std::make_unique<exhaustive>();
+}
+std::unique_ptr<searcher> make_random() {
+    return std::make_unique<random_search>();
+}
+
+std::vector<std::pair<strategy_info, factory>> builtin_strategies() {
+    std::vector<std::pair<strategy_info, factory>> v{
+        {{"exhaustive", "every valid config in order"}, make_exhaustive},
+        {{"random", "uniform sampling of valid configs without replacement"}, make_random},
+        {{"genetic", "evolutionary: tournament selection, uniform crossover, neighbour mutation"},
+         make_genetic},
+        {{"annealing", "simulated annealing over neighbourhoods with restarts"}, make_annealing},
+        {{"auto", "default: surrogate-guided search with local refinement and exploration"},
+         make_auto},
+    };
+    if (make_model())
+        v.push_back({{"model", "XGBoost surrogate ensemble, lower-confidence-bound acquisition"},
+                     make_model});
+    return v;
+}
+
+} // namespace ktune::tune::detail
