@@ -1,5 +1,6 @@
 // Pooling runs of one side and loading them from files.
 #include "ktune/guard/series.hpp"
+#include "guard/trace_series.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/guard/results.hpp"
 
@@ -49,11 +50,10 @@ series_set load_series(const std::vector<std::string>& paths) {
     if (paths.empty()) throw error(error_kind::usage, "no input files given");
     std::vector<series_set> runs;
     for (const auto& p : paths) {
-        if (p.size() > 7 && p.ends_with(".ktrace"))
-            throw error(error_kind::unsupported,
-                        p + ": reading traces needs the trace reader of `ktune profile`, which "
-                            "this build does not have yet; compare `ktune bench` results instead");
-        runs.push_back(to_series_set(read_results(p), p));
+        if (p.ends_with(".ktrace"))
+            runs.push_back(detail::read_trace_series(p));
+        else
+            runs.push_back(to_series_set(read_results(p), p));
     }
     return pool(runs);
 }

@@ -18,6 +18,9 @@ namespace {
 constexpr std::size_t exact_max_pairs = 2500;
 constexpr std::size_t hl_max_pairs = 4'000'000;
 constexpr std::size_t hl_thin_to = 2000;
+// Bootstrap replicates of big samples use this many order statistics a side: the interval is
+// then that of 200 samples, wider than the full sample's (conservative) at bounded cost.
+constexpr std::size_t bootstrap_thin_to = 200;
 
 void require_samples(std::span<const double> s, const char* which) {
     if (s.empty()) throw error(error_kind::input, std::string(which) + " sample is empty");
@@ -77,14 +80,13 @@ double hl_into(std::span<const double> x, std::span<const double> y, std::vector
     return median_of(diffs);
 }
 
-std::vector<double> thin(std::span<const double> s) {
+std::vector<double> thin(std::span<const double> s, std::size_t to = hl_thin_to) {
     std::vector<double> sorted(s.begin(), s.end());
     std::sort(sorted.begin(), sorted.end());
-    if (sorted.size() <= hl_thin_to) return sorted;
-    std::vector<double> out(hl_thin_to);
-    const double step =
-        static_cast<double>(sorted.size() - 1) / static_cast<double>(hl_thin_to - 1);
-    for (std::size_t i = 0; i < hl_thin_to; ++i)
+    if (sorted.size() <= to) return sorted;
+    std::vector<double> out(to);
+    const double step = static_cast<double>(sorted.size() - 1) / static_cast<double>(to - 1);
+    for (std::size_t i = 0; i < to; ++i)
         out[i] = sorted[static_cast<std::size_t>(std::llround(static_cast<double>(i) * step))];
     return out;
 }
@@ -173,20 +175,16 @@ relative_shift_result relative_shift(std::span<const double> x, std::span<const 
     if (!(o.confidence > 0 && o.confidence < 1) || o.resamples < 10)
         throw error(error_kind::usage,
                     "bootstrap needs a confidence in (0, 1) and at least 10 resamples");
-    // Thin huge samples once, so every replicate has bounded cost.
-    const bool big = x.size() * y.size() > hl_max_pairs;
-    const std::vector<double> xs = big ? thin(x) : std::vector<double>(x.begin(), x.end());
-    const std::vector<double> ys = big ? thin(y) : std::vector<double>(y.begin(), y.end());
-
     relative_shift_result r;
-    std::vector<double> diffs, bx(xs.size()), by(ys.size()), scratch;
-    scratch = xs;
-    r.base_median = median_of(scratch);
-    r.shift = hl_into(xs, ys, diffs);
+    r.base_median = measure::median(x);
+    r.shift = hodges_lehmann(x, y);
     if (r.base_median == 0)
         throw error(error_kind::input, "baseline median is 0: a relative shift is undefined");
     r.rel = r.shift / r.base_median;
 
+    // Replicates of big samples run on thinned ones, so each has bounded cost.
+    const std::vector<double> xs = thin(x, bootstrap_thin_to), ys = thin(y, bootstrap_thin_to);
+    std::vector<double> diffs, bx(xs.size()), by(ys.size());
     splitmix64 rng(o.seed);
     std::vector<double> reps;
     reps.reserve(static_cast<std::size_t>(o.resamples));

@@ -1,7 +1,63 @@
+// ktune bench <suite.json> -o results.json [--repeat N] [--skip-unavailable]
 #include "command.hpp"
 
+#include "ktune/guard/suite.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
 namespace ktune::cli {
-command add_bench(CLI::App& root) {
-    return not_implemented(root, "bench", "Run a pinned suite and record timing distributions");
+namespace {
+
+struct bench_cli {
+    std::string suite;
+    std::string output = "results.json";
+    int repeat = 0;
+    bool skip_unavailable = false;
+};
+
+int run_bench(const bench_cli& o) {
+    const guard::suite s = guard::read_suite(o.suite);
+    guard::bench_options opts;
+    opts.repeat_override = o.repeat;
+    opts.skip_unavailable = o.skip_unavailable;
+    // The op runtime and cache re-validation plug in through opts.hooks once they exist.
+    if (stderr_is_tty())
+        opts.progress = [](std::string_view entry, int run, int runs) {
+            fmt::print(stderr, "\r\033[Kbench {}: run {}/{}", entry, run, runs);
+        };
+    const guard::results r = guard::run_suite(s, opts);
+    if (stderr_is_tty()) fmt::print(stderr, "\r\033[K");
+    guard::write_results(r, o.output);
+    std::size_t ok_entries = 0, unavailable = 0;
+    for (const auto& e : r.entries)
+        (e.status == "ok" ? ok_entries : unavailable)++;
+    fmt::print("ktune bench: suite '{}', {} entries measured{} -> {}\n", r.suite, ok_entries,
+               unavailable ? fmt::format(", {} unavailable in this build", unavailable) : "",
+               o.output);
+    for (const auto& w : r.stale_winners)
+        fmt::print("stale winner: {}: {} now beaten by {} ({:.1f} % faster)\n", w.key, w.winner,
+                   w.better, 100 * w.rel_gain);
+    return r.stale_winners.empty() ? ok : finding;
 }
+
+} // namespace
+
+command add_bench(CLI::App& root) {
+    auto o = std::make_shared<bench_cli>();
+    auto* app = root.add_subcommand(
+        "bench", "Run a pinned suite and record timing distributions (schema ktune.results)");
+    app->add_option("suite", o->suite, "Suite file (schema ktune.suite)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    app->add_option("-o,--output", o->output, "Results file (default results.json)");
+    app->add_option("--repeat", o->repeat, "Timed runs per entry, replacing the suite's");
+    app->add_flag("--skip-unavailable", o->skip_unavailable,
+                  "Record entries this build cannot run (ops before the tuner runtime) as "
+                  "unavailable instead of failing");
+    return {app, [o] { return run_bench(*o); }};
+}
+
 } // namespace ktune::cli
