@@ -5,27 +5,21 @@
 // The key is built once (op, source version, dtype, shape bucket, this GPU's arch, toolkit and
 // driver); the lookup then costs tens of nanoseconds and says which tier answered. Without a
 // GPU the lookup still runs for an sm_90 / CUDA 13.0 / driver 580 machine and the launch is
-// skipped. (Compiled as CUDA: see examples/cache.cmake.)
+// skipped. The kernel lives in examples/cache_saxpy.cu.
 #include "ktune/cache/cache.hpp"
 #include "ktune/core/error.hpp"
 
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-namespace {
+cudaError_t launch_saxpy(unsigned grid, int block, int n, float a, const float* x, float* y,
+                         int items); // examples/cache_saxpy.cu
 
-// The op: y = a*x + y with `items` elements per thread. Its tunables: block size and items.
-__global__ void saxpy(int n, float a, const float* x, float* y, int items) {
-    const int base = (blockIdx.x * blockDim.x * items) + threadIdx.x;
-    for (int k = 0; k < items; ++k) {
-        const int i = base + k * blockDim.x;
-        if (i < n) y[i] = a * x[i] + y[i];
-    }
-}
+namespace {
 
 // Bump this whenever the kernel's source changes: old tunes then stop matching.
 constexpr const char* saxpy_version = "v1";
@@ -74,15 +68,16 @@ int main(int argc, char** argv) {
     const auto count = static_cast<std::size_t>(n);
     std::vector<float> hx(count, 1.0f), hy(count, 2.0f);
     float *x = nullptr, *y = nullptr;
-    if (check(cudaMalloc(&x, count * sizeof(float)), "cudaMalloc") ||
-        check(cudaMalloc(&y, count * sizeof(float)), "cudaMalloc"))
+    if (check(cudaMalloc(reinterpret_cast<void**>(&x), count * sizeof(float)), "cudaMalloc") ||
+        check(cudaMalloc(reinterpret_cast<void**>(&y), count * sizeof(float)), "cudaMalloc"))
         return 1;
     cudaMemcpy(x, hx.data(), count * sizeof(float), cudaMemcpyHostToDevice);
     cudaMemcpy(y, hy.data(), count * sizeof(float), cudaMemcpyHostToDevice);
     const auto per_block = static_cast<std::int64_t>(block) * items;
     const auto grid = static_cast<unsigned>((n + per_block - 1) / per_block);
-    saxpy<<<grid, block>>>(static_cast<int>(n), 3.0f, x, y, items);
-    if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "saxpy")) return 1;
+    if (check(launch_saxpy(grid, block, static_cast<int>(n), 3.0f, x, y, items), "launch") ||
+        check(cudaDeviceSynchronize(), "saxpy"))
+        return 1;
     cudaMemcpy(hy.data(), y, count * sizeof(float), cudaMemcpyDeviceToHost);
     cudaFree(x);
     cudaFree(y);

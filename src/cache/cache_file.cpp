@@ -25,14 +25,15 @@ std::string read_all(const std::filesystem::path& file, bool& exists) {
     exists = false;
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ENOENT) return {};
+        if (errno == ENOENT || errno == ENOTDIR) return {};
         throw error(error_kind::io,
                     fmt::format("cannot open cache {}: {}", file.string(), std::strerror(errno)));
     }
     exists = true;
     struct stat st {};
     std::string text;
-    if (::fstat(fd, &st) == 0 && st.st_size > 0) text.reserve(static_cast<std::size_t>(st.st_size));
+    if (::fstat(fd, &st) == 0 && st.st_size > 0)
+        text.reserve(static_cast<std::size_t>(st.st_size) + padding_bytes);
     char buf[1 << 16];
     for (;;) {
         const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -53,9 +54,14 @@ std::string read_all(const std::filesystem::path& file, bool& exists) {
 
 std::vector<entry> read_cache(const std::filesystem::path& file) {
     bool exists = false;
-    const std::string text = detail::read_all(file, exists);
+    std::string text = detail::read_all(file, exists);
     if (!exists) return {};
-    return parse_cache(text, file.string());
+    // Parsed in place: the padding simdjson reads past the end is appended, not copied around.
+    const std::size_t n = text.size();
+    text.append(detail::padding_bytes, ' ');
+    const std::string_view doc(text.data(), n);
+    if (auto fast = detail::parse_cache_simdjson(doc, file.string(), true)) return std::move(*fast);
+    return detail::parse_cache_nlohmann(doc, file.string());
 }
 
 std::vector<entry> merge(std::span<const entry> a, std::span<const entry> b) {

@@ -20,10 +20,12 @@ nlohmann::ordered_json entry_to_json(const entry& e);
 std::vector<entry> parse_cache_nlohmann(std::string_view text, std::string_view name);
 
 /// Fast reader. nullopt for a JSON syntax error (the caller asks the nlohmann reader for the
-/// diagnosis); field errors throw exactly like the nlohmann reader. Without simdjson in the
-/// build it always returns nullopt.
-std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text,
-                                                       std::string_view name);
+/// diagnosis); field errors throw like the nlohmann reader. `padded`: text.data() has
+/// padding_bytes readable bytes after its end, so it is parsed in place instead of copied.
+/// Without simdjson in the build it always returns nullopt.
+std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text, std::string_view name,
+                                                       bool padded = false);
+inline constexpr std::size_t padding_bytes = 64; // SIMDJSON_PADDING
 bool have_simdjson() noexcept;
 
 /// Shared by both readers: the schema/version check.

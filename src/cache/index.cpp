@@ -34,7 +34,31 @@ struct cache_index::impl {
     };
     std::vector<entry> entries;
     std::vector<slot> slots; // power-of-two size, load factor <= 1/2
-    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> families;
+    // The nearest tier scans one family (same key but the bucket) of one rank, with the
+    // log2 of every bucket precomputed: no logarithms and no string compares per candidate.
+    struct group {
+        std::uint32_t rep;              // an entry of the family, to check the query against
+        std::size_t rank;               // bucket dimensions
+        std::vector<std::uint32_t> pos; // entries, in key order
+        std::vector<double> logs;       // pos.size() x rank
+    };
+    std::unordered_map<std::uint64_t, std::vector<group>> families;
+
+    static double log_dim(std::int64_t d) noexcept {
+        return std::log2(static_cast<double>(std::max<std::int64_t>(d, 1)));
+    }
+
+    void add_to_family(std::uint32_t p) {
+        const cache_key& k = entries[p].key;
+        auto& groups = families[family_hash(k)];
+        group* g = nullptr;
+        for (auto& cand : groups)
+            if (cand.rank == k.bucket.size() && same_family(entries[cand.rep].key, k)) g = &cand;
+        if (!g) g = &groups.emplace_back(group{p, k.bucket.size(), {}, {}});
+        g->pos.push_back(p);
+        for (auto d : k.bucket)
+            g->logs.push_back(log_dim(d));
+    }
 
     explicit impl(std::vector<entry> es) : entries(std::move(es)) {
         const auto by_key = [](const entry& a, const entry& b) { return key_less(a.key, b.key); };
@@ -52,7 +76,7 @@ struct cache_index::impl {
             while (slots[i].pos != empty)
                 i = (i + 1) & mask;
             slots[i] = {h, p};
-            families[family_hash(entries[p].key)].push_back(p);
+            add_to_family(p);
         }
     }
 
@@ -69,29 +93,38 @@ struct cache_index::impl {
         auto it = families.find(k.family);
         if (it == families.end()) return nullptr;
         const auto& want = k.key.bucket;
-        const entry* best = nullptr;
+        const std::size_t rank = want.size();
+        const group* g = nullptr;
+        for (const auto& cand : it->second)
+            if (cand.rank == rank && same_family(entries[cand.rep].key, k.key)) g = &cand;
+        if (!g) return nullptr;
+        // Query logs once; ranks above 8 (none in practice) take the logarithm per candidate.
+        constexpr std::size_t max_rank = 8;
+        double need_small[max_rank] = {};
+        for (std::size_t d = 0; d < rank && d < max_rank; ++d)
+            need_small[d] = log_dim(want[d]);
+        const auto need = [&](std::size_t d) {
+            return d < max_rank ? need_small[d] : log_dim(want[d]);
+        };
+        std::size_t best = 0;
         double best_dist = 0;
         bool best_covers = false;
-        for (const std::uint32_t p : it->second) {
-            const entry& e = entries[p];
-            if (!same_family(e.key, k.key) || e.key.bucket.size() != want.size()) continue;
+        for (std::size_t i = 0; i < g->pos.size(); ++i) {
+            const double* have = g->logs.data() + i * rank;
             double dist = 0;
             bool covers = true;
-            for (std::size_t d = 0; d < want.size(); ++d) {
-                const auto have = std::max<std::int64_t>(e.key.bucket[d], 1);
-                const auto need = std::max<std::int64_t>(want[d], 1);
-                dist += std::abs(std::log2(static_cast<double>(have)) -
-                                 std::log2(static_cast<double>(need)));
-                covers = covers && have >= need;
+            for (std::size_t d = 0; d < rank; ++d) {
+                dist += std::abs(have[d] - need(d));
+                covers = covers && have[d] >= need(d);
             }
             // Positions ascend in key order, so on a full tie the first (smallest bucket) stays.
-            if (!best || dist < best_dist || (dist == best_dist && covers && !best_covers)) {
-                best = &e;
+            if (i == 0 || dist < best_dist || (dist == best_dist && covers && !best_covers)) {
+                best = i;
                 best_dist = dist;
                 best_covers = covers;
             }
         }
-        return best;
+        return g->pos.empty() ? nullptr : &entries[g->pos[best]];
     }
 };
 

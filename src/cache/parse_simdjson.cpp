@@ -12,6 +12,7 @@
 #include <limits>
 
 namespace ktune::cache::detail {
+static_assert(padding_bytes >= simdjson::SIMDJSON_PADDING);
 namespace {
 
 using simdjson::dom::element;
@@ -25,6 +26,8 @@ using simdjson::dom::object;
                             name, path, what));
 }
 
+// Field errors format their JSON path only when thrown: the loading loop builds no strings
+// beyond the entry's own.
 struct reader {
     std::string_view name;
     std::size_t index = 0; // entry being read, for error paths
@@ -32,141 +35,166 @@ struct reader {
     [[nodiscard]] std::string at(std::string_view field) const {
         return fmt::format("$.entries[{}]{}{}", index, field.empty() ? "" : ".", field);
     }
-    element field(object obj, std::string_view key, std::string_view prefix = {}) const {
-        element v;
-        if (obj[key].get(v) != simdjson::SUCCESS)
-            bad(name, at(prefix), fmt::format("missing field '{}'", key));
-        return v;
+    [[noreturn]] void fail(std::string_view field, std::string_view what) const {
+        bad(name, at(field), what);
     }
-    std::string str(object obj, std::string_view key, std::string_view prefix = {},
-                    bool required = true) const {
-        element v;
-        if (obj[key].get(v) != simdjson::SUCCESS) {
-            if (required) bad(name, at(prefix), fmt::format("missing field '{}'", key));
-            return {};
-        }
+    std::string_view str(element v, std::string_view field) const {
         std::string_view s;
-        if (v.get(s) != simdjson::SUCCESS)
-            bad(name, at(prefix.empty() ? std::string(key) : fmt::format("{}.{}", prefix, key)),
-                "expected a string");
-        return std::string(s);
+        if (v.get(s) != simdjson::SUCCESS) fail(field, "expected a string");
+        return s;
     }
     std::int64_t integer(element v, std::int64_t lo, std::int64_t hi,
-                         const std::string& path_if_bad) const {
-        switch (v.type()) {
-        case element_type::INT64: {
+                         std::string_view field) const {
+        if (v.type() == element_type::INT64) {
             const std::int64_t x = v.get_int64().value_unsafe();
-            if (x < lo || x > hi) bad(name, path_if_bad, "integer out of range");
+            if (x < lo || x > hi) fail(field, "integer out of range");
             return x;
         }
-        case element_type::UINT64: {
+        if (v.type() == element_type::UINT64) {
             const std::uint64_t x = v.get_uint64().value_unsafe();
-            if (x > static_cast<std::uint64_t>(hi)) bad(name, path_if_bad, "integer out of range");
+            if (x > static_cast<std::uint64_t>(hi)) fail(field, "integer out of range");
             return static_cast<std::int64_t>(x);
         }
-        default:
-            bad(name, path_if_bad, "expected an integer");
-        }
+        fail(field, "expected an integer");
     }
-    // Paths are only formatted on failure, which keeps the loading loop allocation-light.
-    std::int64_t integer_field(object obj, std::string_view key, std::int64_t lo, std::int64_t hi,
-                               std::string_view prefix = {}) const {
-        const element v = field(obj, key, prefix);
-        const auto t = v.type();
-        if (t == element_type::INT64) {
-            const std::int64_t x = v.get_int64().value_unsafe();
-            if (x >= lo && x <= hi) return x;
-        }
-        return integer(v, lo, hi,
-                       at(prefix.empty() ? std::string(key) : fmt::format("{}.{}", prefix, key)));
-    }
-    double number(element v, std::string_view field_path) const {
+    double number(element v, std::string_view field) const {
         double d = 0;
-        if (v.get(d) != simdjson::SUCCESS) bad(name, at(field_path), "expected a number");
-        if (!std::isfinite(d)) bad(name, at(field_path), "number out of range");
+        if (v.get(d) != simdjson::SUCCESS) fail(field, "expected a number");
+        if (!std::isfinite(d)) fail(field, "number out of range");
         return d;
     }
 
-    entry read_entry(element j) const {
-        object o;
-        if (j.get(o) != simdjson::SUCCESS) bad(name, at(""), "an entry must be a JSON object");
-        constexpr auto imax = std::numeric_limits<int>::max();
-        constexpr auto i64max = std::numeric_limits<std::int64_t>::max();
-        entry e;
-        e.key.op = str(o, "op");
-        e.key.op_version = str(o, "op_version");
-        e.key.dtype = str(o, "dtype");
-        e.key.arch = str(o, "arch");
-        simdjson::dom::array b;
-        if (field(o, "bucket").get(b) != simdjson::SUCCESS)
-            bad(name, at("bucket"), "expected an array of integers");
-        e.key.bucket.reserve(b.size());
-        std::size_t i = 0;
-        for (element d : b) {
-            e.key.bucket.push_back(integer(d, 0, i64max, at(fmt::format("bucket[{}]", i))));
-            ++i;
-        }
-        e.key.toolkit = static_cast<int>(integer_field(o, "toolkit", 0, imax));
-        e.key.driver_major = static_cast<int>(integer_field(o, "driver_major", 0, imax));
-        e.key.protocol = static_cast<int>(integer_field(o, "protocol", 0, imax));
-
+    config read_config(element v) const {
         object c;
-        if (field(o, "config").get(c) != simdjson::SUCCESS)
-            bad(name, at("config"), "expected an object of parameters");
+        if (v.get(c) != simdjson::SUCCESS) fail("config", "expected an object of parameters");
+        constexpr auto i64min = std::numeric_limits<std::int64_t>::min();
+        constexpr auto i64max = std::numeric_limits<std::int64_t>::max();
         std::vector<config::entry> values;
         values.reserve(c.size());
-        for (auto [k, v] : c) {
-            std::string pname(k);
+        for (auto [k, x] : c) {
             for (const auto& prev : values)
-                if (prev.first == pname) bad(name, at("config." + pname), "parameter given twice");
-            switch (v.type()) {
+                if (prev.first == k) fail(fmt::format("config.{}", k), "parameter given twice");
+            const auto path = [&] { return fmt::format("config.{}", k); };
+            switch (x.type()) {
             case element_type::INT64:
+                values.emplace_back(std::string(k), x.get_int64().value_unsafe());
+                break;
             case element_type::UINT64:
-                values.emplace_back(std::move(pname),
-                                    integer(v, std::numeric_limits<std::int64_t>::min(), i64max,
-                                            at("config." + std::string(k))));
+                values.emplace_back(std::string(k), integer(x, i64min, i64max, path()));
                 break;
-            case element_type::DOUBLE:
-                values.emplace_back(std::move(pname), number(v, "config." + std::string(k)));
+            case element_type::DOUBLE: {
+                const double d = x.get_double().value_unsafe();
+                if (!std::isfinite(d)) fail(path(), "number out of range");
+                values.emplace_back(std::string(k), d);
                 break;
+            }
             case element_type::BOOL:
-                values.emplace_back(std::move(pname), v.get_bool().value_unsafe());
+                values.emplace_back(std::string(k), x.get_bool().value_unsafe());
                 break;
             case element_type::STRING:
-                values.emplace_back(std::move(pname), std::string(v.get_string().value_unsafe()));
+                values.emplace_back(std::string(k), std::string(x.get_string().value_unsafe()));
                 break;
             default:
-                bad(name, at("config." + pname), "expected a number, bool or string");
+                fail(path(), "expected a number, bool or string");
             }
         }
-        e.cfg = config(std::move(values));
+        return config(std::move(values));
+    }
 
-        e.time.median_us = number(field(o, "median_us"), "median_us");
-        simdjson::dom::array ci;
-        if (field(o, "ci_us").get(ci) != simdjson::SUCCESS || ci.size() != 2)
-            bad(name, at("ci_us"), "expected [low, high]");
-        e.time.ci_low_us = number(ci.at(0).value_unsafe(), "ci_us[0]");
-        e.time.ci_high_us = number(ci.at(1).value_unsafe(), "ci_us[1]");
-        e.time.samples = integer_field(o, "samples", 0, i64max);
-
-        element pv;
-        if (o["provenance"].get(pv) == simdjson::SUCCESS) {
-            object p;
-            if (pv.get(p) != simdjson::SUCCESS) bad(name, at("provenance"), "expected an object");
-            e.origin.gpu_name = str(p, "gpu", "provenance", false);
-            e.origin.gpu_uuid = str(p, "uuid", "provenance", false);
-            e.origin.date = str(p, "date", "provenance", false);
-            e.origin.ktune_version = str(p, "ktune", "provenance", false);
-            e.origin.host = str(p, "host", "provenance", false);
-            constexpr auto umax = std::numeric_limits<unsigned>::max();
-            element x;
-            if (p["sm_mhz"].get(x) == simdjson::SUCCESS)
-                e.origin.sm_mhz =
-                    static_cast<unsigned>(integer(x, 0, umax, at("provenance.sm_mhz")));
-            if (p["memory_mhz"].get(x) == simdjson::SUCCESS)
-                e.origin.memory_mhz =
-                    static_cast<unsigned>(integer(x, 0, umax, at("provenance.memory_mhz")));
+    void read_provenance(element v, provenance& p) const {
+        object o;
+        if (v.get(o) != simdjson::SUCCESS) fail("provenance", "expected an object");
+        constexpr auto umax = std::numeric_limits<unsigned>::max();
+        for (auto [k, x] : o) {
+            if (k == "gpu")
+                p.gpu_name = str(x, "provenance.gpu");
+            else if (k == "uuid")
+                p.gpu_uuid = str(x, "provenance.uuid");
+            else if (k == "date")
+                p.date = str(x, "provenance.date");
+            else if (k == "ktune")
+                p.ktune_version = str(x, "provenance.ktune");
+            else if (k == "host")
+                p.host = str(x, "provenance.host");
+            else if (k == "sm_mhz")
+                p.sm_mhz = static_cast<unsigned>(integer(x, 0, umax, "provenance.sm_mhz"));
+            else if (k == "memory_mhz")
+                p.memory_mhz = static_cast<unsigned>(integer(x, 0, umax, "provenance.memory_mhz"));
         }
+    }
+
+    // One pass over the entry's fields in file order (no per-field key search). Unknown fields
+    // are skipped: a newer minor version may add some.
+    entry read_entry(element j) const {
+        object o;
+        if (j.get(o) != simdjson::SUCCESS) fail("", "an entry must be a JSON object");
+        constexpr auto imax = std::numeric_limits<int>::max();
+        constexpr auto i64max = std::numeric_limits<std::int64_t>::max();
+        static constexpr std::string_view required[] = {
+            "op",           "op_version", "dtype",  "bucket",    "arch",  "toolkit",
+            "driver_major", "protocol",   "config", "median_us", "ci_us", "samples"};
+        entry e;
+        unsigned seen = 0;
+        const auto mark = [&](unsigned bit) {
+            if (seen & (1u << bit)) fail(required[bit], "field given twice");
+            seen |= 1u << bit;
+        };
+        for (auto [k, v] : o) {
+            if (k == "op") {
+                mark(0);
+                e.key.op = str(v, k);
+            } else if (k == "op_version") {
+                mark(1);
+                e.key.op_version = str(v, k);
+            } else if (k == "dtype") {
+                mark(2);
+                e.key.dtype = str(v, k);
+            } else if (k == "bucket") {
+                mark(3);
+                simdjson::dom::array b;
+                if (v.get(b) != simdjson::SUCCESS) fail(k, "expected an array of integers");
+                e.key.bucket.reserve(b.size());
+                for (element d : b) {
+                    if (d.type() == element_type::INT64 && d.get_int64().value_unsafe() >= 0)
+                        e.key.bucket.push_back(d.get_int64().value_unsafe());
+                    else
+                        e.key.bucket.push_back(
+                            integer(d, 0, i64max, fmt::format("bucket[{}]", e.key.bucket.size())));
+                }
+            } else if (k == "arch") {
+                mark(4);
+                e.key.arch = str(v, k);
+            } else if (k == "toolkit") {
+                mark(5);
+                e.key.toolkit = static_cast<int>(integer(v, 0, imax, k));
+            } else if (k == "driver_major") {
+                mark(6);
+                e.key.driver_major = static_cast<int>(integer(v, 0, imax, k));
+            } else if (k == "protocol") {
+                mark(7);
+                e.key.protocol = static_cast<int>(integer(v, 0, imax, k));
+            } else if (k == "config") {
+                mark(8);
+                e.cfg = read_config(v);
+            } else if (k == "median_us") {
+                mark(9);
+                e.time.median_us = number(v, k);
+            } else if (k == "ci_us") {
+                mark(10);
+                simdjson::dom::array ci;
+                if (v.get(ci) != simdjson::SUCCESS || ci.size() != 2)
+                    fail(k, "expected [low, high]");
+                e.time.ci_low_us = number(ci.at(0).value_unsafe(), "ci_us[0]");
+                e.time.ci_high_us = number(ci.at(1).value_unsafe(), "ci_us[1]");
+            } else if (k == "samples") {
+                mark(11);
+                e.time.samples = integer(v, 0, i64max, k);
+            } else if (k == "provenance") {
+                read_provenance(v, e.origin);
+            }
+        }
+        for (unsigned bit = 0; bit < std::size(required); ++bit)
+            if (!(seen & (1u << bit))) fail("", fmt::format("missing field '{}'", required[bit]));
         return e;
     }
 };
@@ -177,12 +205,17 @@ bool have_simdjson() noexcept {
     return true;
 }
 
-std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text,
-                                                       std::string_view name) {
+std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text, std::string_view name,
+                                                       bool padded) {
     simdjson::dom::parser parser;
-    const simdjson::padded_string padded(text);
     element doc;
-    if (parser.parse(padded).get(doc) != simdjson::SUCCESS) return std::nullopt;
+    if (padded) {
+        if (parser.parse(text.data(), text.size(), false).get(doc) != simdjson::SUCCESS)
+            return std::nullopt;
+    } else {
+        const simdjson::padded_string copy(text);
+        if (parser.parse(copy).get(doc) != simdjson::SUCCESS) return std::nullopt;
+    }
     object root;
     if (doc.get(root) != simdjson::SUCCESS) bad(name, "$", "a cache file is a JSON object");
     const auto top_str = [&](std::string_view key) {
@@ -216,7 +249,7 @@ namespace ktune::cache::detail {
 bool have_simdjson() noexcept {
     return false;
 }
-std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view, std::string_view) {
+std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view, std::string_view, bool) {
     return std::nullopt;
 }
 } // namespace ktune::cache::detail
