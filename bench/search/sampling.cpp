@@ -22,13 +22,15 @@ int main(int argc, char** argv) {
         .add(axis::pow2("split_k", 1, 64))
         .add(axis::boolean("use_shmem"))
         .add(axis::enumeration("layout", {"row", "col", "tiled"}))
-        .add(axis::list("unroll", std::vector<std::int64_t>{1, 2, 4, 8, 16}));
+        .add(axis::list("unroll", std::vector<std::int64_t>{1, 2, 4, 8, 16}))
+        .add(axis::list("prefetch", std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
     s.add(product_at_most({"block_x", "block_y"}, 1024, "threads per block <= 1024"))
         .add(product_at_least({"block_x", "block_y"}, 64, "at least two warps"))
         .add(divides_constant("tile_x", 4096))
         .add(divides_constant("tile_y", 4096))
         .add(divides("vector", "tile_x"))
         .add(divides("unroll", "split_k"))
+        .add(product_at_most({"prefetch", "unroll"}, 16, "prefetch x unroll <= 16"))
         .add(resource_at_most(
             {"block_x", "block_y", "tile_x", "tile_y", "stages", "use_shmem"},
             [](const param_view& v) {

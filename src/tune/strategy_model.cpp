@@ -26,6 +26,7 @@ namespace {
 struct knobs {
     std::string_view name;
     bool local = false; ///< reserve a slot for the incumbent's neighbours
+    bool breed = false; ///< add crossover/mutation children of the best configs to the pool
     double kappa = 1.0; ///< exploration weight of the acquisition rule
 };
 
@@ -45,7 +46,11 @@ private:
             initial_, std::min<std::size_t>(2 * search_space().axes().size(), 24));
         stall_ = 0;
     }
-    std::size_t default_batch() const noexcept override { return 4; }
+    // Small batches while the model learns most per observation; larger later, when refits
+    // (cost grows with the history) change the ranking less.
+    std::size_t default_batch() const noexcept override {
+        return std::max<std::size_t>(4, history().size() / 25);
+    }
 
     void do_propose(std::size_t n, std::vector<point>& out) override {
         const auto& s = search_space();
@@ -71,8 +76,26 @@ private:
                                         i < 2 ? neighbourhood::hamming : neighbourhood::adjacent))
                 add(p);
         const std::size_t local_end = pool.size();
+        if (k_.breed && ranked.size() >= 4) {
+            // Children of the best configs: the model screens what a genetic algorithm would
+            // have measured blindly.
+            const std::size_t parents = std::min<std::size_t>(ranked.size(), 16);
+            const std::size_t axes = s.axes().size();
+            for (int c = 0; c < 400; ++c) {
+                const point& a =
+                    h[ranked[std::min(random().below(parents), random().below(parents))]].where;
+                const point& b =
+                    h[ranked[std::min(random().below(parents), random().below(parents))]].where;
+                point child = a;
+                for (std::size_t i = 0; i < axes; ++i)
+                    if (random().below(2)) child[i] = b[i];
+                if (child == a || child == b || random().below(2))
+                    child = mutate(s, child, random(), 1.0 / static_cast<double>(axes));
+                if (s.is_valid(child)) add(child);
+            }
+        }
         std::vector<point> fresh;
-        sampler_draws(fresh, 1500);
+        sampler_draws(fresh, k_.breed ? 500 : 1500);
         for (auto& p : fresh)
             add(p);
         if (pool.empty()) return;
@@ -157,7 +180,7 @@ private:
     }
 
     knobs k_;
-    surrogate model_{3, 40, 6};
+    surrogate model_{3, 30, 6};
     unseen_sampler sampler_;
     std::size_t initial_ = 0;
     std::size_t stall_ = 0;
@@ -167,12 +190,12 @@ private:
 
 std::unique_ptr<searcher> make_model() {
     if (!surrogate_available()) return nullptr;
-    return std::make_unique<model_guided>(knobs{"model", false, 1.0});
+    return std::make_unique<model_guided>(knobs{"model", false, false, 1.0});
 }
 
 std::unique_ptr<searcher> make_auto() {
     if (!surrogate_available()) return make_genetic_named("auto");
-    return std::make_unique<model_guided>(knobs{"auto", true, 0.5});
+    return std::make_unique<model_guided>(knobs{"auto", true, true, 0.5});
 }
 
 } // namespace ktune::tune::detail

@@ -71,7 +71,7 @@ void surrogate::fit(const std::vector<float>& x, const std::vector<float>& y, st
         const std::pair<const char*, std::string> params[] = {
             {"nthread", "1"},
             {"verbosity", "0"},
-            {"tree_method", "exact"},
+            {"tree_method", "hist"},
             {"max_depth", std::to_string(impl_->depth)},
             {"eta", "0.15"},
             {"min_child_weight", "1"},
