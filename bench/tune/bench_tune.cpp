@@ -41,9 +41,15 @@ double gbs(const tune::tune_report& r, double ms) {
 json summary(const tune::tune_report& r) {
     std::map<std::string, int> st;
     double overhead_ms = 0;
+    double worker = 0, load = 0, check = 0, timing = 0;
     for (const auto& c : r.candidates) {
         ++st[std::string(tune::to_string(c.status))];
+        worker += c.run.worker_ms;
+        load += c.run.load_ms;
+        check += c.run.check_ms;
+        timing += c.run.timing_ms;
     }
+    const double n = static_cast<double>(std::max<std::size_t>(1, r.candidates.size()));
     // Framework overhead per candidate: wall time not spent compiling-bound or on the GPU,
     // i.e. (wall - GPU busy) / candidates. An upper bound: it also holds check time on the GPU.
     overhead_ms = (r.wall_s - r.gpu_busy_s) * 1000 / std::max<std::size_t>(1, r.candidates.size());
@@ -55,6 +61,12 @@ json summary(const tune::tune_report& r) {
            {"compile_cpu_s", r.compile_s},
            {"non_gpu_ms_per_candidate", overhead_ms},
            {"workers_spawned", r.workers_spawned},
+           {"per_candidate_ms",
+            {{"worker", worker / n},
+             {"load", load / n},
+             {"check", check / n},
+             {"timing", timing / n},
+             {"outside_worker", r.wall_s * 1000 / n - worker / n}}},
            {"copy_gbs", r.copy_gbs},
            {"tied", r.tied}};
     if (!r.winner.cfg.empty()) {

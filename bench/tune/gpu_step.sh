@@ -7,14 +7,14 @@ step_tune() {
     local log=$OUT/tune_bench.jsonl
     : >"$log"
     # 1. One 200-candidate tune (cold cubin cache): GPU busy share, per-candidate overhead.
-    $b tune softmax 8192x8192 fp32 200 >>"$log" 2>>"$OUT/tune_stderr.log"
+    $b tune softmax 8192x8192 bf16 200 >>"$log" 2>>"$OUT/tune_stderr.log"
     # 2. The CLI path twice: a search, then an instant cache hit.
     ( time $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/tuned.json" ) 2>&1 | tail -12
     ( time $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/tuned.json" ) 2>&1 | tail -6
     # 3. Fault injection: 20 % of candidates wrong, faulting or hanging.
     $b faults softmax 8192x8192 fp32 0.2 100 >>"$log" 2>>"$OUT/tune_stderr.log"
     # 4. Ten independent tunes (seeds 1..10) of one op and shape.
-    $b repeat layernorm 8192x8192 bf16 10 64 >>"$log" 2>>"$OUT/tune_stderr.log"
+    $b repeat layernorm 8192x8192 bf16 10 >>"$log" 2>>"$OUT/tune_stderr.log"
     python3 - "$log" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
@@ -36,7 +36,7 @@ step_tune_sweep() {
     for op in softmax layernorm rowsum transpose; do
         for dt in fp32 bf16; do
             for s in 4096x4096 8192x8192 16384x4096 32768x1024 4096x32768 1024x131072; do
-                $b tune $op $s $dt ${SWEEP_BUDGET:-48} >>"$log" 2>>"$OUT/tune_stderr.log"
+                $b tune $op $s $dt ${SWEEP_BUDGET:-64} >>"$log" 2>>"$OUT/tune_stderr.log"
             done
         done
     done
@@ -46,10 +46,19 @@ step_tune_sweep() {
 # The brute-forced Hopper spaces (Kernel Tuner cache format) for examples/data/spaces/.
 step_tune_spaces() {
     local b=build-gpu/bench/tune/bench_tune
-    export KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
+    # A fresh cubin cache: the recorded compile_time is a real NVRTC compile, not a cache hit.
+    KTUNE_CUBIN_CACHE=$(mktemp -d)
+    export KTUNE_CUBIN_CACHE
     local gpu
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00')
     $b brute softmax 8192x8192 bf16 "$OUT/softmax_bf16_8192x8192_${gpu}.json" >>"$OUT/tune_spaces.jsonl"
     $b brute transpose 8192x8192 fp32 "$OUT/transpose_fp32_8192x8192_${gpu}.json" >>"$OUT/tune_spaces.jsonl"
-    cat "$OUT/tune_spaces.jsonl"
+    $b brute layernorm 8192x8192 fp32 "$OUT/layernorm_fp32_8192x8192_${gpu}.json" >>"$OUT/tune_spaces.jsonl"
+    $b brute rowsum 1024x131072 bf16 "$OUT/rowsum_bf16_1024x131072_${gpu}.json" >>"$OUT/tune_spaces.jsonl"
+    python3 -c "
+import json, sys
+for l in open(sys.argv[1]):
+    j = json.loads(l); s = j['summary']
+    print('brute', j['op'], j['shape'], j['dtype'], s['candidates'], s['statuses'], 'best', s.get('winner'), '%.4f ms' % s.get('median_ms', 0), '%.1f %% copy' % s.get('pct_copy', 0), 'default %.1f %%' % s.get('default_pct_copy', 0))
+" "$OUT/tune_spaces.jsonl"
 }

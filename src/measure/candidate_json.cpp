@@ -85,6 +85,9 @@ std::string encode(const candidate_result& r) {
            {"power_mw", r.clocks.power_mw},
            {"gpu_busy_ms", r.gpu_busy_ms},
            {"worker_ms", r.worker_ms},
+           {"load_ms", r.load_ms},
+           {"check_ms", r.check_ms},
+           {"timing_ms", r.timing_ms},
            {"fatal", r.fatal}};
     // error_handler replace: a compile log or driver message is not guaranteed to be UTF-8.
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -133,6 +136,9 @@ candidate_result decode_result(std::string_view line) {
     r.clocks.power_mw = field<unsigned>(j, "power_mw");
     r.gpu_busy_ms = field<double>(j, "gpu_busy_ms");
     r.worker_ms = field<double>(j, "worker_ms");
+    r.load_ms = field<double>(j, "load_ms");
+    r.check_ms = field<double>(j, "check_ms");
+    r.timing_ms = field<double>(j, "timing_ms");
     r.fatal = field<bool>(j, "fatal");
     return r;
 }

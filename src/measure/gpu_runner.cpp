@@ -97,6 +97,10 @@ struct gpu_runner::impl {
     cuda_stream stream;
     device_buffer flush;
     device_buffer counters{16};
+    cuda_event check_begin, check_end;
+    std::vector<cuda_event> timing_events = std::vector<cuda_event>(18);
+    std::optional<gpu_clocks> clocks;
+    std::chrono::steady_clock::time_point clocks_at{};
     std::map<std::string, problem_state> problems;
 
     std::unique_ptr<module> load(const std::string& cubin, const std::string& name) {
@@ -159,6 +163,7 @@ struct gpu_runner::impl {
                                candidate_result& out) {
         const int t = s.prob.type == ops::dtype::f32 ? 0 : 1;
         const ops::launch_geometry g1{{1024, 1, 1}, {256, 1, 1}, 0};
+        KTUNE_CUDA_CALL(cudaEventRecord(check_begin.get(), stream.get()));
         for (std::size_t i = 0; i < s.specs.size(); ++i) {
             if (s.specs[i].output) {
                 KTUNE_CUDA_CALL(
@@ -194,6 +199,10 @@ struct gpu_runner::impl {
                 cudaMemcpyAsync(host, counters.data(), 16, cudaMemcpyDeviceToHost, stream.get()));
             if (const cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess)
                 return fault{run_status::launch_error, cudaGetErrorString(e), true};
+            KTUNE_CUDA_CALL(cudaEventRecord(check_end.get(), stream.get()));
+            KTUNE_CUDA_CALL(cudaEventSynchronize(check_end.get()));
+            // The check is GPU work too: fill, reference, candidate, compare back to back.
+            if (out_i == 1) out.gpu_busy_ms += ms_between(check_begin.get(), check_end.get());
             bad_total += static_cast<std::int64_t>(host[0]);
             float m;
             const unsigned bits = static_cast<unsigned>(host[1]);
@@ -235,7 +244,7 @@ struct gpu_runner::impl {
         if (const cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess)
             return fault{run_status::launch_error, cudaGetErrorString(e), true};
         constexpr int batch = 8;
-        std::vector<cuda_event> ev(2 * batch + 2);
+        std::vector<cuda_event>& ev = timing_events; // 2 * batch + 2
         const auto t0 = std::chrono::steady_clock::now();
         for (;;) {
             KTUNE_CUDA_CALL(cudaEventRecord(ev[2 * batch].get(), stream.get()));
@@ -264,8 +273,15 @@ struct gpu_runner::impl {
         out.median_ms = sum.median;
         out.ci_lo_ms = sum.median_ci.lo;
         out.ci_hi_ms = sum.median_ci.hi;
-        if (auto c = read_clocks(dev)) {
-            out.clocks = *c;
+        // NVML queries cost milliseconds: refreshed at most every 250 ms, which still catches
+        // a clock step or throttling within a few candidates.
+        const auto now = std::chrono::steady_clock::now();
+        if (now - clocks_at > std::chrono::milliseconds(250)) {
+            clocks = read_clocks(dev);
+            clocks_at = now;
+        }
+        if (clocks) {
+            out.clocks = *clocks;
             out.clocks_known = true;
         }
         return std::nullopt;
@@ -317,6 +333,11 @@ candidate_result gpu_runner::run(const candidate_request& r) {
     } catch (const error& e) {
         return finish(fault{run_status::load_error, e.what(), false});
     }
+    const auto since = [](std::chrono::steady_clock::time_point a) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a)
+            .count();
+    };
+    out.load_ms = since(t0);
     problem_state& s = impl_->state_for(r);
     const auto g = s.op->geometry(r.cfg, s.prob);
     int max_threads = 0;
@@ -329,10 +350,14 @@ candidate_result gpu_runner::run(const candidate_request& r) {
                               "registers per thread)",
                               g.block[0] * g.block[1] * g.block[2], max_threads, out.registers),
                   false});
+    const auto t1 = std::chrono::steady_clock::now();
     if (r.check)
         if (auto f = impl_->check(s, *cand, r, out)) return finish(f);
+    out.check_ms = since(t1);
+    const auto t2 = std::chrono::steady_clock::now();
     if (r.time)
         if (auto f = impl_->time(s, *cand, r, out)) return finish(f);
+    out.timing_ms = since(t2);
     return finish(std::nullopt);
 }
 

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <unistd.h>
 
@@ -54,7 +55,9 @@ int worker_main(int in_fd, int out_fd) {
             res.fatal = true;
         }
         if (!write_line(out_fd, encode(res) + "\n")) return 1;
-        if (res.fatal) return 3;
+        // The context is gone: skip destructors (they would only log failing frees) and let
+        // the driver reclaim everything with the process.
+        if (res.fatal) std::_Exit(3);
     }
 }
 

@@ -69,6 +69,9 @@ struct candidate_result {
     gpu_clocks clocks;      ///< read right after the timing loop
     double gpu_busy_ms = 0; ///< device-side span of the work enqueued for this candidate
     double worker_ms = 0;   ///< worker wall time on this request
+    double load_ms = 0;     ///< of which: reading + loading the cubin
+    double check_ms = 0;    ///< the correctness check (host wall time)
+    double timing_ms = 0;   ///< warm-up + timing loop (host wall time)
     bool fatal = false;     ///< the worker's context is gone: it exits after replying
     bool operator==(const candidate_result&) const = default;
 };

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One device call for the op tuner: build only what it needs, GPU tests, then the named steps of
+# bench/tune/gpu_step.sh, each under a time limit. Usage: bash bench/tune/device_call.sh STEP:SECONDS...
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/cuda/bin:$PATH OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+t0=$(date +%s)
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_WERROR=OFF \
+    -DKTUNE_WITH_XGBOOST=OFF -DKTUNE_BUILD_EXAMPLES=OFF >"$OUT/build.log" 2>&1
+ninja -C build-gpu -k 0 bench_tune ktune_cli gpu_ops unit_ops unit_measure >>"$OUT/build.log" 2>&1 ||
+    grep -E "error|FAILED" "$OUT/build.log" | head -20
+echo "build: $(( $(date +%s) - t0 )) s"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv
+export KTUNE_WORKER=$PWD/build-gpu/bench/tune/bench_tune KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
+source bench/tune/gpu_step.sh
+for s in "$@"; do
+    name=${s%%:*} limit=${s##*:}
+    echo "== $name (limit ${limit}s)"
+    ts=$(date +%s)
+    case $name in
+    gpu_tests)
+        timeout "$limit" "$(find build-gpu -name gpu_ops -type f | head -1)" 2>&1 | tail -25
+        timeout 60 "$(find build-gpu -name unit_ops -type f | head -1)" 2>&1 | tail -2 ;;
+    *) export -f "step_$name"; timeout "$limit" bash -c "source bench/tune/gpu_step.sh; step_$name" ;;
+    esac
+    echo "== $name: rc $? in $(( $(date +%s) - ts )) s"
+done
