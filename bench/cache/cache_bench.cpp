@@ -260,7 +260,7 @@ int bench_kill(int rounds) {
         bulk.push_back(bench_entry(100000 + i));
     store(file, bulk); // ~2 MB, so a store spends real time writing
     std::mt19937_64 rng(7);
-    std::uniform_int_distribution<int> delay_us(1000, 60000);
+    std::uniform_int_distribution<int> delay_us(1000, 150000);
     int valid = 0, complete = 0, mid_write = 0;
     std::size_t confirmed = 0;
     for (int round = 0; round < rounds; ++round) {

@@ -74,7 +74,8 @@ struct reader {
         for (auto [k, x] : c) {
             for (const auto& prev : values)
                 if (prev.first == k) fail(fmt::format("config.{}", k), "parameter given twice");
-            const auto path = [&] { return fmt::format("config.{}", k); };
+            const std::string_view key = k; // clang < 16 cannot capture a structured binding
+            const auto path = [key] { return fmt::format("config.{}", key); };
             switch (x.type()) {
             case element_type::INT64:
                 values.emplace_back(std::string(k), x.get_int64().value_unsafe());
