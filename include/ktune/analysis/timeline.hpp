@@ -2,13 +2,12 @@
 // Timeline facts of kernel execution: how busy the GPU was, where it idled, and whether the
 // program looks launch-bound (many kernels shorter than the idle gap before them: the CPU,
 // not the GPU, sets the pace). Streaming: records may arrive out of order within a bounded
-// window (CUPTI delivers per-thread buffers), which a reorder heap absorbs.
+// window (CUPTI delivers per-thread buffers), which batch sorting absorbs.
 //
 //   ktune::analysis::timeline_builder t;  t.add(device, start, end);  auto f = t.finish();
 
 #include <cstdint>
 #include <map>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -38,9 +37,7 @@ public:
 
 private:
     struct lane {
-        std::priority_queue<std::pair<std::uint64_t, std::uint64_t>,
-                            std::vector<std::pair<std::uint64_t, std::uint64_t>>, std::greater<>>
-            pending;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> pending; ///< (start, end)
         bool started = false;
         std::uint64_t first = 0, cur_start = 0, cur_end = 0;
         std::uint64_t busy = 0, gaps = 0, gaps_10us = 0, idle = 0, largest = 0, kernels = 0,

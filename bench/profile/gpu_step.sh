@@ -1,0 +1,42 @@
+# GPU steps of the profiler (sourced by bench/gpu/run.sh; run as `bash bench/gpu/run.sh profile`
+# after a build that made: ktune_cli ktune_inject gpu_trace profile_workload profile_session_bench).
+# Writes $OUT/profile.jsonl (one JSON line per measurement), $OUT/profile.log and
+# $OUT/transformer_layer.ktrace, then prints the summary table.
+step_profile() {
+    local k=$PWD/build-gpu/tools/ktune-cli/ktune b=$PWD/build-gpu/bench/profile
+    local j=$OUT/profile.jsonl log=$OUT/profile.log tmp=${TMPDIR:-/tmp}/ktune_profile_bench
+    mkdir -p "$tmp"
+    : >"$j"
+    { echo "## gpu_trace"; build-gpu/tests/gpu/gpu_trace 2>&1 | tail -5; } >>"$log" 2>&1
+    # 4. The bundled trace, and the CLI on it.
+    $k profile -o "$OUT/transformer_layer.ktrace" -- python3 bench/profile/transformer_layer.py \
+        >>"$log" 2>&1
+    $k top "$OUT/transformer_layer.ktrace" --by nvtx >>"$log" 2>&1
+    $k top "$OUT/transformer_layer.ktrace" --by launch --limit 5 >>"$log" 2>&1
+    $k export "$OUT/transformer_layer.ktrace" --format chrome -o "$tmp/t.json" >>"$log" 2>&1 &&
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('chrome events', len(d['traceEvents']))" "$tmp/t.json" >>"$log" 2>&1
+    # 3. Session start / stop+save for 200 000 kernels; bytes per kernel.
+    for rep in 1 2 3; do $b/profile_session_bench "$tmp/s.ktrace" 200000 >>"$j" 2>>"$log"; done
+    # 1. Side by side, alternating, 5 processes each: C++ tiny launches, compute loop, graph.
+    for rep in 1 2 3 4 5; do
+        for w in "tiny 20000" "heavy 100" "graph 1000 20"; do
+            $b/profile_workload $w | sed 's/}$/,"mode":"base"}/' >>"$j"
+            $k profile --no-top -o "$tmp/w.ktrace" -- $b/profile_workload $w 2>>"$log" |
+                sed 's/}$/,"mode":"ktune"}/' >>"$j"
+        done
+    done
+    # 2. PyTorch: baseline, ktune, Kineto, Proton; 5 processes each, interleaved.
+    local py=bench/profile/torch_overhead.py
+    for rep in 1 2 3 4 5; do
+        python3 $py base >>"$j" 2>>"$log"
+        $k profile --no-top -o "$tmp/t.ktrace" -- python3 $py base ktune >>"$j" 2>>"$log"
+        python3 $py kineto >>"$j" 2>>"$log"
+        python3 $py proton >>"$j" 2>>"$log"
+    done
+    ls -l "$tmp" >>"$log"
+    $k top "$tmp/t.ktrace" --limit 5 >>"$log" 2>&1
+    # 5. A child process writes its own trace; exit codes are forwarded.
+    $k profile --no-top -o "$tmp/mp.ktrace" -- python3 -c "import subprocess,sys,torch; subprocess.run([sys.executable,'-c','import torch; torch.ones(8,device=\"cuda\").add_(1); torch.cuda.synchronize()']); torch.zeros(8,device='cuda').mul_(2); torch.cuda.synchronize(); sys.exit(3)" >>"$log" 2>&1
+    echo "mp exit code $? (expect 3); traces: $(ls $tmp | grep -c '^mp\.')" >>"$log"
+    python3 bench/profile/summarize.py "$j" | tee -a "$summary"
+}

@@ -1,0 +1,37 @@
+"""Median table of bench/profile's profile.jsonl (medians over processes, spread = min..max)."""
+import collections
+import json
+import statistics
+import sys
+
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
+by = collections.defaultdict(list)
+for r in rows:
+    if r.get("bench", "").startswith("cpp_"):
+        by[(r["bench"], r["mode"])].append(r["median_ms"])
+    elif "tiny_ms" in r:
+        for w in ("tiny", "gemm", "graph"):
+            by[("torch_" + w, r["mode"])].append(r[w + "_ms"])
+
+
+def med(v):
+    return statistics.median(v), min(v), max(v), len(v)
+
+
+print("| workload | mode | median ms | min..max | n | vs base |")
+print("|---|---|---|---|---|---|")
+for w in sorted({k[0] for k in by}):
+    base = statistics.median(by[(w, "base")]) if (w, "base") in by else None
+    for m in ("base", "ktune", "kineto", "proton"):
+        if (w, m) not in by:
+            continue
+        md, lo, hi, n = med(by[(w, m)])
+        rel = f"{100 * (md / base - 1):+.1f} %" if base else ""
+        print(f"| {w} | {m} | {md:.2f} | {lo:.2f}..{hi:.2f} | {n} | {rel} |")
+for r in rows:
+    if r.get("bench") == "session":
+        print(f"session: {r['kernels']} kernels, start {r['start_ms']:.2f} ms, stop {r['stop_ms']:.1f} ms"
+              f" + save {r['save_ms']:.1f} ms, {r['bytes_per_kernel']:.2f} B/kernel, dropped {r['dropped']}")
+for r in rows:
+    if r.get("mode") in ("kineto", "proton") and "stop_s" in r:
+        print(f"{r['mode']}: stop {r['stop_s']:.2f} s" + (f", start {r['start_s']:.2f} s" if "start_s" in r else ""))

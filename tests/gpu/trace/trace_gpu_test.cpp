@@ -1,0 +1,114 @@
+// The real CUPTI path on a GPU: record a known launch sequence in-process and compare.
+#include "catch.hpp"
+#include "known_launches.hpp"
+
+#include "ktune/trace/session.hpp"
+#include "ktune/trace/trace_file.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <unistd.h>
+
+using namespace ktune::trace;
+
+namespace {
+
+struct collected : trace_visitor {
+    std::vector<kernel_record> kernels;
+    std::vector<memcpy_record> memcpys;
+    std::vector<memset_record> memsets;
+    std::vector<sync_record> syncs;
+    void on_kernels(std::span<const kernel_record> r) override {
+        kernels.insert(kernels.end(), r.begin(), r.end());
+    }
+    void on_memcpys(std::span<const memcpy_record> r) override {
+        memcpys.insert(memcpys.end(), r.begin(), r.end());
+    }
+    void on_memsets(std::span<const memset_record> r) override {
+        memsets.insert(memsets.end(), r.begin(), r.end());
+    }
+    void on_syncs(std::span<const sync_record> r) override {
+        syncs.insert(syncs.end(), r.begin(), r.end());
+    }
+};
+
+} // namespace
+
+TEST_CASE("CUPTI records match a known launch sequence: counts, names, order, graphs") {
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("ktune_gpu_" + std::to_string(getpid()) + ".ktrace"))
+                                 .string();
+    session_options o;
+    o.output = path;
+    session s(o);
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(s.start());
+    const auto t1 = std::chrono::steady_clock::now();
+    const known_sequence seq = run_known_sequence();
+    REQUIRE(seq.ok);
+    s.stop();
+    REQUIRE(s.save());
+    std::printf("session start %.2f ms\n",
+                std::chrono::duration<double, std::milli>(t1 - t0).count());
+
+    trace_reader r(path);
+    collected c;
+    const auto st = r.read(c);
+    REQUIRE(st.complete);
+    CHECK(st.counters.dropped() == 0);
+    CHECK(st.counters.zero_timestamps == 0);
+    REQUIRE(r.environment().gpus.size() == 1);
+    CHECK(!r.environment().gpus[0].name.empty());
+    CHECK(r.environment().gpus[0].uuid.rfind("GPU-", 0) == 0);
+    CHECK(r.environment().driver_api_version > 0);
+
+    const auto name = [&](const kernel_record& k) { return r.string(k.name_id).demangled; };
+    std::vector<kernel_record> ks = c.kernels;
+    std::sort(ks.begin(), ks.end(),
+              [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
+    const std::size_t expected =
+        static_cast<std::size_t>(seq.alpha + seq.beta + seq.graph_nodes * seq.replays);
+    REQUIRE(ks.size() == expected);
+    for (int i = 0; i < seq.alpha; ++i) {
+        INFO("kernel " << i << ": " << name(ks[i]));
+        CHECK(name(ks[i]).find("ktune_test_alpha") != std::string::npos);
+        CHECK(ks[i].block == dim3_u{256, 1, 1});
+        CHECK(ks[i].grid == dim3_u{256, 1, 1});
+        CHECK(ks[i].graph_id == 0);
+    }
+    for (int i = seq.alpha; i < seq.alpha + seq.beta; ++i) {
+        INFO("kernel " << i << ": " << name(ks[i]));
+        CHECK(name(ks[i]).find("ktune_test_beta<3>") != std::string::npos);
+        CHECK(ks[i].block == dim3_u{128, 1, 1});
+        CHECK(ks[i].dynamic_smem == 512);
+    }
+    // Launch order = start order = correlation order on one stream; no overlap.
+    for (std::size_t i = 1; i < static_cast<std::size_t>(seq.alpha + seq.beta); ++i) {
+        CHECK(ks[i].correlation > ks[i - 1].correlation);
+        CHECK(ks[i].start_ns >= ks[i - 1].end_ns);
+        CHECK(ks[i].stream == ks[0].stream);
+        CHECK(ks[i].duration_ns() > 0);
+    }
+    // Every graph kernel is attributed: graph id set, one node id per captured kernel.
+    std::set<std::uint64_t> nodes;
+    std::set<std::uint32_t> graphs;
+    for (std::size_t i = static_cast<std::size_t>(seq.alpha + seq.beta); i < ks.size(); ++i) {
+        INFO("kernel " << i << ": " << name(ks[i]));
+        CHECK(name(ks[i]).find("ktune_test_graph_node") != std::string::npos);
+        CHECK(ks[i].graph_id != 0);
+        nodes.insert(ks[i].graph_node_id);
+        graphs.insert(ks[i].graph_id);
+    }
+    CHECK(nodes.size() == static_cast<std::size_t>(seq.graph_nodes));
+    CHECK(graphs.size() == 1);
+    REQUIRE(c.memcpys.size() == 1);
+    CHECK(c.memcpys[0].bytes == seq.copy_bytes);
+    CHECK(c.memcpys[0].copy_kind == 1); // HtoD
+    REQUIRE(c.memsets.size() == 1);
+    CHECK(c.memsets[0].bytes == seq.memset_bytes);
+    CHECK(c.syncs.size() >= 2); // the two stream synchronisations
+    std::filesystem::remove(path);
+}

@@ -1,0 +1,1 @@
+ktune_add_unit_test(unit_analysis ${CMAKE_CURRENT_LIST_DIR}/analysis/aggregate_test.cpp)
