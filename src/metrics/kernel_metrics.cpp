@@ -60,6 +60,27 @@ kernel_sample parse_kernel(const json& k, std::string_view source, const std::st
     return s;
 }
 
+measured_peaks parse_peaks(const json& m, std::string_view source) {
+    if (!m.is_object()) bad(source, "/measured_peaks", "expected an object");
+    measured_peaks p;
+    if (m.contains("dram_gbs"))
+        p.dram_gbs = number(m["dram_gbs"], source, "/measured_peaks/dram_gbs");
+    if (m.contains("fp32_tflops"))
+        p.fp32_tflops = number(m["fp32_tflops"], source, "/measured_peaks/fp32_tflops");
+    if (m.contains("bf16_tensor_tflops"))
+        p.bf16_tensor_tflops =
+            number(m["bf16_tensor_tflops"], source, "/measured_peaks/bf16_tensor_tflops");
+    return p;
+}
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw error(error_kind::io, fmt::format("{}: cannot open for reading", path.string()));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
 } // namespace
 
 std::string to_json(const kernel_metrics_doc& doc) {
@@ -121,19 +142,9 @@ kernel_metrics_doc parse_kernel_metrics(std::string_view text_in, std::string_vi
         for (std::size_t i = 0; i < j["denied"].size(); ++i)
             doc.denied.push_back(text(j["denied"][i], source, fmt::format("/denied/{}", i)));
     }
-    if (j.contains("measured_peaks")) {
-        const json& m = j["measured_peaks"];
-        measured_peaks p;
-        if (m.contains("dram_gbs"))
-            p.dram_gbs = number(m["dram_gbs"], source, "/measured_peaks/dram_gbs");
-        if (m.contains("fp32_tflops"))
-            p.fp32_tflops = number(m["fp32_tflops"], source, "/measured_peaks/fp32_tflops");
-        if (m.contains("bf16_tensor_tflops"))
-            p.bf16_tensor_tflops =
-                number(m["bf16_tensor_tflops"], source, "/measured_peaks/bf16_tensor_tflops");
-        doc.measured = p;
-    }
-    const json& kernels = field(j, "kernels", source, "");
+    if (j.contains("measured_peaks")) doc.measured = parse_peaks(j["measured_peaks"], source);
+    if (!j.contains("kernels")) bad(source, "/kernels", "missing");
+    const json& kernels = j.at("kernels");
     if (!kernels.is_array()) bad(source, "/kernels", "expected an array");
     for (std::size_t i = 0; i < kernels.size(); ++i)
         doc.kernels.push_back(parse_kernel(kernels[i], source, fmt::format("/kernels/{}", i)));
@@ -141,11 +152,21 @@ kernel_metrics_doc parse_kernel_metrics(std::string_view text_in, std::string_vi
 }
 
 kernel_metrics_doc read_kernel_metrics(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw error(error_kind::io, fmt::format("{}: cannot open for reading", path.string()));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_kernel_metrics(ss.str(), path.string());
+    return parse_kernel_metrics(slurp(path), path.string());
+}
+
+measured_peaks read_measured_peaks(const std::filesystem::path& path) {
+    const std::string source = path.string();
+    json j;
+    try {
+        j = json::parse(slurp(path));
+    } catch (const json::parse_error& e) {
+        bad(source, fmt::format("byte {}", e.byte), "not valid JSON");
+    }
+    if (!j.is_object() || !j.contains("measured_peaks"))
+        bad(source, "/measured_peaks",
+            "missing: write the file with `ktune device --measure --json > peaks.json`");
+    return parse_peaks(j["measured_peaks"], source);
 }
 
 void write_kernel_metrics(const std::filesystem::path& path, const kernel_metrics_doc& doc) {

@@ -34,6 +34,14 @@ void require_known_chip(std::string_view chip) {
                     fmt::format("unknown chip '{}': CUPTI knows {}", chip, fmt::join(chips, ", ")));
 }
 
+[[noreturn]] void throw_over_budget(const metric_set& s, std::size_t max_passes) {
+    throw error(error_kind::unsupported,
+                fmt::format("metric set '{}' needs {} replay passes per kernel on {}, more than "
+                            "the budget of {}: every pass replays the kernel. Drop metrics or "
+                            "raise the pass budget",
+                            s.name, s.passes, s.chip, max_passes));
+}
+
 } // namespace
 
 std::vector<std::string> supported_chips() {
@@ -67,6 +75,20 @@ metric_set resolve_metric_set(const metric_set_spec& spec, std::string_view chip
     require_known_chip(chip);
     metric_set out{spec.name, std::string(chip), {}, {}, 0};
     std::vector<std::string> invalid;
+    // Fast path: when every first candidate is valid, one host object checks them all. Only a
+    // failure needs the one-name-per-object checks below (a failed add poisons the object).
+    std::vector<std::string> firsts;
+    for (const auto& req : spec.requests)
+        if (!req.candidates.empty() &&
+            std::ranges::find(firsts, req.candidates.front()) == firsts.end())
+            firsts.push_back(req.candidates.front());
+    if (detail::host_object all(chip); all.try_add(firsts)) {
+        out.metrics = std::move(firsts);
+        auto image = all.config_image();
+        out.passes = detail::passes_of(image);
+        if (out.passes > max_passes) throw_over_budget(out, max_passes);
+        return out;
+    }
     for (const auto& req : spec.requests) {
         const auto hit = std::ranges::find_if(
             req.candidates, [&](const std::string& c) { return is_valid_metric(chip, c); });
@@ -87,12 +109,7 @@ metric_set resolve_metric_set(const metric_set_spec& spec, std::string_view chip
                                 "values come from the trace, not the range profiler",
                                 spec.name, chip, fmt::join(invalid, ", ")));
     out.passes = count_passes(chip, out.metrics);
-    if (out.passes > max_passes)
-        throw error(error_kind::unsupported,
-                    fmt::format("metric set '{}' needs {} replay passes per kernel on {}, more "
-                                "than the budget of {}: every pass replays the kernel. Drop "
-                                "metrics or raise the pass budget",
-                                spec.name, out.passes, chip, max_passes));
+    if (out.passes > max_passes) throw_over_budget(out, max_passes);
     return out;
 }
 

@@ -20,3 +20,6 @@ ktune_cli_test(roofline_missing_file RC 2 ARGS roofline tests/data/metrics/nope.
 # Hiding every GPU gives the no-GPU path of --measure on any machine.
 ktune_cli_test(device_measure_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES= ARGS device --measure
   EXPECT "ktune device --measure:")
+ktune_cli_test(roofline_measured_peaks RC 0
+  ARGS roofline ${_rf} --peaks tests/data/metrics/h200_measured_peaks.json
+  EXPECT "measured (ktune device --measure)" "188.1" REJECT "206.1")

@@ -21,6 +21,7 @@ struct roofline_options {
     std::string input;
     std::string gpu = "auto";
     std::string svg;
+    std::string peaks;
     bool json = false;
     double latency_pct = 30;
 };
@@ -95,7 +96,8 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
 }
 
 int run(const roofline_options& o) {
-    const auto doc = metrics::read_kernel_metrics(o.input);
+    auto doc = metrics::read_kernel_metrics(o.input);
+    if (!o.peaks.empty()) doc.measured = metrics::read_measured_peaks(o.peaks);
     analysis::roofline_thresholds t;
     t.latency_pct = o.latency_pct;
     const auto a = analysis::analyse_roofline(doc, o.gpu, t);
@@ -126,6 +128,9 @@ command add_roofline(CLI::App& root) {
                     "from `ktune device --list`")
         ->capture_default_str();
     app->add_option("--svg", o->svg, "Write a log-log roofline chart (SVG) to this file");
+    app->add_option("--peaks", o->peaks,
+                    "Measured roofs: the JSON of `ktune device --measure --json`")
+        ->check(CLI::ExistingFile);
     app->add_flag("--json", o->json, "Machine-readable output (schema ktune.roofline 1.0.0)");
     app->add_option("--latency-pct", o->latency_pct,
                     "Latency-bound below this % of both the DRAM and the compute roof")

@@ -67,5 +67,8 @@ std::string to_json(const kernel_metrics_doc& doc);
 kernel_metrics_doc parse_kernel_metrics(std::string_view text, std::string_view source);
 kernel_metrics_doc read_kernel_metrics(const std::filesystem::path& path);
 void write_kernel_metrics(const std::filesystem::path& path, const kernel_metrics_doc& doc);
+/// The "measured_peaks" object of a JSON file: `ktune device --measure --json` output (schema
+/// ktune.device_measure) or a kernel_metrics document. Throws error_kind::input without one.
+measured_peaks read_measured_peaks(const std::filesystem::path& path);
 
 } // namespace ktune::metrics

@@ -1,0 +1,174 @@
+// The range profiler's target side (cupti_range_profiler.h), following the call sequence of
+// /work/shared/notes/cupti.md §4: auto range + kernel replay, decode in batches.
+#include "core/check_private.hpp"
+#include "core/driver_api.hpp"
+#include "host_object.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/metrics/range_session.hpp"
+
+#include <cuda.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <memory>
+#include <optional>
+
+namespace ktune::metrics {
+namespace {
+
+class cupti_range_backend final : public range_backend {
+public:
+    cupti_range_backend() {
+        using get_ctx_t = CUresult (*)(CUcontext*);
+        using get_dev_t = CUresult (*)(CUdevice*);
+        auto get_ctx = ktune::detail::driver_fn<get_ctx_t>("cuCtxGetCurrent");
+        auto get_dev = ktune::detail::driver_fn<get_dev_t>("cuCtxGetDevice");
+        if (!get_ctx || !get_dev || get_ctx(&ctx_) != CUDA_SUCCESS || !ctx_)
+            throw error(error_kind::no_device,
+                        "range profiler: no current CUDA context (initialise CUDA first)");
+        CUdevice dev = 0;
+        if (get_dev(&dev) != CUDA_SUCCESS)
+            throw error(error_kind::no_device, "range profiler: cuCtxGetDevice failed");
+        CUpti_Profiler_Initialize_Params ip{};
+        ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+        KTUNE_CUPTI_CALL(cuptiProfilerInitialize(&ip));
+        CUpti_Device_GetChipName_Params cn{};
+        cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+        cn.deviceIndex = static_cast<std::size_t>(dev);
+        KTUNE_CUPTI_CALL(cuptiDeviceGetChipName(&cn));
+        chip_ = cn.pChipName;
+        CUpti_Profiler_GetCounterAvailability_Params ca{};
+        ca.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+        ca.ctx = ctx_;
+        KTUNE_CUPTI_CALL(cuptiProfilerGetCounterAvailability(&ca));
+        availability_.resize(ca.counterAvailabilityImageSize);
+        ca.pCounterAvailabilityImage = availability_.data();
+        KTUNE_CUPTI_CALL(cuptiProfilerGetCounterAvailability(&ca));
+    }
+
+    ~cupti_range_backend() override {
+        if (object_) {
+            CUpti_RangeProfiler_Disable_Params p{};
+            p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+            p.pRangeProfilerObject = object_;
+            (void)KTUNE_CUPTI_CALL_NOEXCEPT(cuptiRangeProfilerDisable(&p));
+        }
+        host_.reset();
+        CUpti_Profiler_DeInitialize_Params dp{};
+        dp.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+        (void)KTUNE_CUPTI_CALL_NOEXCEPT(cuptiProfilerDeInitialize(&dp));
+    }
+
+    std::string chip() override { return chip_; }
+
+    void configure(std::span<const std::string> metrics, std::size_t max_ranges) override {
+        metrics_.assign(metrics.begin(), metrics.end());
+        names_.clear();
+        for (const auto& m : metrics_)
+            names_.push_back(m.c_str());
+        host_.emplace(chip_, availability_);
+        host_->add(metrics_);
+        config_ = host_->config_image();
+
+        CUpti_RangeProfiler_Enable_Params en{};
+        en.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+        en.ctx = ctx_;
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerEnable(&en));
+        object_ = en.pRangeProfilerObject;
+
+        CUpti_RangeProfiler_GetCounterDataSize_Params ds{};
+        ds.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+        ds.pRangeProfilerObject = object_;
+        ds.pMetricNames = names_.data();
+        ds.numMetrics = names_.size();
+        ds.maxNumOfRanges = max_ranges;
+        ds.maxNumRangeTreeNodes = max_ranges;
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize(&ds));
+        counter_data_.assign(ds.counterDataSize, 0);
+        reset_counter_data();
+
+        CUpti_RangeProfiler_SetConfig_Params sc{};
+        sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+        sc.pRangeProfilerObject = object_;
+        sc.configSize = config_.size();
+        sc.pConfig = config_.data();
+        sc.counterDataImageSize = counter_data_.size();
+        sc.pCounterDataImage = counter_data_.data();
+        sc.range = CUPTI_AutoRange;
+        sc.replayMode = CUPTI_KernelReplay;
+        sc.maxRangesPerPass = max_ranges;
+        sc.numNestingLevels = 1;
+        sc.minNestingLevel = 1;
+        sc.passIndex = 0;
+        sc.targetNestingLevel = 0;
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerSetConfig(&sc));
+    }
+
+    void start() override {
+        CUpti_RangeProfiler_Start_Params p{};
+        p.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+        p.pRangeProfilerObject = object_;
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerStart(&p));
+    }
+
+    void stop() override {
+        CUpti_RangeProfiler_Stop_Params p{};
+        p.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+        p.pRangeProfilerObject = object_;
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerStop(&p));
+    }
+
+    decoded decode() override {
+        decoded out;
+        CUpti_RangeProfiler_DecodeData_Params dd{};
+        dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+        dd.pRangeProfilerObject = object_;
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerDecodeData(&dd));
+        out.dropped = dd.numOfRangeDropped;
+        CUpti_RangeProfiler_GetCounterDataInfo_Params di{};
+        di.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+        di.pCounterDataImage = counter_data_.data();
+        di.counterDataImageSize = counter_data_.size();
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&di));
+        for (std::size_t r = 0; r < di.numTotalRanges; ++r) {
+            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri{};
+            ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
+            ri.pCounterDataImage = counter_data_.data();
+            ri.counterDataImageSize = counter_data_.size();
+            ri.rangeIndex = r;
+            ri.rangeDelimiter = "/";
+            KTUNE_CUPTI_CALL(cuptiRangeProfilerCounterDataGetRangeInfo(&ri));
+            out.range_names.emplace_back(ri.rangeName ? ri.rangeName : "");
+            out.values.push_back(host_->evaluate(counter_data_, r, metrics_));
+        }
+        reset_counter_data(); // the image is reused for the next batch
+        return out;
+    }
+
+private:
+    void reset_counter_data() {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{};
+        ci.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+        ci.pRangeProfilerObject = object_;
+        ci.counterDataSize = counter_data_.size();
+        ci.pCounterData = counter_data_.data();
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+    }
+
+    CUcontext ctx_ = nullptr;
+    std::string chip_;
+    std::vector<std::uint8_t> availability_, config_, counter_data_;
+    std::vector<std::string> metrics_;
+    std::vector<const char*> names_;
+    std::optional<detail::host_object> host_;
+    CUpti_RangeProfiler_Object* object_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<range_backend> make_cupti_range_backend() {
+    return std::make_unique<cupti_range_backend>();
+}
+
+} // namespace ktune::metrics
