@@ -21,5 +21,6 @@ std::unique_ptr<searcher> make_genetic_named(std::string_view name);
 std::unique_ptr<searcher> make_annealing();
 std::unique_ptr<searcher> make_model(); ///< nullptr when built without XGBoost
 std::unique_ptr<searcher> make_auto();
+std::unique_ptr<searcher> make_hybrid(); ///< model-screened genetic + local refinement
 
 } // namespace ktune::tune::detail

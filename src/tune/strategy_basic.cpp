@@ -52,12 +52,15 @@ std::vector<std::pair<strategy_info, factory>> builtin_strategies() {
         {{"genetic", "evolutionary: tournament selection, uniform crossover, neighbour mutation"},
          make_genetic},
         {{"annealing", "simulated annealing over neighbourhoods with restarts"}, make_annealing},
-        {{"auto", "default: surrogate-guided search with local refinement and exploration"},
+        {{"auto", "default: the genetic search (most robust on recorded spaces so far)"},
          make_auto},
     };
     if (make_model())
         v.push_back({{"model", "XGBoost surrogate ensemble, lower-confidence-bound acquisition"},
                      make_model});
+    if (make_model())
+        v.push_back(
+            {{"hybrid", "XGBoost-screened genetic offspring + incumbent refinement"}, make_hybrid});
     return v;
 }
 

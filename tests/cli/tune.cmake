@@ -1,0 +1,19 @@
+# ktune tune --space: replay of recorded spaces, no GPU needed.
+set(_tune_data ${PROJECT_SOURCE_DIR}/tests/data/tune)
+ktune_cli_test(tune_space_random RC 0
+  ARGS tune --space ${_tune_data}/kt_small.json --strategy random --repeat 3 --seed 5
+  EXPECT "16 recorded: 13 ran, 3 failed" "reached in 3/3 runs" "random search expects")
+ktune_cli_test(tune_space_t4_json RC 0
+  ARGS tune --space ${_tune_data}/t4_small.json --strategy genetic --repeat 2 --json
+  EXPECT "\"schema\": \"ktune.tune.replay\"" "\"version\": \"1.0.0\"" "\"format\": \"t4\"")
+ktune_cli_test(tune_space_malformed RC 2
+  ARGS tune --space ${_tune_data}/bad_value.json
+  EXPECT "bad_value.json" "/cache/32,1,0/tile" "not in the parameter's list")
+ktune_cli_test(tune_space_unknown_strategy RC 2
+  ARGS tune --space ${_tune_data}/kt_small.json --strategy magic
+  EXPECT "unknown search strategy 'magic'" "genetic")
+ktune_cli_test(tune_needs_op_or_space RC 2 ARGS tune EXPECT "--space")
+ktune_cli_test(tune_space_real RC 0
+  ARGS tune --space ${PROJECT_SOURCE_DIR}/examples/data/spaces/pnpoly_RTX_3090.json.gz
+       --strategy genetic --repeat 4 --budget 200
+  EXPECT "4092 recorded: 3774 ran, 318 failed" "33 configs within 1.05x")
