@@ -7,8 +7,8 @@ export PATH=/usr/local/cuda/bin:$PATH OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_WERROR=OFF \
-    -DKTUNE_WITH_XGBOOST=OFF -DKTUNE_BUILD_EXAMPLES=OFF >"$OUT/build.log" 2>&1
-ninja -C build-gpu -k 0 bench_tune ktune_cli gpu_ops unit_ops unit_measure >>"$OUT/build.log" 2>&1 ||
+    -DKTUNE_WITH_XGBOOST=OFF >"$OUT/build.log" 2>&1
+ninja -C build-gpu -k 0 bench_tune ktune_cli gpu_ops unit_ops unit_measure example_tuned_launch >>"$OUT/build.log" 2>&1 ||
     grep -E "error|FAILED" "$OUT/build.log" | head -20
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv

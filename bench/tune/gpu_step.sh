@@ -62,3 +62,14 @@ for l in open(sys.argv[1]):
     print('brute', j['op'], j['shape'], j['dtype'], s['candidates'], s['statuses'], 'best', s.get('winner'), '%.4f ms' % s.get('median_ms', 0), '%.1f %% copy' % s.get('pct_copy', 0), 'default %.1f %%' % s.get('default_pct_copy', 0))
 " "$OUT/tune_spaces.jsonl"
 }
+
+# The embedding example runs the cached winner: exact tier, nearest-bucket tier, default tier.
+step_tune_example() {
+    local k=build-gpu/tools/ktune-cli/ktune e
+    e=$(find build-gpu -name example_tuned_launch -type f | head -1)
+    export KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
+    $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/example_cache.json" >/dev/null
+    $e "$OUT/example_cache.json" softmax 8192x8192 bf16
+    $e "$OUT/example_cache.json" softmax 2048x8192 bf16
+    $e "$OUT/example_cache.json" transpose 8192x8192 fp32
+}

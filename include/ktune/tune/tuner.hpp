@@ -27,7 +27,7 @@ struct tune_request {
     std::string op;
     ops::problem prob;
     std::string strategy = "auto";
-    std::size_t budget = 0; ///< evaluated configs; 0: 128 (or the whole space if smaller)
+    std::size_t budget = 0; ///< evaluated configs; 0: 256 (or the whole space if smaller)
     std::uint64_t seed = 0;
     std::filesystem::path cache_file; ///< empty: cache::default_cache_path()
     bool read_cache = true;           ///< false: always search (the result is still stored)
