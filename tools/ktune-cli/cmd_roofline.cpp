@@ -13,6 +13,7 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <vector>
 
 namespace ktune::cli {
 namespace {
@@ -22,6 +23,7 @@ struct roofline_options {
     std::string gpu = "auto";
     std::string svg;
     std::string peaks;
+    std::vector<std::string> traces;
     bool json = false;
     double latency_pct = 30;
 };
@@ -98,6 +100,7 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
 int run(const roofline_options& o) {
     auto doc = metrics::read_kernel_metrics(o.input);
     if (!o.peaks.empty()) doc.measured = metrics::read_measured_peaks(o.peaks);
+    analysis::join_trace_timeline(doc, o.traces);
     analysis::roofline_thresholds t;
     t.latency_pct = o.latency_pct;
     const auto a = analysis::analyse_roofline(doc, o.gpu, t);
@@ -130,6 +133,9 @@ command add_roofline(CLI::App& root) {
     app->add_option("--svg", o->svg, "Write a log-log roofline chart (SVG) to this file");
     app->add_option("--peaks", o->peaks,
                     "Measured roofs: the JSON of `ktune device --measure --json`")
+        ->check(CLI::ExistingFile);
+    app->add_option("--trace", o->traces,
+                    "The profile's .ktrace: launch counts, GPU time and idle gaps per kernel")
         ->check(CLI::ExistingFile);
     app->add_flag("--json", o->json, "Machine-readable output (schema ktune.roofline 1.0.0)");
     app->add_option("--latency-pct", o->latency_pct,

@@ -94,6 +94,12 @@ std::vector<roofline_point> classify(std::span<const kernel_work> works,
                                      const roofline_roofs& roofs,
                                      const roofline_thresholds& thresholds = {});
 
+/// Adds the timeline of `.ktrace` files to a metrics document: per kernel (matched by demangled
+/// or mangled name) its launch count and total GPU time, the trace's mean idle gap between
+/// kernels (a whole-run figure: the aggregate keeps no per-kernel gaps), and the GPU name when
+/// the document has none. Kernels absent from the traces keep their values.
+void join_trace_timeline(metrics::kernel_metrics_doc& doc, const std::vector<std::string>& traces);
+
 /// A whole metrics document on the roofline of its GPU.
 struct roofline_analysis {
     roofline_roofs roofs;
