@@ -10,6 +10,12 @@
 namespace ktune::guard {
 namespace {
 
+// JSON numbers to 6 significant digits: the statistics are not more precise than that, and
+// the last bits of erfc/log differ between libm versions, which would churn golden files.
+double sig6(double v) {
+    return std::stod(fmt::format("{:.6g}", v));
+}
+
 std::string pct(double v) {
     return fmt::format("{:+.2f} %", 100 * v);
 }
@@ -131,16 +137,16 @@ std::string json(const diff_report& r) {
                                   {"unit", k.unit},
                                   {"n_baseline", k.n_base},
                                   {"n_candidate", k.n_cand},
-                                  {"median_baseline", k.base_median},
-                                  {"median_candidate", k.cand_median}};
+                                  {"median_baseline", sig6(k.base_median)},
+                                  {"median_candidate", sig6(k.cand_median)}};
         if (k.base_shape != k.shape) kj["baseline_shape"] = k.base_shape;
         if (has_stats(k)) {
-            kj["p_value"] = k.p_value;
-            kj["q_value"] = k.q_value;
-            kj["rel_shift"] = k.rel;
-            kj["rel_shift_ci"] = {k.rel_lo, k.rel_hi};
+            kj["p_value"] = sig6(k.p_value);
+            kj["q_value"] = sig6(k.q_value);
+            kj["rel_shift"] = sig6(k.rel);
+            kj["rel_shift_ci"] = {sig6(k.rel_lo), sig6(k.rel_hi)};
         }
-        if (k.share > 0) kj["gpu_time_share"] = k.share;
+        if (k.share > 0) kj["gpu_time_share"] = sig6(k.share);
         if (k.launches_base > 0) kj["launches_per_run_baseline"] = k.launches_base;
         if (k.launches_cand > 0) kj["launches_per_run_candidate"] = k.launches_cand;
         j["keys"].push_back(std::move(kj));
