@@ -29,12 +29,12 @@ public:
         return result;
     }
 
-    /// Uniform in [0, n), n > 0; unbiased (Lemire's multiply-and-reject).
+    /// Uniform in [0, n), n > 0; unbiased: draws below 2^64 mod n are rejected.
     std::uint64_t below(std::uint64_t n) noexcept {
+        const std::uint64_t threshold = (0 - n) % n;
         for (;;) {
-            const unsigned __int128 m = static_cast<unsigned __int128>(next()) * n;
-            const auto low = static_cast<std::uint64_t>(m);
-            if (low >= n || low >= (0 - n) % n) return static_cast<std::uint64_t>(m >> 64);
+            const std::uint64_t x = next();
+            if (x >= threshold) return x % n;
         }
     }
 
