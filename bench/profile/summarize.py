@@ -22,7 +22,8 @@ print("| workload | mode | median ms | min..max | n | vs base |")
 print("|---|---|---|---|---|---|")
 for w in sorted({k[0] for k in by}):
     base = statistics.median(by[(w, "base")]) if (w, "base") in by else None
-    for m in ("base", "ktune", "kineto", "proton"):
+    modes = list(dict.fromkeys(k[1] for k in by if k[0] == w))
+    for m in ["base"] + [x for x in modes if x != "base"]:
         if (w, m) not in by:
             continue
         md, lo, hi, n = med(by[(w, m)])

@@ -7,6 +7,8 @@
 //   KTUNE_OUTPUT    trace path for the root process (default ktune-<pid>.ktrace)
 //   KTUNE_ROOT_PID  pid of that process; any other process writes <stem>.<pid>.ktrace
 //   KTUNE_DELAY     seconds before recording starts;  KTUNE_DURATION  seconds of recording
+//   KTUNE_RECORD    comma list of kernel,memcpy,memset,sync,nvtx (default: all)
+//   KTUNE_HOLD_SUBSCRIPTION=0  release CUPTI's subscriber slot after the start-up check
 #include "ktune/trace/session.hpp"
 
 #include <dlfcn.h>
@@ -81,6 +83,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         o.delay_s = env_seconds("KTUNE_DELAY");
         o.duration_s = env_seconds("KTUNE_DURATION");
         o.command_line = command_line();
+        if (const char* r = std::getenv("KTUNE_RECORD"); r && *r) {
+            const std::string list = std::string(",") + r + ",";
+            const auto has = [&](const char* k) {
+                return list.find(std::string(",") + k + ",") != std::string::npos;
+            };
+            o.memcpy = has("memcpy");
+            o.memset = has("memset");
+            o.sync = has("sync");
+            o.nvtx = has("nvtx");
+        }
+        if (const char* h = std::getenv("KTUNE_HOLD_SUBSCRIPTION"); h && std::string(h) == "0")
+            o.hold_subscription = false;
         auto* s = new ktune::trace::session(std::move(o));
         if (!s->start()) {
             std::fprintf(stderr, "%s\n", s->message().c_str());

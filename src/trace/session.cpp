@@ -124,8 +124,12 @@ bool session::start() noexcept {
                           "); the program runs unprofiled");
         }
         m.subscribed = true;
-        if (g_active.load() != nullptr) {
+        if (!m.options.hold_subscription) {
             m.api->unsubscribe();
+            m.subscribed = false;
+        }
+        if (g_active.load() != nullptr) {
+            if (m.subscribed) m.api->unsubscribe();
             return m.fail("ktune: another ktune session is already recording in this process");
         }
         m.env.ktune_version = std::string(ktune::version());

@@ -32,6 +32,9 @@ command add_profile(CLI::App& root) {
         ->check(CLI::NonNegativeNumber);
     app->add_option("--duration", o->request.duration_s, "Seconds of recording (0: to the end)")
         ->check(CLI::NonNegativeNumber);
+    app->add_option("--record", o->request.record,
+                    "What to record besides kernels: comma list of memcpy,memset,sync,nvtx "
+                    "(default: all)");
     app->add_option("--limit", o->limit, "Rows of the top table printed at the end")
         ->capture_default_str();
     app->add_flag("--no-top", o->no_top, "Do not print the top table");

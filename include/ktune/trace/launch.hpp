@@ -14,6 +14,7 @@ struct launch_request {
     std::string output = "ktune.ktrace";
     double delay_s = 0;
     double duration_s = 0;
+    std::string record; ///< KTUNE_RECORD: "kernel,memcpy,memset,sync,nvtx"; empty = all
     std::vector<std::string> command;
     std::string inject_library; ///< empty: find it next to the running executable
 };

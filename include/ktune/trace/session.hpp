@@ -28,6 +28,9 @@ struct session_options {
     bool memset = true;
     bool sync = true; ///< host waits (cudaDeviceSynchronize, cudaStreamSynchronize, …)
     bool nvtx = true; ///< NVTX ranges (needs NVTX_INJECTION64_PATH, set by ktune profile)
+    /// Keep CUPTI's subscriber slot for the whole session (false: claim it at start only to
+    /// detect another CUPTI client, then release it).
+    bool hold_subscription = true;
     std::size_t buffer_bytes = 8u << 20;
     std::vector<std::string> command_line; ///< recorded in the environment
 };
