@@ -88,21 +88,8 @@ public:
         counter_data_.assign(ds.counterDataSize, 0);
         reset_counter_data();
 
-        CUpti_RangeProfiler_SetConfig_Params sc{};
-        sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
-        sc.pRangeProfilerObject = object_;
-        sc.configSize = config_.size();
-        sc.pConfig = config_.data();
-        sc.counterDataImageSize = counter_data_.size();
-        sc.pCounterDataImage = counter_data_.data();
-        sc.range = CUPTI_AutoRange;
-        sc.replayMode = CUPTI_KernelReplay;
-        sc.maxRangesPerPass = max_ranges;
-        sc.numNestingLevels = 1;
-        sc.minNestingLevel = 1;
-        sc.passIndex = 0;
-        sc.targetNestingLevel = 0;
-        KTUNE_CUPTI_CALL(cuptiRangeProfilerSetConfig(&sc));
+        max_ranges_ = max_ranges;
+        set_config();
     }
 
     void start() override {
@@ -142,11 +129,31 @@ public:
             out.range_names.emplace_back(ri.rangeName ? ri.rangeName : "");
             out.values.push_back(host_->evaluate(counter_data_, r, metrics_));
         }
-        reset_counter_data(); // the image is reused for the next batch
+        // The image is reused for the next batch: reset it and hand it to CUPTI again.
+        reset_counter_data();
+        set_config();
         return out;
     }
 
 private:
+    void set_config() {
+        CUpti_RangeProfiler_SetConfig_Params sc{};
+        sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+        sc.pRangeProfilerObject = object_;
+        sc.configSize = config_.size();
+        sc.pConfig = config_.data();
+        sc.counterDataImageSize = counter_data_.size();
+        sc.pCounterDataImage = counter_data_.data();
+        sc.range = CUPTI_AutoRange;
+        sc.replayMode = CUPTI_KernelReplay;
+        sc.maxRangesPerPass = max_ranges_;
+        sc.numNestingLevels = 1;
+        sc.minNestingLevel = 1;
+        sc.passIndex = 0;
+        sc.targetNestingLevel = 0;
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerSetConfig(&sc));
+    }
+
     void reset_counter_data() {
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{};
         ci.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
@@ -163,6 +170,7 @@ private:
     std::vector<const char*> names_;
     std::optional<detail::host_object> host_;
     CUpti_RangeProfiler_Object* object_ = nullptr;
+    std::size_t max_ranges_ = 0;
 };
 
 } // namespace

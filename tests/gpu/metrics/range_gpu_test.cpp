@@ -101,8 +101,8 @@ TEST_CASE("the range session measures DRAM bytes and FFMA counts of sampled laun
     std::printf("copy: %.0f ns, DRAM read %.0f, write %.0f (expected %.0f each)\n",
                 copy.at("gpu__time_duration.sum"), copy.at("dram__bytes_read.sum"),
                 copy.at("dram__bytes_write.sum"), bytes);
-    CHECK(copy.at("dram__bytes_read.sum") == Approx(bytes).epsilon(0.02));
-    CHECK(copy.at("dram__bytes_write.sum") == Approx(bytes).epsilon(0.02));
+    CHECK(copy.at("dram__bytes_read.sum") == Approx(bytes).epsilon(0.05));
+    CHECK(copy.at("dram__bytes_write.sum") == Approx(bytes).epsilon(0.05));
     const double ffma = 1024.0 * 256 * iters;
     std::printf("fma: %.0f ns, FFMA %.0f (expected %.0f)\n", fma.at("gpu__time_duration.sum"),
                 fma.at("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), ffma);
