@@ -15,8 +15,14 @@
 namespace ktune::cache {
 
 std::vector<entry> parse_cache(std::string_view text, std::string_view name) {
-    if (auto fast = detail::parse_cache_simdjson(text, name)) return std::move(*fast);
-    return detail::parse_cache_nlohmann(text, name);
+    // One padded copy lets the fast reader parse line by line in place.
+    std::string buf;
+    buf.reserve(text.size() + detail::padding_bytes);
+    buf.append(text);
+    buf.append(detail::padding_bytes, ' ');
+    const std::string_view doc(buf.data(), text.size());
+    if (auto fast = detail::parse_cache_simdjson(doc, name, true)) return std::move(*fast);
+    return detail::parse_cache_nlohmann(doc, name);
 }
 
 namespace detail {

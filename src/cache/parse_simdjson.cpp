@@ -206,8 +206,84 @@ bool have_simdjson() noexcept {
     return true;
 }
 
+namespace {
+
+void check_root(object root, std::string_view name) {
+    const auto top_str = [&](std::string_view key) {
+        element v;
+        std::string_view s;
+        if (root[key].get(v) != simdjson::SUCCESS)
+            bad(name, "$", fmt::format("missing field '{}'", key));
+        if (v.get(s) != simdjson::SUCCESS) bad(name, fmt::format("$.{}", key), "expected a string");
+        return s;
+    };
+    check_schema(top_str("schema"), top_str("version"), name);
+}
+
+// The layout format_cache() writes: a header, `"entries": [`, one entry per line, `]`, `}`.
+// A raw newline cannot occur inside a JSON string, so line breaks are token boundaries and each
+// entry line parses on its own, with one small parser that stays in cache. Parsing the whole
+// document instead builds a tape of ~10^8 bytes for 10^5 entries, and its page faults alone
+// cost more than the parse (docs/perf/cache.md). nullopt whenever the text is not in this
+// layout or a line is not valid JSON: the whole-document reader then decides and diagnoses.
+// `text` must have padding_bytes readable bytes after its end.
+std::optional<std::vector<entry>> parse_lines(std::string_view text, std::string_view name) {
+    constexpr std::string_view open = "\n\"entries\": [";
+    const std::size_t at = text.find(open);
+    if (at == std::string_view::npos) return std::nullopt;
+    simdjson::dom::parser parser;
+    {
+        // The header with an empty entries array must be a complete object of its own.
+        const simdjson::padded_string header(std::string(text.substr(0, at)) + "\"entries\": []}");
+        element doc;
+        object root;
+        if (parser.parse(header).get(doc) != simdjson::SUCCESS ||
+            doc.get(root) != simdjson::SUCCESS)
+            return std::nullopt;
+        int entries_keys = 0;
+        for (auto [k, v] : root)
+            entries_keys += k == "entries";
+        if (entries_keys != 1) return std::nullopt;
+        check_root(root, name);
+    }
+    std::size_t pos = at + open.size();
+    std::vector<entry> out;
+    reader r{name};
+    if (text.substr(pos, 1) != "]") {
+        if (text.substr(pos, 1) != "\n") return std::nullopt;
+        ++pos;
+        out.reserve(text.size() / 256);
+        for (bool last = false; !last;) {
+            const std::size_t eol = text.find('\n', pos);
+            if (eol == std::string_view::npos) return std::nullopt;
+            std::string_view line = text.substr(pos, eol - pos);
+            if (line.size() >= 3 && line.substr(line.size() - 2) == "},")
+                line.remove_suffix(1);
+            else if (line.size() >= 2 && line.back() == '}')
+                last = true;
+            else
+                return std::nullopt;
+            if (line.front() != '{') return std::nullopt;
+            element e;
+            if (parser.parse(line.data(), line.size(), false).get(e) != simdjson::SUCCESS)
+                return std::nullopt;
+            out.push_back(r.read_entry(e));
+            ++r.index;
+            pos = eol + 1;
+        }
+    }
+    std::string_view tail = text.substr(pos);
+    if (tail.substr(0, 3) != "]\n}") return std::nullopt;
+    if (tail.find_first_not_of(" \t\r\n", 3) != std::string_view::npos) return std::nullopt;
+    return out;
+}
+
+} // namespace
+
 std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text, std::string_view name,
                                                        bool padded) {
+    if (padded)
+        if (auto fast = parse_lines(text, name)) return fast;
     simdjson::dom::parser parser;
     element doc;
     if (padded) {
@@ -219,15 +295,7 @@ std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text, st
     }
     object root;
     if (doc.get(root) != simdjson::SUCCESS) bad(name, "$", "a cache file is a JSON object");
-    const auto top_str = [&](std::string_view key) {
-        element v;
-        std::string_view s;
-        if (root[key].get(v) != simdjson::SUCCESS)
-            bad(name, "$", fmt::format("missing field '{}'", key));
-        if (v.get(s) != simdjson::SUCCESS) bad(name, fmt::format("$.{}", key), "expected a string");
-        return s;
-    };
-    check_schema(top_str("schema"), top_str("version"), name);
+    check_root(root, name);
     element ev;
     simdjson::dom::array arr;
     if (root["entries"].get(ev) != simdjson::SUCCESS) bad(name, "$", "missing field 'entries'");

@@ -28,6 +28,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (e.kind() != ktune::error_kind::input) fail("a reader error that is not 'input'");
         return 0;
     }
+    if (detail::have_simdjson()) {
+        // The line-by-line fast path and the whole-document parse must agree. (nullopt: simdjson
+        // refused the JSON, e.g. an integer beyond 64 bits, and the nlohmann reader answered.)
+        try {
+            if (auto whole = detail::parse_cache_simdjson(text, "fuzz", false))
+                if (*whole != read) fail("the line and whole-document readers disagree");
+        } catch (const ktune::error&) {
+            fail("the whole-document reader rejects what the line reader accepted");
+        }
+    }
     const std::vector<entry> canonical = merge(read);
     const std::string written = format_cache(canonical);
     std::vector<entry> back;
