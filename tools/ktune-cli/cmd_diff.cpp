@@ -85,7 +85,7 @@ command add_diff(CLI::App& root) {
     app->add_option("-t,--threshold", o->threshold,
                     "Minimum effect that counts as a change: 5% or 0.05 (default 5%)");
     app->add_option("--alpha", o->options.alpha,
-                    "False discovery rate across keys (Benjamini-Hochberg; default 0.01)");
+                    "False discovery rate across keys (Benjamini-Hochberg; default 0.05)");
     app->add_option("--min-samples", o->options.min_samples,
                     "Fewer samples on a side make a key inconclusive (default 8)");
     app->add_option("--resamples", o->options.resamples, "Bootstrap replicates (default 1000)");

@@ -44,7 +44,7 @@ std::string_view to_string(cause c) noexcept;
 
 struct diff_options {
     double threshold = 0.05;     ///< minimum effect, relative (0.05 = 5 %)
-    double alpha = 0.01;         ///< false discovery rate across keys (Benjamini–Hochberg)
+    double alpha = 0.05;         ///< false discovery rate across keys (Benjamini–Hochberg)
     double confidence = 0.95;    ///< of the bootstrap CI of the relative shift
     int resamples = 1000;        ///< bootstrap replicates per key
     std::uint64_t seed = 1;      ///< bootstrap seed (mixed with each key: order-independent)
