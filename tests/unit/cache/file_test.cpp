@@ -139,3 +139,27 @@ TEST_CASE("remove and verify") {
     CHECK(issues[1].problem.find("sample count") != std::string::npos);
     CHECK_THROWS_AS(verify(dir.path / "missing.json"), ktune::error);
 }
+
+TEST_CASE("the line-by-line reader and the whole-document reader agree; other layouts still load") {
+    std::vector<entry> es;
+    for (int i = 0; i < 50; ++i)
+        es.push_back(make(key({i, 2 * i}), i, 1.0 + i));
+    const std::string text = format_cache(es);
+    const auto lines = parse_cache(text, "t");
+    const auto whole = detail::parse_cache_simdjson(text, "t", false);
+    if (detail::have_simdjson()) {
+        REQUIRE(whole.has_value());
+        CHECK(*whole == lines);
+    }
+    CHECK(lines == merge(es));
+    // Pretty-printed by another tool (not one entry per line): the whole-document path reads it.
+    auto doc = nlohmann::ordered_json::parse(text);
+    CHECK(parse_cache(doc.dump(2), "pretty") == lines);
+    CHECK(parse_cache(doc.dump(), "compact") == lines);
+    // A broken line is diagnosed like any broken file: byte offset, nothing half-read.
+    std::string broken = text;
+    broken[broken.find("\"median_us\"", broken.size() / 2) + 12] = '@';
+    const auto err = error_of([&] { (void)parse_cache(broken, "broken.json"); });
+    CHECK(err.find("broken.json") != std::string::npos);
+    CHECK(err.find("byte") != std::string::npos);
+}
