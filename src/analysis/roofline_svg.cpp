@@ -185,11 +185,16 @@ std::string render_roofline_svg(std::span<const roofline_point> points, const ro
             xml_escape(p.name), p.intensity, p.time_share, px, py, r, class_colour(p.cls),
             no_flops ? "0" : "0.55", class_colour(p.cls), xml_escape(p.name), to_string(p.cls),
             100 * p.time_share);
-        if (rank < o.max_labels)
-            s += fmt::format("<text class=\"label\" x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}"
-                             "</text>\n",
-                             px + r + 3, py + 4,
-                             xml_escape(short_name(p.name) + (no_flops ? " (no FLOPs)" : "")));
+        if (rank < o.max_labels) {
+            const std::string label = short_name(p.name) + (no_flops ? " (no FLOPs)" : "");
+            // About 6.2 px per character at 11 px: a label that would run into the ceiling
+            // legend on the right goes to the left of its point.
+            const bool left = px + r + 3 + 6.2 * double(label.size()) > o.width - k_right;
+            s += fmt::format("<text class=\"label\" x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" "
+                             "text-anchor=\"{}\">{}</text>\n",
+                             left ? px - r - 3 : px + r + 3, py + 4, left ? "end" : "start",
+                             xml_escape(label));
+        }
     }
     // Legend of classes.
     int ly = o.height - k_bottom - 80;
