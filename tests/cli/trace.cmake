@@ -1,0 +1,30 @@
+# ktune top / export / profile as a user sees them, on the bundled real trace (no GPU needed).
+set(_trace examples/data/transformer_layer_h200.ktrace)
+ktune_cli_test(top_bundled RC 0 ARGS top ${_trace}
+  EXPECT "grouped by kernel" "NVIDIA H200 (sm_90)" "62 kernels" "dropped 0" "GPU timeline: busy"
+         "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT" "share" "p95")
+ktune_cli_test(top_json RC 0 ARGS top ${_trace} --json --limit 3
+  EXPECT "\"schema\": \"ktune.top\"" "\"version\": \"1.0.0\"" "\"rows_omitted\"" "\"busy_pct\"")
+ktune_cli_test(top_launch RC 0 ARGS top ${_trace} --by launch --limit 3
+  EXPECT "grouped by launch" "grid " "block ")
+ktune_cli_test(top_nvtx RC 0 ARGS top ${_trace} ${_trace} --by nvtx
+  EXPECT "2 traces" "forward 0" "forward 2" "NVTX range")
+ktune_cli_test(top_bad_grouping RC 2 ARGS top ${_trace} --by stream
+  EXPECT "use kernel, launch or nvtx")
+ktune_cli_test(top_not_a_trace RC 2 ARGS top CMakeLists.txt EXPECT "not a ktune trace")
+ktune_cli_test(export_chrome RC 0
+  ARGS export ${_trace} --format chrome -o ${CMAKE_CURRENT_BINARY_DIR}/trace_export.json
+  EXPECT "records to" "ui.perfetto.dev")
+ktune_cli_test(export_csv RC 0
+  ARGS export ${_trace} --format csv -o ${CMAKE_CURRENT_BINARY_DIR}/trace_export.csv
+  EXPECT "records to")
+ktune_cli_test(export_sqlite RC 2
+  ARGS export ${_trace} --format sqlite -o ${CMAKE_CURRENT_BINARY_DIR}/trace_export.db
+  EXPECT "not supported yet")
+ktune_cli_test(profile_no_command RC 2 ARGS profile EXPECT "command is required")
+# A program that never initialises CUDA: its exit code is forwarded, no trace is claimed.
+ktune_cli_test(profile_exit_code RC 3
+  ARGS profile -o ${CMAKE_CURRENT_BINARY_DIR}/noop.ktrace -- sh -c "exit 3"
+  EXPECT "no trace written")
+ktune_cli_test(profile_missing_program RC 2 ARGS profile -- ./no-such-program
+  EXPECT "cannot run './no-such-program'")
