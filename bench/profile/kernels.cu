@@ -5,7 +5,9 @@
 
 namespace {
 
-__global__ void bench_tiny(float* x) { x[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f; }
+__global__ void bench_tiny(float* x) {
+    x[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f;
+}
 
 // Compute-bound: a long dependent FMA chain per thread (stands in for a GEMM-bound loop).
 __global__ void bench_heavy(float* x, int iters) {
@@ -29,14 +31,18 @@ bool bench_init() {
 }
 
 void bench_tiny_launches(int n) {
-    for (int i = 0; i < n; ++i) bench_tiny<<<4, 256, 0, g_stream>>>(g_buf);
+    for (int i = 0; i < n; ++i)
+        bench_tiny<<<4, 256, 0, g_stream>>>(g_buf);
 }
 
 void bench_heavy_launches(int n) {
-    for (int i = 0; i < n; ++i) bench_heavy<<<132 * 8, 256, 0, g_stream>>>(g_buf, 20000);
+    for (int i = 0; i < n; ++i)
+        bench_heavy<<<132 * 8, 256, 0, g_stream>>>(g_buf, 20000);
 }
 
-bool bench_sync() { return cudaStreamSynchronize(g_stream) == cudaSuccess; }
+bool bench_sync() {
+    return cudaStreamSynchronize(g_stream) == cudaSuccess;
+}
 
 void* bench_make_graph(int nodes) {
     cudaGraph_t graph = nullptr;

@@ -22,7 +22,9 @@ __global__ void ktune_test_graph_node(float* x, int n, int node) {
     if (i < n) x[i] += static_cast<float>(node);
 }
 
-bool ok(cudaError_t e) { return e == cudaSuccess; }
+bool ok(cudaError_t e) {
+    return e == cudaSuccess;
+}
 
 } // namespace
 
@@ -37,8 +39,10 @@ known_sequence run_known_sequence() {
     s.memset_bytes = n * sizeof(float);
     bool good = ok(cudaMemcpyAsync(d, host, s.copy_bytes, cudaMemcpyHostToDevice, stream));
     good = good && ok(cudaMemsetAsync(d, 0, s.memset_bytes, stream));
-    for (int i = 0; i < s.alpha; ++i) ktune_test_alpha<<<n / 256, 256, 0, stream>>>(d, n);
-    for (int i = 0; i < s.beta; ++i) ktune_test_beta<3><<<n / 128, 128, 512, stream>>>(d, n);
+    for (int i = 0; i < s.alpha; ++i)
+        ktune_test_alpha<<<n / 256, 256, 0, stream>>>(d, n);
+    for (int i = 0; i < s.beta; ++i)
+        ktune_test_beta<3><<<n / 128, 128, 512, stream>>>(d, n);
     good = good && ok(cudaGetLastError()) && ok(cudaStreamSynchronize(stream));
 
     cudaGraph_t graph = nullptr;
@@ -48,7 +52,8 @@ known_sequence run_known_sequence() {
         ktune_test_graph_node<<<n / 256, 256, 0, stream>>>(d, n, node);
     good = good && ok(cudaStreamEndCapture(stream, &graph));
     good = good && ok(cudaGraphInstantiate(&exec, graph, 0));
-    for (int r = 0; r < s.replays && good; ++r) good = ok(cudaGraphLaunch(exec, stream));
+    for (int r = 0; r < s.replays && good; ++r)
+        good = ok(cudaGraphLaunch(exec, stream));
     good = good && ok(cudaStreamSynchronize(stream));
     if (exec) cudaGraphExecDestroy(exec);
     if (graph) cudaGraphDestroy(graph);
