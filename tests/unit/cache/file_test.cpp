@@ -4,6 +4,8 @@
 
 #include "ktune/core/error.hpp"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -162,4 +164,22 @@ TEST_CASE("the line-by-line reader and the whole-document reader agree; other la
     const auto err = error_of([&] { (void)parse_cache(broken, "broken.json"); });
     CHECK(err.find("broken.json") != std::string::npos);
     CHECK(err.find("byte") != std::string::npos);
+}
+
+TEST_CASE("a large file parses in chunks and reports the first bad entry like a serial pass") {
+    std::vector<entry> es;
+    for (int i = 0; i < 20000; ++i)
+        es.push_back(make(key({i}), i, 1.0 + i));
+    const std::string text = format_cache(es);
+    CHECK(parse_cache(text, "big") == es); // already in key order, one per key
+    // Two bad entries in different chunks: the earlier one is reported.
+    std::string broken = text;
+    for (const int bad_at : {15000, 3000}) {
+        const auto line = broken.find(fmt::format("\"bucket\":[{}]", bad_at));
+        REQUIRE(line != std::string::npos);
+        const auto field = broken.find("\"samples\":", line);
+        broken.replace(field, 10, "\"samples\":-");
+    }
+    const auto err = error_of([&] { (void)parse_cache(broken, "big.json"); });
+    CHECK(err.find("$.entries[3000].samples") != std::string::npos);
 }
