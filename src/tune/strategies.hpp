@@ -21,6 +21,8 @@ std::unique_ptr<searcher> make_genetic_named(std::string_view name);
 std::unique_ptr<searcher> make_annealing();
 std::unique_ptr<searcher> make_model(); ///< nullptr when built without XGBoost
 std::unique_ptr<searcher> make_auto();
+/// Bandit over local / genetic / random proposals; screen: XGBoost picks among candidates.
+std::unique_ptr<searcher> make_portfolio(std::string_view name, bool screen);
 std::unique_ptr<searcher> make_hybrid(); ///< model-screened genetic + local refinement
 
 } // namespace ktune::tune::detail

@@ -52,8 +52,11 @@ std::vector<std::pair<strategy_info, factory>> builtin_strategies() {
         {{"genetic", "evolutionary: tournament selection, uniform crossover, neighbour mutation"},
          make_genetic},
         {{"annealing", "simulated annealing over neighbourhoods with restarts"}, make_annealing},
-        {{"auto", "default: the genetic search (most robust on recorded spaces so far)"},
+        {{"auto", "default: a bandit over incumbent local search, genetic offspring and "
+                  "uniform samples"},
          make_auto},
+        {{"portfolio", "auto without the surrogate screening (no XGBoost needed)"},
+         [] { return make_portfolio("portfolio", false); }},
     };
     if (make_model())
         v.push_back({{"model", "XGBoost surrogate ensemble, lower-confidence-bound acquisition"},

@@ -200,10 +200,10 @@ std::unique_ptr<searcher> make_hybrid() {
     return std::make_unique<model_guided>(knobs{"hybrid", true, true, 0.5});
 }
 
-// auto: the genetic search, the most robust across the recorded spaces measured so far
-// (docs/perf/search.md), and fast enough to replay 20 runs in well under a second.
+// auto: the bandit portfolio of local search, genetic offspring and uniform samples
+// (strategy_auto.cpp; docs/perf/search.md has the comparison that chose it).
 std::unique_ptr<searcher> make_auto() {
-    return make_genetic_named("auto");
+    return make_portfolio("auto", true);
 }
 
 } // namespace ktune::tune::detail

@@ -1,0 +1,224 @@
+// `auto`: a portfolio of three proposal rules under a bandit that moves the budget to whichever
+// rule is improving the search right now.
+//
+// No single strategy wins on every recorded space (docs/perf/search.md): a genetic search
+// recombines good axis values from separate basins (gemm, convolution_A100), greedy local search
+// finishes a basin in a few steps when the last percent is one axis step away (dedispersion,
+// pnpoly's tile size), and uniform sampling is the only rule that cannot get stuck. So `auto`
+// runs all three and lets the observations decide:
+//   - local: an unmeasured neighbour of the incumbent, adjacent values of ordered axes first
+//     (performance is locally smooth along tile and block sizes), then any one-axis change; a
+//     config whose whole one-axis neighbourhood is measured is a local optimum and the next-best
+//     config takes its place;
+//   - genetic: a child of two tournament-selected configs among the best observed (uniform
+//     crossover, neighbour mutation), repaired into the valid set;
+//   - random: a uniform unseen valid config.
+// Each rule keeps a discounted success rate (a success = the proposal beat the best so far) with
+// a uniform prior; the next rule is drawn with probability proportional to it, with a floor so
+// that none starves. Invalid configs never reach the budget (the base class drops them) and
+// nothing is measured twice. Every constant is a fraction of the budget or a property of the
+// space, chosen once; none is fitted to a particular recording.
+#include "tune/strategies.hpp"
+#include "tune/strategy_util.hpp"
+#include "tune/surrogate.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ktune::tune::detail {
+namespace {
+
+enum arm : std::uint8_t { local_arm, genetic_arm, random_arm };
+constexpr std::size_t arm_count = 3;
+
+class portfolio final : public searcher {
+public:
+    portfolio(std::string_view name, bool screen) : name_(name), screen_(screen) {}
+    std::string_view name() const noexcept override { return name_; }
+
+private:
+    static constexpr std::size_t population = 16;
+    static constexpr double discount = 0.9; ///< old successes fade: progress moves
+    static constexpr double floor = 0.1;    ///< each rule keeps ≥ this share of the draws
+
+    void on_init() override {
+        ok_.clear();
+        sampler_ = {};
+        origin_.clear();
+        exhausted_.clear();
+        for (auto& w : wins_)
+            w = 1.0; // Beta(1, 1)-like prior: every rule starts at a 50 % success rate
+        for (auto& p : pulls_)
+            p = 2.0;
+        best_time_ = 0;
+        fitted_at_ = 0;
+        const std::size_t axes = search_space().axes().size();
+        // A small uniform design: enough to find a basin to climb and parents to breed, little
+        // enough that most of the budget goes to the adaptive rules.
+        initial_ = std::clamp<std::size_t>(options().budget / 40, 4, 8);
+        initial_ = std::max<std::size_t>(initial_, std::min<std::size_t>(axes, 10));
+    }
+
+    void on_observe(const observation& o) override {
+        bool improved = false;
+        if (o.ok()) {
+            improved = best_time_ == 0 || o.time < best_time_;
+            if (improved) best_time_ = o.time;
+            auto it = std::lower_bound(ok_.begin(), ok_.end(), o.time,
+                                       [](const auto& e, double t) { return e.first < t; });
+            ok_.insert(it, {o.time, o.where});
+        }
+        const auto it = origin_.find(search_space().code(o.where));
+        if (it == origin_.end()) return;
+        const arm a = it->second;
+        origin_.erase(it);
+        for (std::size_t k = 0; k < arm_count; ++k) { // discount all: shares track the present
+            wins_[k] *= discount;
+            pulls_[k] *= discount;
+        }
+        pulls_[a] += 1.0;
+        wins_[a] += improved ? 1.0 : 0.0;
+    }
+
+    arm choose() {
+        std::array<double, arm_count> share{};
+        double total = 0;
+        for (std::size_t k = 0; k < arm_count; ++k)
+            total += share[k] = wins_[k] / pulls_[k];
+        for (auto& s : share)
+            s = floor + (1 - floor * static_cast<double>(arm_count)) * s / total;
+        double u = random().uniform();
+        for (std::size_t k = 0; k < arm_count; ++k) {
+            if (u < share[k]) return static_cast<arm>(k);
+            u -= share[k];
+        }
+        return random_arm;
+    }
+
+    // Surrogate screening: of several candidates a rule would accept, measure the one the model
+    // ranks best (lower confidence bound). Refit every few observations: a fit costs
+    // milliseconds, an evaluation on a GPU costs seconds, but replays run thousands of searches.
+    std::size_t screen(const std::vector<point>& cand) {
+        if (!screen_ || cand.size() < 2 || ok_.size() < 4) return random().below(cand.size());
+        const auto& s = search_space();
+        const auto& h = history();
+        if (h.size() >= fitted_at_ + std::max<std::size_t>(4, h.size() / 16)) {
+            double worst = 0;
+            for (const auto& o : h)
+                if (o.ok()) worst = std::max(worst, std::log(o.time));
+            std::vector<float> x, y;
+            for (const auto& o : h) {
+                auto f = features(s, o.where);
+                x.insert(x.end(), f.begin(), f.end());
+                y.push_back(static_cast<float>(o.ok() ? std::log(o.time) : worst + std::log(2.0)));
+            }
+            model_.fit(x, y, s.axes().size(), options().seed + h.size());
+            fitted_at_ = h.size();
+        }
+        std::vector<float> x, mean, spread;
+        for (const auto& p : cand) {
+            auto f = features(s, p);
+            x.insert(x.end(), f.begin(), f.end());
+        }
+        model_.predict(x, s.axes().size(), mean, spread);
+        std::size_t pick = 0;
+        for (std::size_t i = 1; i < cand.size(); ++i)
+            if (mean[i] - 0.5f * spread[i] < mean[pick] - 0.5f * spread[pick]) pick = i;
+        return pick;
+    }
+
+    bool taken(const point& p, const std::vector<point>& out) const {
+        return proposed(p) || std::find(out.begin(), out.end(), p) != out.end();
+    }
+
+    // The best unmeasured neighbour rule: walk the ranked configs, skipping local optima.
+    bool propose_local(std::vector<point>& out) {
+        const auto& s = search_space();
+        for (std::size_t i = 0; i < ok_.size() && i < population; ++i) {
+            const point& c = ok_[i].second;
+            const std::uint64_t code = s.code(c);
+            if (exhausted_.count(code)) continue;
+            for (auto kind : {neighbourhood::adjacent, neighbourhood::hamming}) {
+                auto nb = s.neighbours(c, kind);
+                std::erase_if(nb, [&](const point& p) { return taken(p, out); });
+                if (!nb.empty()) {
+                    out.push_back(nb[screen(nb)]);
+                    return true;
+                }
+            }
+            exhausted_.insert(code);
+        }
+        return false;
+    }
+
+    const point& tournament() {
+        const std::size_t n = std::min(population, ok_.size());
+        return ok_[std::min(random().below(n), random().below(n))].second;
+    }
+
+    bool propose_genetic(std::vector<point>& out) {
+        const auto& s = search_space();
+        if (ok_.size() < 2) return false;
+        const std::size_t axes = s.axes().size();
+        std::vector<point> cand;
+        const std::size_t want = screen_ ? 24 : 1;
+        for (int attempt = 0; attempt < 64 && cand.size() < want; ++attempt) {
+            const point& a = tournament();
+            const point& b = tournament();
+            point child = a;
+            for (std::size_t i = 0; i < axes; ++i)
+                if (random().below(2)) child[i] = b[i];
+            if (child == a || child == b || random().uniform() < 0.5)
+                child = mutate(s, child, random(), 1.0 / static_cast<double>(axes));
+            child = repair(s, std::move(child), random());
+            if (!taken(child, out) && std::find(cand.begin(), cand.end(), child) == cand.end())
+                cand.push_back(std::move(child));
+        }
+        if (cand.empty()) return false;
+        out.push_back(std::move(cand[screen(cand)]));
+        return true;
+    }
+
+    void do_propose(std::size_t n, std::vector<point>& out) override {
+        const auto& s = search_space();
+        const auto seen = [this](const point& p) { return proposed(p); };
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t before = out.size();
+            arm a = history().size() + out.size() < initial_ || ok_.empty() ? random_arm : choose();
+            if (a == local_arm && !propose_local(out)) a = genetic_arm;
+            if (a == genetic_arm && !propose_genetic(out)) a = random_arm;
+            if (a == random_arm) {
+                std::vector<point> cand;
+                sampler_.draw(s, random(), screen_ && ok_.size() >= 4 ? 16 : 1, cand, seen);
+                if (!cand.empty()) out.push_back(std::move(cand[screen(cand)]));
+                // unseen_sampler hands out each listed config once: unpicked ones are lost to it,
+                // but stay reachable through the other rules and the next fresh draw.
+            }
+            if (out.size() == before) return; // nothing left anywhere: the base ends the search
+            origin_[s.code(out.back())] = a;
+        }
+    }
+
+    std::vector<std::pair<double, point>> ok_; ///< ok observations sorted by time
+    std::unordered_map<std::uint64_t, arm> origin_;
+    std::unordered_set<std::uint64_t> exhausted_;
+    std::array<double, arm_count> wins_{}, pulls_{};
+    double best_time_ = 0;
+    std::size_t initial_ = 0;
+    std::size_t fitted_at_ = 0;
+    unseen_sampler sampler_;
+    std::string_view name_;
+    bool screen_;
+    surrogate model_{3, 30, 6};
+};
+
+} // namespace
+
+std::unique_ptr<searcher> make_portfolio(std::string_view name, bool screen) {
+    return std::make_unique<portfolio>(name, screen && surrogate_available());
+}
+
+} // namespace ktune::tune::detail
