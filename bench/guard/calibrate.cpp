@@ -193,6 +193,7 @@ void scenario(const args& a, noise model, const std::vector<std::vector<double>>
                    t.runs_flagging_slower.load(), a.runs, 100 * t.runs_flagging_slower / runs,
                    t.runs_flagging_any.load(), a.runs,
                    100.0 * static_cast<double>(t.inconclusive) / static_cast<double>(t.keys));
+        std::fflush(stdout);
         return;
     }
     fmt::print("  {:.0f} % slowdown on {} of {} keys: detected {}/{} = {:.2f} %; untouched keys "
@@ -209,6 +210,7 @@ void scenario(const args& a, noise model, const std::vector<std::vector<double>>
                                     static_cast<double>(t.by_noise_n[b]),
                                 t.by_noise_n[b].load());
     fmt::print("{}\n", line);
+    std::fflush(stdout); // progress survives a killed run
 }
 
 } // namespace

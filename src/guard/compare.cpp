@@ -255,8 +255,13 @@ diff_report compare(const series_set& base, const series_set& cand, const diff_o
             continue;
         }
         k.p_value = mann_whitney_u(pr.base->samples, pr.cand->samples).p_value;
-        const auto s = relative_shift(pr.base->samples, pr.cand->samples,
-                                      {o.confidence, o.resamples, o.seed ^ fnv1a(k.key)});
+        relative_shift_result s;
+        try {
+            s = relative_shift(pr.base->samples, pr.cand->samples,
+                               {o.confidence, o.resamples, o.seed ^ fnv1a(k.key)});
+        } catch (const error& e) {
+            throw error(e.kind(), "key '" + k.key + "': " + e.what());
+        }
         k.rel = s.rel;
         k.rel_lo = s.rel_lo;
         k.rel_hi = s.rel_hi;
