@@ -18,8 +18,17 @@ std::vector<const char*> c_names(std::span<const std::string> metrics) {
 
 } // namespace
 
+void require_profiler_host_usable() {
+#if defined(__SANITIZE_ADDRESS__)
+    throw error(error_kind::unsupported,
+                "CUPTI's profiler host is unusable under AddressSanitizer (it dlopens "
+                "libnvperf_host with RTLD_DEEPBIND): use a build without KTUNE_SANITIZE");
+#endif
+}
+
 host_object::host_object(std::string_view chip, std::span<const std::uint8_t> counter_availability)
     : chip_(chip) {
+    require_profiler_host_usable();
     CUpti_Profiler_Host_Initialize_Params p{};
     p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;

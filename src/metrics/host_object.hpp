@@ -43,6 +43,10 @@ private:
     CUpti_Profiler_Host_Object* obj_ = nullptr;
 };
 
+/// Throws error_kind::unsupported in AddressSanitizer builds: CUPTI dlopens libnvperf_host with
+/// RTLD_DEEPBIND, which the sanitizer runtime aborts on (google/sanitizers#611).
+void require_profiler_host_usable();
+
 /// Passes CUPTI needs for a configuration image.
 std::size_t passes_of(std::vector<std::uint8_t>& config_image);
 

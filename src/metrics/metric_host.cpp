@@ -45,6 +45,7 @@ void require_known_chip(std::string_view chip) {
 } // namespace
 
 std::vector<std::string> supported_chips() {
+    detail::require_profiler_host_usable();
     CUpti_Profiler_Host_GetSupportedChips_Params p{};
     p.structSize = CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE;
     KTUNE_CUPTI_CALL(cuptiProfilerHostGetSupportedChips(&p));
