@@ -1,6 +1,6 @@
 # Dependency discovery. Each failure says what to install, because a new user's first build
 # is where a vague "package not found" costs the most.
-set(_ktune_apt "libfmt-dev nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libxgboost-dev zlib1g-dev")
+set(_ktune_apt "libfmt-dev nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libxgboost-dev zlib1g-dev libsimdjson-dev")
 
 macro(ktune_require pkg hint)
   if(NOT ${pkg}_FOUND)

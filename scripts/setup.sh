@@ -36,6 +36,15 @@ if [ ${#need[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# Optional, never fatal (offline machines): simdjson loads the config cache ~16x faster than
+# nlohmann (docs/perf/cache.md); without it the cache uses its nlohmann reader.
+if ! have_header simdjson.h && command -v apt-get >/dev/null; then
+    s=""
+    [ "$(id -u)" = 0 ] || s="sudo"
+    DEBIAN_FRONTEND=noninteractive $s apt-get install -y -qq --no-install-recommends \
+        libsimdjson-dev || echo "ktune setup: optional libsimdjson-dev not installed" >&2
+fi
+
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
     echo "ktune setup: the CUDA Toolkit (nvcc, CUPTI, NVRTC) is required: install it from" \
          "NVIDIA's packages and put /usr/local/cuda/bin on PATH" >&2
