@@ -48,12 +48,7 @@ public:
     }
 
     ~cupti_range_backend() override {
-        if (object_) {
-            CUpti_RangeProfiler_Disable_Params p{};
-            p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
-            p.pRangeProfilerObject = object_;
-            (void)KTUNE_CUPTI_CALL_NOEXCEPT(cuptiRangeProfilerDisable(&p));
-        }
+        disable();
         host_.reset();
         CUpti_Profiler_DeInitialize_Params dp{};
         dp.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
@@ -63,6 +58,7 @@ public:
     std::string chip() override { return chip_; }
 
     void configure(std::span<const std::string> metrics, std::size_t max_ranges) override {
+        disable(); // a new set replaces the old configuration
         metrics_.assign(metrics.begin(), metrics.end());
         names_.clear();
         for (const auto& m : metrics_)
@@ -136,6 +132,15 @@ public:
     }
 
 private:
+    void disable() noexcept {
+        if (!object_) return;
+        CUpti_RangeProfiler_Disable_Params p{};
+        p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+        p.pRangeProfilerObject = object_;
+        (void)KTUNE_CUPTI_CALL_NOEXCEPT(cuptiRangeProfilerDisable(&p));
+        object_ = nullptr;
+    }
+
     void set_config() {
         CUpti_RangeProfiler_SetConfig_Params sc{};
         sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;

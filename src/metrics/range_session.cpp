@@ -4,21 +4,35 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ktune::metrics {
 
 range_session::range_session(metric_set set, sampling_options sampling,
                              std::unique_ptr<range_backend> backend, std::size_t batch)
-    : set_(std::move(set)), policy_(std::move(sampling)), backend_(std::move(backend)),
+    : range_session([set](tensor_precision) { return set; }, std::move(sampling),
+                    std::move(backend), batch) {}
+
+range_session::range_session(set_resolver resolve, sampling_options sampling,
+                             std::unique_ptr<range_backend> backend, std::size_t batch)
+    : resolve_(std::move(resolve)), policy_(std::move(sampling)), backend_(std::move(backend)),
       batch_(batch == 0 ? 1 : batch) {
-    if (!backend_) throw error(error_kind::internal, "range_session without a backend");
-    const std::string chip = backend_->chip();
-    if (!set_.chip.empty() && set_.chip != chip)
-        throw error(error_kind::usage,
-                    fmt::format("metric set resolved for {}, but the GPU is {}", set_.chip, chip));
+    if (!backend_ || !resolve_)
+        throw error(error_kind::internal, "range_session without a backend or a metric set");
+    doc_.chip = backend_->chip();
+    use(resolved_.emplace(tensor_precision::bf16, resolve_(tensor_precision::bf16)).first->second);
+}
+
+void range_session::use(const metric_set& set) {
+    if (!set.chip.empty() && set.chip != doc_.chip)
+        throw error(error_kind::usage, fmt::format("metric set resolved for {}, but the GPU is {}",
+                                                   set.chip, doc_.chip));
+    if (!set_.metrics.empty() && set.metrics == set_.metrics) return;
+    drain(); // pending ranges belong to the old configuration
+    set_ = set;
     backend_->configure(set_.metrics, batch_);
-    doc_.chip = chip;
     doc_.metric_set = set_.name;
-    doc_.passes = set_.passes;
+    doc_.passes = std::max(doc_.passes, set_.passes);
 }
 
 range_session::~range_session() = default;
@@ -26,6 +40,10 @@ range_session::~range_session() = default;
 bool range_session::launch_begin(std::string_view name, std::uint64_t launch_index,
                                  std::uint64_t correlation_id, bool cooperative) {
     if (active_ || policy_.decide(name, cooperative) != sample_decision::profile) return false;
+    const tensor_precision p = guess_tensor_precision(name);
+    auto it = resolved_.find(p);
+    if (it == resolved_.end()) it = resolved_.emplace(p, resolve_(p)).first;
+    use(it->second);
     pending_.push_back({std::string(name), launch_index, correlation_id});
     backend_->start();
     active_ = true;

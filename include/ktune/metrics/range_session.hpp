@@ -15,6 +15,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -46,11 +48,22 @@ public:
 /// holds the counters, insufficient privileges) or no_device.
 std::unique_ptr<range_backend> make_cupti_range_backend();
 
+/// The metric set for a kernel whose tensor precision is guessed as the argument, resolved for
+/// the backend's chip, e.g. `[&](auto p) { return resolve_metric_set(metric_set_request("roofline",
+/// p), chip, 3); }`.
+using set_resolver = std::function<metric_set(tensor_precision)>;
+
 class range_session {
 public:
-    /// `set` must be resolved for the backend's chip. `batch` ranges are decoded at a time.
+    /// One set for every kernel. `set` must be resolved for the backend's chip. `batch` ranges
+    /// are decoded at a time.
     range_session(metric_set set, sampling_options sampling, std::unique_ptr<range_backend> backend,
                   std::size_t batch = 64);
+    /// A set per kernel: the one for the tensor precision its name suggests
+    /// (guess_tensor_precision), so each kernel pays for one tensor metric only. Switching sets
+    /// decodes the pending batch and reconfigures the backend.
+    range_session(set_resolver resolve, sampling_options sampling,
+                  std::unique_ptr<range_backend> backend, std::size_t batch = 64);
     ~range_session();
     range_session(const range_session&) = delete;
     range_session& operator=(const range_session&) = delete;
@@ -69,6 +82,9 @@ private:
         std::uint64_t launch_index, correlation_id;
     };
     void drain();
+    void use(const metric_set& set);
+    set_resolver resolve_;
+    std::map<tensor_precision, metric_set> resolved_;
     metric_set set_;
     sampling_policy policy_;
     std::unique_ptr<range_backend> backend_;

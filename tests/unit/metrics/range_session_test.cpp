@@ -15,11 +15,14 @@ namespace {
 // Stores one range per start/stop; values are (range number, metric number) so the join is
 // checkable. `capacity` mimics a full counter image: later ranges are dropped.
 struct fake_backend final : range_backend {
+    std::size_t configures = 0;
     std::size_t capacity = 1000, configured_ranges = 0, decodes = 0, in_image = 0, total = 0;
     std::size_t metrics = 0;
     bool running = false;
     std::string chip() override { return "GH100"; }
     void configure(std::span<const std::string> m, std::size_t max_ranges) override {
+        REQUIRE(in_image == 0); // pending ranges were decoded before a reconfiguration
+        ++configures;
         metrics = m.size();
         configured_ranges = max_ranges;
     }
@@ -137,4 +140,34 @@ TEST_CASE("a set resolved for another chip is refused") {
     auto set = two_metrics();
     set.chip = "GA100";
     CHECK_THROWS_AS(range_session(set, {}, std::make_unique<fake_backend>()), ktune::error);
+}
+
+TEST_CASE("each kernel gets the tensor metric of its precision") {
+    auto backend = std::make_unique<fake_backend>();
+    auto* fake = backend.get();
+    std::vector<tensor_precision> asked;
+    const set_resolver resolve = [&](tensor_precision p) {
+        asked.push_back(p);
+        return metric_set{"roofline",
+                          "GH100",
+                          {"gpu__time_duration.sum",
+                           "sm__ops_path_tensor_src_" + std::string(to_string(p)) + ".sum"},
+                          {},
+                          p == tensor_precision::fp16 ? 3u : 2u};
+    };
+    range_session s(resolve, {}, std::move(backend), 8);
+    for (const char* k : {"gemm_bf16_a", "gemm_bf16_b", "gemm_f16_c", "gemm_bf16_d"}) {
+        REQUIRE(s.launch_begin(k, 0, 0, false));
+        s.launch_end();
+    }
+    const auto doc = s.finish();
+    REQUIRE(doc.kernels.size() == 4);
+    CHECK(doc.kernels[0].values.contains("sm__ops_path_tensor_src_bf16.sum"));
+    CHECK(doc.kernels[1].values.contains("sm__ops_path_tensor_src_bf16.sum"));
+    CHECK(doc.kernels[2].values.contains("sm__ops_path_tensor_src_fp16.sum"));
+    CHECK_FALSE(doc.kernels[2].values.contains("sm__ops_path_tensor_src_bf16.sum"));
+    CHECK(doc.kernels[3].values.contains("sm__ops_path_tensor_src_bf16.sum"));
+    CHECK(fake->configures == 3); // bf16, fp16, bf16 again
+    CHECK(asked == std::vector<tensor_precision>{tensor_precision::bf16, tensor_precision::fp16});
+    CHECK(doc.passes == 3); // the costliest set used
 }
