@@ -1,4 +1,5 @@
 // bench_search_replay SPACE... [--strategies a,b] [--repeat R] [--budget N] [--seed S]
+//                     [--trace SEED]
 // Median evaluations to 1.05x optimum of every strategy on every recorded space, and the ratio
 // to the random-search expectation (N+1)/(K+1). Prints one TSV line per (space, strategy) so
 // run.sh can merge it with Kernel Tuner's numbers.
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> files, names;
     std::size_t repeat = 20, budget = 0;
     std::uint64_t seed = 0;
+    std::uint64_t trace = 0; // --trace SEED: every evaluation of one run (seed SEED), to debug
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--repeat" && i + 1 < argc)
@@ -26,6 +28,8 @@ int main(int argc, char** argv) {
             budget = std::stoul(argv[++i]);
         else if (a == "--seed" && i + 1 < argc)
             seed = std::stoull(argv[++i]);
+        else if (a == "--trace" && i + 1 < argc)
+            trace = std::stoull(argv[++i]) + 1;
         else if (a == "--strategies" && i + 1 < argc) {
             std::string s = argv[++i];
             for (std::size_t p = 0; p != std::string::npos;) {
@@ -46,6 +50,27 @@ int main(int argc, char** argv) {
         std::string space = f.substr(f.find_last_of('/') + 1);
         space = space.substr(0, space.find('.'));
         for (const auto& n : names) {
+            if (trace) {
+                auto sr = make_searcher(n);
+                const double opt = rec.optimum();
+                search_options so;
+                so.budget = budget ? budget : 1000;
+                so.seed = trace - 1;
+                std::size_t k = 0;
+                run_search(*sr, rec.space, so, [&](const std::vector<point>& batch) {
+                    std::vector<observation> out;
+                    for (const auto& p : batch) {
+                        out.push_back(rec.evaluate(p));
+                        std::string cfg;
+                        for (auto v : p)
+                            cfg += fmt::format("{} ", v);
+                        fmt::print("{}\t{}\t{}\t{}\t{:.3f}\n", space, n, ++k, cfg,
+                                   out.back().ok() ? out.back().time / opt : 0.0);
+                    }
+                    return out;
+                });
+                continue;
+            }
             replay_options o;
             o.strategy = n;
             o.budget = budget;

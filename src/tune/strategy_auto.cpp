@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -134,20 +135,30 @@ private:
         return proposed(p) || std::find(out.begin(), out.end(), p) != out.end();
     }
 
-    // The best unmeasured neighbour rule: walk the ranked configs, skipping local optima.
+    // The best unmeasured neighbour rule: walk the ranked configs, skipping local optima. One
+    // candidate per axis (an adjacent value first, else any other value of that axis), so an
+    // axis with 30 values does not crowd out a 3-valued switch that holds the next gain.
     bool propose_local(std::vector<point>& out) {
         const auto& s = search_space();
         for (std::size_t i = 0; i < ok_.size() && i < population; ++i) {
             const point& c = ok_[i].second;
             const std::uint64_t code = s.code(c);
             if (exhausted_.count(code)) continue;
+            std::vector<point> cand;
             for (auto kind : {neighbourhood::adjacent, neighbourhood::hamming}) {
                 auto nb = s.neighbours(c, kind);
                 std::erase_if(nb, [&](const point& p) { return taken(p, out); });
-                if (!nb.empty()) {
-                    out.push_back(nb[screen(nb)]);
-                    return true;
+                for (std::size_t a = 0; a < c.size(); ++a) {
+                    const auto on_axis = [&](const point& p) { return p[a] != c[a]; };
+                    if (std::any_of(cand.begin(), cand.end(), on_axis)) continue;
+                    std::vector<point> group;
+                    std::copy_if(nb.begin(), nb.end(), std::back_inserter(group), on_axis);
+                    if (!group.empty()) cand.push_back(group[random().below(group.size())]);
                 }
+            }
+            if (!cand.empty()) {
+                out.push_back(cand[screen(cand)]);
+                return true;
             }
             exhausted_.insert(code);
         }
