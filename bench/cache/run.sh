@@ -18,6 +18,8 @@ if [ "${1:-}" = fuzz ]; then
     CXX=clang++ cmake -S tests/fuzz -B "$fb" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     cmake --build "$fb"
     mkdir -p "$fb/corpus"
+    # The minimised corpus of earlier runs (libFuzzer -merge=1), as an archive of ~1600 inputs.
+    tar xzf tests/fuzz/corpus/cache_min.tar.gz -C "$fb/corpus"
     "$fb/cache_reader_fuzz" -max_total_time="${FUZZ_SECONDS:-600}" -print_final_stats=1 \
         -artifact_prefix="$fb/" "$fb/corpus" tests/fuzz/corpus/cache
 fi
