@@ -1,20 +1,50 @@
 #!/usr/bin/env bash
-# The README's main job: install what is missing, build, then do the real work ktune is for.
-# On a GPU it looks at the GPU (and, as they land, profiles and tunes); without one it works on
-# bundled real data.
+# The README's main job: install what is missing, build, then run the loop for real.
+#  - with a GPU: identify it, profile a real program, tune a built-in op (twice: the second run
+#    is a cache hit), replay a recorded Hopper space;
+#  - without one: the same analysis on bundled real data (a PyTorch transformer-layer trace
+#    recorded on an H200, fully measured tuning spaces).
+# Outputs land in out/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-echo "== building ktune (first time: a few minutes)"
-TARGET=ktune_cli scripts/build.sh >/dev/null
+echo "== building ktune (the first time takes a few minutes)"
+TARGET="ktune_cli ktune_inject" scripts/build.sh >/dev/null
 ktune=build/tools/ktune-cli/ktune
+mkdir -p out
+say() { printf '\n== %s\n' "$*"; }
 
-if "$ktune" device >/tmp/ktune-device.$$ 2>&1; then
-    echo "== ktune device"
-    cat /tmp/ktune-device.$$
+if "$ktune" device >out/device.txt 2>&1; then
+    say "ktune device"
+    cat out/device.txt
+    say "ktune profile: every kernel of a real program, ranked"
+    if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+        "$ktune" profile -o out/transformer.ktrace -- python3 bench/profile/transformer_layer.py
+    else
+        TARGET=profile_workload scripts/build.sh >/dev/null
+        "$ktune" profile -o out/workload.ktrace -- build/bench/profile/profile_workload graph 200 5
+    fi
+    say "ktune tune softmax 8192x8192 bf16 (search, check, time, cache)"
+    "$ktune" tune softmax --shape 8192x8192 --dtype bf16 --cache out/tuned.json
+    say "the same again: a cache hit, nothing measured"
+    "$ktune" tune softmax --shape 8192x8192 --dtype bf16 --cache out/tuned.json
 else
-    echo "== no GPU here: $(head -1 /tmp/ktune-device.$$)"
-    echo "== ktune device --list"
-    "$ktune" device --list
+    say "no GPU here ($(head -1 out/device.txt)): working on bundled real data"
+    say "ktune top: which kernels own the GPU time of a PyTorch transformer layer (H200)"
+    "$ktune" top examples/data/transformer_layer_h200.ktrace --limit 12
+    say "ktune top --by nvtx"
+    "$ktune" top examples/data/transformer_layer_h200.ktrace --by nvtx
+    "$ktune" export examples/data/transformer_layer_h200.ktrace --format chrome \
+        -o out/transformer_layer_h200.trace.json
+    echo "(Perfetto-ready timeline written to out/transformer_layer_h200.trace.json)"
+    say "ktune ops: the built-in tunable ops"
+    "$ktune" ops
 fi
-rm -f /tmp/ktune-device.$$
+
+say "ktune tune --space: search strategies replayed on a softmax space brute-forced on an H200"
+"$ktune" tune --space examples/data/spaces/softmax_bf16_8192x8192_H200.json --strategy auto \
+    --repeat 20
+say "and on a public GEMM space (CLBlast Xgemm, RTX 3090)"
+"$ktune" tune --space examples/data/spaces/gemm_RTX_3090.json.gz --strategy auto --repeat 20
+say "ktune device --list: the roofs ktune knows"
+"$ktune" device --list
