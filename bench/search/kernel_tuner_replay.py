@@ -57,6 +57,9 @@ def main():
         args = util.infer_args_from_cache(d)
         members = {tuple(e[k] for k in keys) for e in cache.values()}
         name = os.path.basename(path).split(".")[0]
+        # Kernel Tuner stops on max_fevals unique configs; a budget above the space's size makes
+        # some strategies (greedy_ils, dual_annealing) loop forever on small spaces.
+        budget = min(a.budget, len(cache))
         for strat in a.strategies.split(","):
             evals, best = [], []
             t0 = time.time()
@@ -67,7 +70,7 @@ def main():
                     res, _ = kernel_tuner.tune_kernel(
                         **args, cache=tmp.name, simulation_mode=True, strategy=strat,
                         restrictions=[FunctionConstraint(lambda *v: v in members)],
-                        strategy_options={"max_fevals": a.budget}, quiet=True, verbose=False)
+                        strategy_options={"max_fevals": budget}, quiet=True, verbose=False)
                 except Exception as e:  # a strategy that cannot run here is reported, not hidden
                     print(f"# {name} {strat}: {type(e).__name__}: {e}", file=sys.stderr)
                     break
@@ -85,12 +88,12 @@ def main():
                         if hit is None and t <= a.target * opt:
                             hit = len(seen)
                 # a miss counts as budget + 1 even when the strategy stopped early (dual_annealing does)
-                evals.append(hit if hit else a.budget + 1)
+                evals.append(hit if hit else budget + 1)
                 best.append((b or 0) / opt)
             if not evals:
                 continue
             q1, med, q3 = quartiles(evals)
-            reached = sum(e <= a.budget for e in evals)
+            reached = sum(e <= budget for e in evals)
             exp = (N + 1) / (K + 1)
             print(f"{name}\tKT:{strat}\t{N}\t{K}\t{exp:.1f}\t{med:.1f}\t{q1:.1f}\t{q3:.1f}\t"
                   f"{reached}\t{len(evals)}\t{med/exp:.3f}\t{statistics.median(best):.4f}\t"
