@@ -16,7 +16,7 @@ holds repeated cache hits and budget-exhausted entries, which cost nothing and a
 run reaches the target at the first config within 1.05x of the recorded optimum. Recorded
 failures stay in the valid set (as in ktune's replay): they cost an evaluation in both.
 """
-import argparse, gzip, json, os, random as pyrandom, statistics, sys, tempfile, time, warnings
+import argparse, gzip, json, os, random as pyrandom, signal, statistics, sys, tempfile, time, warnings
 
 import numpy as np
 import kernel_tuner
@@ -39,10 +39,17 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--budget", type=int, default=500)
     ap.add_argument("--target", type=float, default=1.05)
+    ap.add_argument("--run-timeout", type=int, default=120,
+                    help="seconds per run; a run over it is reported and its strategy skipped")
     ap.add_argument("--strategies", default="random_sample,genetic_algorithm,simulated_annealing,"
                     "pso,diff_evo,greedy_ils,dual_annealing,bayes_opt")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
+
+    def overtime(*_):
+        raise TimeoutError(f"run over {a.run_timeout} s (Kernel Tuner 1.5 loops on some small spaces)")
+
+    signal.signal(signal.SIGALRM, overtime)
     for path in a.spaces:
         d = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
         keys = d["tune_params_keys"]
@@ -67,11 +74,14 @@ def main():
                 np.random.seed(r)
                 pyrandom.seed(r)
                 try:
+                    signal.alarm(a.run_timeout)
                     res, _ = kernel_tuner.tune_kernel(
                         **args, cache=tmp.name, simulation_mode=True, strategy=strat,
                         restrictions=[FunctionConstraint(lambda *v: v in members)],
                         strategy_options={"max_fevals": budget}, quiet=True, verbose=False)
+                    signal.alarm(0)
                 except Exception as e:  # a strategy that cannot run here is reported, not hidden
+                    signal.alarm(0)
                     print(f"# {name} {strat}: {type(e).__name__}: {e}", file=sys.stderr)
                     break
                 seen, hit, b = set(), None, None
