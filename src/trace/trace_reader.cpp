@@ -32,6 +32,14 @@ struct trace_reader::impl {
     std::vector<nvtx_record> nvtx;
     trace_string unknown{"<unknown name>", "<unknown name>"};
 
+    impl() = default;
+    impl(const impl&) = delete;
+    impl& operator=(const impl&) = delete;
+    ~impl() { // here, not in ~trace_reader: a constructor that throws must not leak these
+        if (file) std::fclose(file);
+        ZSTD_freeDCtx(dctx);
+    }
+
     // 0: ok, 1: clean end of file, 2: truncated
     int read_exact(void* p, std::size_t n) {
         const std::size_t got = std::fread(p, 1, n, file);
@@ -77,10 +85,7 @@ trace_reader::trace_reader(const std::string& path) : impl_(std::make_unique<imp
                     path + ": header schema is not " + std::string(format_schema));
 }
 
-trace_reader::~trace_reader() {
-    if (impl_->file) std::fclose(impl_->file);
-    ZSTD_freeDCtx(impl_->dctx);
-}
+trace_reader::~trace_reader() = default;
 
 namespace {
 

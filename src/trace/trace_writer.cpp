@@ -28,6 +28,14 @@ struct trace_writer::impl {
     std::string raw, packed; // reused buffers
     std::vector<std::uint64_t> scratch;
 
+    impl() = default;
+    impl(const impl&) = delete;
+    impl& operator=(const impl&) = delete;
+    ~impl() { // here, not in ~trace_writer: a constructor that throws must not leak these
+        if (file) std::fclose(file);
+        ZSTD_freeCCtx(cctx);
+    }
+
     void put(const void* p, std::size_t n) {
         if (std::fwrite(p, 1, n, file) != n)
             throw error(error_kind::io, path + ": write failed: " + std::strerror(errno));
@@ -98,10 +106,7 @@ trace_writer::trace_writer(const std::string& path, const trace_environment& env
     impl_->put_chunk(detail::chunk::header, 0, text, text.size());
 }
 
-trace_writer::~trace_writer() {
-    if (impl_->file) std::fclose(impl_->file);
-    ZSTD_freeCCtx(impl_->cctx);
-}
+trace_writer::~trace_writer() = default;
 
 std::uint32_t trace_writer::intern(std::string_view mangled) {
     const auto it = impl_->ids.find(std::string(mangled));
