@@ -33,7 +33,8 @@ namespace ktune::tune::detail {
 namespace {
 
 enum arm : std::uint8_t { local_arm, genetic_arm, random_arm };
-constexpr std::size_t arm_count = 3;
+constexpr std::size_t rule_count = 3;
+constexpr std::size_t arm_count = 2 * rule_count; ///< each rule, with and without screening
 
 class portfolio final : public searcher {
 public:
@@ -74,7 +75,7 @@ private:
         }
         const auto it = origin_.find(search_space().code(o.where));
         if (it == origin_.end()) return;
-        const arm a = it->second;
+        const std::size_t a = it->second;
         origin_.erase(it);
         for (std::size_t k = 0; k < arm_count; ++k) { // discount all: shares track the present
             wins_[k] *= discount;
@@ -84,16 +85,18 @@ private:
         wins_[a] += improved ? 1.0 : 0.0;
     }
 
-    arm choose() {
+    std::size_t choose() {
+        const std::size_t arms = screen_ ? arm_count : rule_count;
+        const double fl = floor * static_cast<double>(rule_count) / static_cast<double>(arms);
         std::array<double, arm_count> share{};
         double total = 0;
-        for (std::size_t k = 0; k < arm_count; ++k)
+        for (std::size_t k = 0; k < arms; ++k)
             total += share[k] = wins_[k] / pulls_[k];
-        for (auto& s : share)
-            s = floor + (1 - floor * static_cast<double>(arm_count)) * s / total;
+        for (std::size_t k = 0; k < arms; ++k)
+            share[k] = fl + (1 - fl * static_cast<double>(arms)) * share[k] / total;
         double u = random().uniform();
-        for (std::size_t k = 0; k < arm_count; ++k) {
-            if (u < share[k]) return static_cast<arm>(k);
+        for (std::size_t k = 0; k < arms; ++k) {
+            if (u < share[k]) return k;
             u -= share[k];
         }
         return random_arm;
@@ -103,7 +106,8 @@ private:
     // ranks best (lower confidence bound). Refit every few observations: a fit costs
     // milliseconds, an evaluation on a GPU costs seconds, but replays run thousands of searches.
     std::size_t screen(const std::vector<point>& cand) {
-        if (!screen_ || cand.size() < 2 || ok_.size() < 4) return random().below(cand.size());
+        if (!screen_ || !use_model_ || cand.size() < 2 || ok_.size() < 4)
+            return random().below(cand.size());
         const auto& s = search_space();
         const auto& h = history();
         if (h.size() >= fitted_at_ + std::max<std::size_t>(4, h.size() / 16)) {
@@ -175,7 +179,7 @@ private:
         if (ok_.size() < 2) return false;
         const std::size_t axes = s.axes().size();
         std::vector<point> cand;
-        const std::size_t want = screen_ ? 24 : 1;
+        const std::size_t want = screen_ && use_model_ ? 24 : 1;
         for (int attempt = 0; attempt < 64 && cand.size() < want; ++attempt) {
             const point& a = tournament();
             const point& b = tournament();
@@ -198,23 +202,30 @@ private:
         const auto seen = [this](const point& p) { return proposed(p); };
         for (std::size_t k = 0; k < n; ++k) {
             const std::size_t before = out.size();
-            arm a = history().size() + out.size() < initial_ || ok_.empty() ? random_arm : choose();
+            const std::size_t pick = history().size() + out.size() < initial_ || ok_.empty()
+                                         ? std::size_t{random_arm}
+                                         : choose();
+            use_model_ = pick >= rule_count;
+            auto a = static_cast<arm>(pick % rule_count);
             if (a == local_arm && !propose_local(out)) a = genetic_arm;
             if (a == genetic_arm && !propose_genetic(out)) a = random_arm;
             if (a == random_arm) {
                 std::vector<point> cand;
-                sampler_.draw(s, random(), screen_ && ok_.size() >= 4 ? 16 : 1, cand, seen);
+                sampler_.draw(s, random(), screen_ && use_model_ && ok_.size() >= 4 ? 16 : 1, cand,
+                              seen);
                 if (!cand.empty()) out.push_back(std::move(cand[screen(cand)]));
                 // unseen_sampler hands out each listed config once: unpicked ones are lost to it,
                 // but stay reachable through the other rules and the next fresh draw.
             }
             if (out.size() == before) return; // nothing left anywhere: the base ends the search
-            origin_[s.code(out.back())] = a;
+            origin_[s.code(out.back())] =
+                static_cast<std::uint8_t>(a + (use_model_ ? rule_count : 0));
         }
     }
 
-    std::vector<std::pair<double, point>> ok_; ///< ok observations sorted by time
-    std::unordered_map<std::uint64_t, arm> origin_;
+    std::vector<std::pair<double, point>> ok_;               ///< ok observations sorted by time
+    std::unordered_map<std::uint64_t, std::uint8_t> origin_; ///< config → arm that proposed it
+    bool use_model_ = false;
     std::unordered_set<std::uint64_t> exhausted_;
     std::array<double, arm_count> wins_{}, pulls_{};
     double best_time_ = 0;
