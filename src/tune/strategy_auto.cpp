@@ -13,8 +13,11 @@
 //   - genetic: a child of two tournament-selected configs among the best observed (uniform
 //     crossover, neighbour mutation), repaired into the valid set;
 //   - random: a uniform unseen valid config.
-// Each rule keeps a discounted success rate (a success = the proposal beat the best so far) with
-// a uniform prior; the next rule is drawn with probability proportional to it, with a floor so
+// The bandit has six arms: each rule plain, and each rule with XGBoost screening (of several
+// candidates the rule would accept, the one the surrogate ranks best), because the model helps
+// on some spaces and misleads on others (a slow-on-average switch that holds the optimum).
+// Each arm keeps a discounted success rate (a success = the proposal beat the best so far) with
+// a uniform prior; the next arm is drawn with probability proportional to it, with a floor so
 // that none starves. Invalid configs never reach the budget (the base class drops them) and
 // nothing is measured twice. Every constant is a fraction of the budget or a property of the
 // space, chosen once; none is fitted to a particular recording.
