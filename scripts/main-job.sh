@@ -45,6 +45,7 @@ say "ktune tune --space: search strategies replayed on a softmax space brute-for
 "$ktune" tune --space examples/data/spaces/softmax_bf16_8192x8192_H200.json --strategy auto \
     --repeat 20
 say "and on a public GEMM space (CLBlast Xgemm, RTX 3090)"
-"$ktune" tune --space examples/data/spaces/gemm_RTX_3090.json.gz --strategy auto --repeat 20
+"$ktune" tune --space examples/data/spaces/gemm_RTX_3090.json.gz --strategy auto --repeat 10 \
+    --budget 500
 say "ktune device --list: the roofs ktune knows"
 "$ktune" device --list
