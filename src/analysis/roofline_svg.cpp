@@ -1,4 +1,5 @@
 #include "ktune/analysis/roofline_svg.hpp"
+#include "core/xml_escape.hpp"
 
 #include <fmt/format.h>
 
@@ -13,28 +14,7 @@ namespace {
 
 constexpr int k_left = 90, k_right = 250, k_top = 50, k_bottom = 60; // plot margins, px
 
-std::string xml_escape(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
+using ::ktune::detail::xml_escape;
 
 std::string short_name(std::string_view name) {
     // Template arguments make kernel names unreadable in a chart; keep the head.

@@ -1,5 +1,6 @@
 // Text, Markdown, JSON and JUnit forms of a diff_report.
 #include "ktune/guard/report.hpp"
+#include "core/xml_escape.hpp"
 
 #include "ktune/core/error.hpp"
 #include "ktune/core/version.hpp"
@@ -154,31 +155,7 @@ std::string json(const diff_report& r) {
     return j.dump(2) + "\n";
 }
 
-std::string xml_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&apos;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
+using ::ktune::detail::xml_escape;
 
 std::string junit(const diff_report& r) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";

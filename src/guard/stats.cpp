@@ -61,15 +61,6 @@ const std::vector<double>& exact_survival(std::size_t m, std::size_t n) {
     return it->second;
 }
 
-double median_of(std::vector<double>& v) {
-    const std::size_t mid = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-    const double upper = v[mid];
-    if (v.size() % 2 == 1) return upper;
-    const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-    return lower + (upper - lower) / 2;
-}
-
 // Median of y_j - x_i into a reusable buffer (the bootstrap calls this a thousand times).
 double hl_into(std::span<const double> x, std::span<const double> y, std::vector<double>& diffs) {
     diffs.resize(x.size() * y.size());
@@ -77,7 +68,7 @@ double hl_into(std::span<const double> x, std::span<const double> y, std::vector
     for (double yj : y)
         for (double xi : x)
             diffs[k++] = yj - xi;
-    return median_of(diffs);
+    return measure::median_inplace(diffs);
 }
 
 std::vector<double> thin(std::span<const double> s, std::size_t to = hl_thin_to) {
@@ -194,7 +185,7 @@ relative_shift_result relative_shift(std::span<const double> x, std::span<const 
         for (auto& v : by)
             v = ys[rng.below(ys.size())];
         const double hl = hl_into(bx, by, diffs);
-        const double m = median_of(bx);
+        const double m = measure::median_inplace(bx);
         if (m != 0) reps.push_back(hl / m);
     }
     std::sort(reps.begin(), reps.end());

@@ -42,6 +42,11 @@ double quantile_sorted(std::span<const double> sorted, double p) {
 double median(std::span<const double> samples) {
     require_nonempty(samples, "median");
     std::vector<double> v(samples.begin(), samples.end());
+    return median_inplace(v);
+}
+
+double median_inplace(std::span<double> v) {
+    require_nonempty(v, "median");
     const std::size_t mid = v.size() / 2;
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
     const double upper = v[mid];

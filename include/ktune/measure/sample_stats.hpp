@@ -22,6 +22,10 @@ double quantile_sorted(std::span<const double> sorted, double p);
 /// Median of unsorted samples (copies; the input is left as is). Throws on an empty span.
 double median(std::span<const double> samples);
 
+/// The same median, computed in place (reorders `samples`): for hot loops such as bootstraps,
+/// where a copy per call would dominate.
+double median_inplace(std::span<double> samples);
+
 /// Median absolute deviation from the median, unscaled (multiply by 1.4826 for a normal sigma).
 double mad(std::span<const double> samples);
 
