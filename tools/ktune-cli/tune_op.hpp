@@ -8,12 +8,12 @@
 namespace ktune::cli {
 
 struct tune_op_options {
-    std::string op;               ///< registered op name (`ktune ops` lists them)
-    std::string shape;            ///< e.g. "4096x4096"
+    std::string op;    ///< registered op name (`ktune ops` lists them)
+    std::string shape; ///< e.g. "4096x4096"
     std::string dtype = "fp32";
     std::string strategy = "auto";
-    int budget = 0;               ///< 0: the op's default
-    std::string cache;            ///< cache file; empty: the default location
+    int budget = 0;    ///< 0: the op's default
+    std::string cache; ///< cache file; empty: the default location
     std::uint64_t seed = 0;
     bool json = false;
 };
