@@ -14,14 +14,21 @@ have_header nlohmann/json.hpp || need+=(nlohmann-json3-dev)
 have_header CLI/CLI.hpp || need+=(libcli11-dev)
 { have_header catch2/catch.hpp || have_header catch2/catch_all.hpp; } || need+=(catch2)
 have_header zstd.h || need+=(libzstd-dev)
-have_header xgboost/c_api.h || need+=(libxgboost-dev)
 have_header zlib.h || need+=(zlib1g-dev)
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
 if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
     command -v clang-format >/dev/null || need+=(clang-format)
-    command -v rsvg-convert >/dev/null || need+=(librsvg2-bin) # renders the roofline SVG in tests
+fi
+# Optional: never fatal (offline GPU machines have no registry). XGBoost drives the model-guided
+# search strategies (CMake disables them without it); simdjson loads the config cache ~16x
+# faster than nlohmann (docs/perf/cache.md); rsvg-convert renders the roofline SVG in a test.
+optional=()
+have_header xgboost/c_api.h || optional+=(libxgboost-dev)
+have_header simdjson.h || optional+=(libsimdjson-dev)
+if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
+    command -v rsvg-convert >/dev/null || optional+=(librsvg2-bin)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then
@@ -36,13 +43,12 @@ if [ ${#need[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
-# Optional, never fatal (offline machines): simdjson loads the config cache ~16x faster than
-# nlohmann (docs/perf/cache.md); without it the cache uses its nlohmann reader.
-if ! have_header simdjson.h && command -v apt-get >/dev/null; then
+if [ ${#optional[@]} -gt 0 ] && command -v apt-get >/dev/null; then
     s=""
     [ "$(id -u)" = 0 ] || s="sudo"
-    DEBIAN_FRONTEND=noninteractive $s apt-get install -y -qq --no-install-recommends \
-        libsimdjson-dev || echo "ktune setup: optional libsimdjson-dev not installed" >&2
+    { $s apt-get update -qq && DEBIAN_FRONTEND=noninteractive $s apt-get install -y -qq \
+        --no-install-recommends "${optional[@]}"; } >/dev/null 2>&1 ||
+        echo "ktune setup: optional ${optional[*]} not installed (ktune builds without them)" >&2
 fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
