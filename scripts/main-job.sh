@@ -9,7 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 echo "== building ktune (the first time takes a few minutes)"
-TARGET="ktune_cli ktune_inject" scripts/build.sh >/dev/null
+mkdir -p out
+if ! TARGET="ktune_cli ktune_inject" scripts/build.sh >out/build.log 2>&1; then
+    grep -E "error|Error|FAILED" out/build.log | head -20 >&2
+    echo "ktune: the build failed; the whole log is out/build.log" >&2
+    exit 2
+fi
 ktune=build/tools/ktune-cli/ktune
 mkdir -p out
 say() { printf '\n== %s\n' "$*"; }
@@ -21,7 +26,7 @@ if "$ktune" device >out/device.txt 2>&1; then
     if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
         "$ktune" profile -o out/transformer.ktrace -- python3 bench/profile/transformer_layer.py
     else
-        TARGET=profile_workload scripts/build.sh >/dev/null
+        TARGET=profile_workload scripts/build.sh >>out/build.log 2>&1
         "$ktune" profile -o out/workload.ktrace -- build/bench/profile/profile_workload graph 200 5
     fi
     say "ktune tune softmax 8192x8192 bf16 (search, check, time, cache)"
