@@ -5,12 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KTUNE_SETUP_DEV=1 scripts/setup.sh
-scripts/build.sh
+scripts/build.sh -DKTUNE_WERROR=ON
 (cd build && ctest --output-on-failure --timeout 900 -j "${JOBS:-$(nproc)}")
 
 if [ "${KTUNE_QUICK:-0}" != 1 ]; then
     echo "== ASan+UBSan build of the unit tests"
-    BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DKTUNE_SANITIZE=ON \
+    BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DKTUNE_SANITIZE=ON -DKTUNE_WERROR=ON \
         -DKTUNE_BUILD_BENCH=OFF -DKTUNE_BUILD_EXAMPLES=OFF
     # cudart keeps allocations until process teardown, which LeakSanitizer would report.
     (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \

@@ -78,7 +78,10 @@ replay_run replay_search(const recorded_space& rec, const replay_options& o) {
         }
         return out;
     };
-    const auto& history = run_search(*s, rec.space, so, evaluate);
+    // The history lives in the searcher; read it from there (binding run_search's returned
+    // reference trips GCC 13's -Wdangling-reference on the std::function temporary).
+    run_search(*s, rec.space, so, evaluate);
+    const auto& history = s->history();
     if (auto sel = select_best(history, rec.space)) {
         run.best = history[sel->best].where;
         run.best_time = history[sel->best].time;
