@@ -114,7 +114,7 @@ TEST_CASE("causes: launch count, launch shape, environment, new kernel with GPU 
     auto r = compare(base, cand);
     CHECK(find(r, "k_count").result == verdict::slower);
     CHECK(find(r, "k_count").why == cause::launch_count);
-    const auto& s = find(r, "k_shape grid(256,1,1) block(128,1,1)");
+    const key_diff s = find(r, "k_shape grid(256,1,1) block(128,1,1)");
     CHECK(s.result == verdict::slower);
     CHECK(s.why == cause::launch_shape);
     CHECK(s.base_shape == "grid(128,1,1) block(256,1,1)");
