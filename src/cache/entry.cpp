@@ -1,4 +1,5 @@
 #include "ktune/cache/entry.hpp"
+#include "cache/cache_json.hpp"
 #include "ktune/core/clocks.hpp"
 #include "ktune/core/version.hpp"
 
@@ -115,6 +116,10 @@ provenance provenance::current(const device_info& dev) {
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) p.host = host;
     return p;
+}
+
+std::string to_json_text(const entry& e) {
+    return detail::entry_to_json(e).dump();
 }
 
 } // namespace ktune::cache

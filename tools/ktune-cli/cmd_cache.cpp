@@ -38,35 +38,11 @@ std::filesystem::path file_or_default(const std::string& f) {
     return f.empty() ? default_cache_path() : std::filesystem::path(f);
 }
 
-ojson value_json(const param_value& v) {
-    return std::visit([](const auto& x) { return ojson(x); }, v);
-}
-
+// The stored form of the entry (the library's), with its readable key first.
 ojson entry_json(const entry& e) {
-    ojson cfg = ojson::object();
-    for (const auto& [n, v] : e.cfg.values())
-        cfg[n] = value_json(v);
-    return {{"key", e.key.to_string()},
-            {"op", e.key.op},
-            {"op_version", e.key.op_version},
-            {"dtype", e.key.dtype},
-            {"bucket", e.key.bucket},
-            {"arch", e.key.arch},
-            {"toolkit", e.key.toolkit},
-            {"driver_major", e.key.driver_major},
-            {"protocol", e.key.protocol},
-            {"config", cfg},
-            {"median_us", e.time.median_us},
-            {"ci_us", {e.time.ci_low_us, e.time.ci_high_us}},
-            {"samples", e.time.samples},
-            {"provenance",
-             {{"gpu", e.origin.gpu_name},
-              {"uuid", e.origin.gpu_uuid},
-              {"sm_mhz", e.origin.sm_mhz},
-              {"memory_mhz", e.origin.memory_mhz},
-              {"date", e.origin.date},
-              {"ktune", e.origin.ktune_version},
-              {"host", e.origin.host}}}};
+    ojson j{{"key", e.key.to_string()}};
+    j.update(ojson::parse(to_json_text(e)));
+    return j;
 }
 
 ojson doc(std::string_view what) {

@@ -54,4 +54,8 @@ bool better(const entry& a, const entry& b) noexcept;
 /// Why an entry is not usable ("" when it is): e.g. median outside its CI, samples < 1.
 std::string validate(const entry& e);
 
+/// The entry as the cache file stores it (one JSON object, compact): for tools that print
+/// entries, so the printed form is the stored form.
+std::string to_json_text(const entry& e);
+
 } // namespace ktune::cache

@@ -1,6 +1,7 @@
 // The real CUPTI path on a GPU: record a known launch sequence in-process and compare.
 #include "catch.hpp"
 #include "known_launches.hpp"
+#include "trace_collector.hpp"
 
 #include "ktune/trace/session.hpp"
 #include "ktune/trace/trace_file.hpp"
@@ -16,24 +17,7 @@ using namespace ktune::trace;
 
 namespace {
 
-struct collected : trace_visitor {
-    std::vector<kernel_record> kernels;
-    std::vector<memcpy_record> memcpys;
-    std::vector<memset_record> memsets;
-    std::vector<sync_record> syncs;
-    void on_kernels(std::span<const kernel_record> r) override {
-        kernels.insert(kernels.end(), r.begin(), r.end());
-    }
-    void on_memcpys(std::span<const memcpy_record> r) override {
-        memcpys.insert(memcpys.end(), r.begin(), r.end());
-    }
-    void on_memsets(std::span<const memset_record> r) override {
-        memsets.insert(memsets.end(), r.begin(), r.end());
-    }
-    void on_syncs(std::span<const sync_record> r) override {
-        syncs.insert(syncs.end(), r.begin(), r.end());
-    }
-};
+using collected = ktune::test::trace_collector;
 
 } // namespace
 

@@ -3,6 +3,7 @@
 #include "catch.hpp"
 #include "fake_cupti.hpp"
 #include "trace/collector.hpp"
+#include "trace_collector.hpp"
 
 #include "ktune/trace/session.hpp"
 #include "ktune/trace/trace_file.hpp"
@@ -27,28 +28,7 @@ session_options opts(const std::string& path, double delay_s = 0) {
     return o;
 }
 
-struct collected : trace_visitor {
-    std::vector<kernel_record> kernels;
-    std::vector<memcpy_record> memcpys;
-    std::vector<memset_record> memsets;
-    std::vector<sync_record> syncs;
-    std::vector<nvtx_record> nvtx;
-    void on_kernels(std::span<const kernel_record> r) override {
-        kernels.insert(kernels.end(), r.begin(), r.end());
-    }
-    void on_memcpys(std::span<const memcpy_record> r) override {
-        memcpys.insert(memcpys.end(), r.begin(), r.end());
-    }
-    void on_memsets(std::span<const memset_record> r) override {
-        memsets.insert(memsets.end(), r.begin(), r.end());
-    }
-    void on_syncs(std::span<const sync_record> r) override {
-        syncs.insert(syncs.end(), r.begin(), r.end());
-    }
-    void on_nvtx(std::span<const nvtx_record> r) override {
-        nvtx.insert(nvtx.end(), r.begin(), r.end());
-    }
-};
+using collected = ktune::test::trace_collector;
 
 // CUPTI hands one pointer per function; distinct arrays model two kernels.
 const char k_axpy[] = "_Z4axpyfPKfPfi";

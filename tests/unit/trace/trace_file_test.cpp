@@ -1,5 +1,6 @@
 // .ktrace writer/reader: round trips, size per record, damage and version handling.
 #include "catch.hpp"
+#include "trace_collector.hpp"
 
 #include "ktune/core/error.hpp"
 #include "ktune/trace/trace_file.hpp"
@@ -20,28 +21,7 @@ std::string temp_path(const char* name) {
         .string();
 }
 
-struct all : trace_visitor {
-    std::vector<kernel_record> kernels;
-    std::vector<memcpy_record> memcpys;
-    std::vector<memset_record> memsets;
-    std::vector<sync_record> syncs;
-    std::vector<nvtx_record> nvtx;
-    void on_kernels(std::span<const kernel_record> r) override {
-        kernels.insert(kernels.end(), r.begin(), r.end());
-    }
-    void on_memcpys(std::span<const memcpy_record> r) override {
-        memcpys.insert(memcpys.end(), r.begin(), r.end());
-    }
-    void on_memsets(std::span<const memset_record> r) override {
-        memsets.insert(memsets.end(), r.begin(), r.end());
-    }
-    void on_syncs(std::span<const sync_record> r) override {
-        syncs.insert(syncs.end(), r.begin(), r.end());
-    }
-    void on_nvtx(std::span<const nvtx_record> r) override {
-        nvtx.insert(nvtx.end(), r.begin(), r.end());
-    }
-};
+using all = ktune::test::trace_collector;
 
 trace_environment sample_env() {
     trace_environment e;
