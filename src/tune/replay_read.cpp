@@ -38,7 +38,12 @@ std::string read_maybe_gzip(const std::string& path) {
         if (n == 0) break;
         out.append(buf, static_cast<std::size_t>(n));
     }
+    // A gzip stream cut short ends like a clean end of file; only gzerror tells them apart.
+    int code = 0;
+    const std::string msg = gzerror(f, &code);
     gzclose(f);
+    if (code != Z_OK)
+        throw error(error_kind::input, fmt::format("{}: not a readable gzip file ({})", path, msg));
     return out;
 }
 

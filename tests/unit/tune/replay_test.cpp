@@ -61,7 +61,10 @@ TEST_CASE("T4 reads the same configs and outcomes") {
 }
 
 TEST_CASE("malformed recordings are rejected naming the file and what is wrong") {
-    CHECK(load_error("bad_truncated.json").find("bad_truncated.json: not JSON") !=
+    const auto t = load_error("bad_truncated.json");
+    CHECK(t.find("bad_truncated.json: not JSON") != std::string::npos);
+    CHECK(t.find("line 1") != std::string::npos); // the parser's line and column
+    CHECK(load_error("bad_truncated.json.gz").find("bad_truncated.json.gz: not a readable gzip") !=
           std::string::npos);
     const auto v = load_error("bad_value.json");
     CHECK(v.find("/cache/32,1,0/tile") != std::string::npos);
