@@ -40,3 +40,65 @@ step_profile() {
     echo "mp exit code $? (expect 3); traces: $(ls $tmp | grep -c '^mp\.')" >>"$log"
     python3 bench/profile/summarize.py "$j" | tee -a "$summary"
 }
+
+# Where the launch overhead goes (bash bench/gpu/run.sh profile_overhead; needs the targets of
+# step_profile plus raw_cupti_inject). Every variant is its own process, variants interleaved,
+# 5 processes each. "raw" = bench/profile/raw_cupti_inject.cpp, the CUPTI floor with nothing of
+# ktune; "k_*" = ktune profile with the record kinds named. Writes $OUT/profile_overhead.jsonl
+# and the table $OUT/profile_overhead.txt.
+step_profile_overhead() {
+    local k=$PWD/build-gpu/tools/ktune-cli/ktune b=$PWD/build-gpu/bench/profile
+    local raw=$b/libraw_cupti_inject.so j=$OUT/profile_overhead.jsonl
+    local tmp=${TMPDIR:-/tmp}/ktune_overhead log=$OUT/profile_overhead.log
+    mkdir -p "$tmp"
+    : >"$j"
+    tag() { sed "s/}\$/,\"mode\":\"$1\"}/"; }
+    kt() { # variant record-kinds env... -- program args
+        local v=$1 rec=$2
+        shift 2
+        env "$@" "$k" profile --no-top -o "$tmp/o.ktrace" --record "$rec" -- "${cmd[@]}" \
+            2>>"$log" | tag "$v"
+    }
+    rw() { # variant kinds zeroed
+        CUDA_INJECTION64_PATH=$raw RAW_CUPTI_KINDS=$2 RAW_CUPTI_ZEROED=$3 "${cmd[@]}" 2>>"$log" |
+            tag "$1"
+    }
+    local all=memcpy,memset,sync,nvtx cmd
+    for rep in 1 2 3 4 5; do
+        cmd=("$b/profile_workload" tiny 20000)
+        "${cmd[@]}" | tag base >>"$j"
+        rw raw kernel 0 >>"$j"
+        rw raw_zeroed kernel 1 >>"$j"
+        rw raw_kmss kernel,memcpy,memset,sync 0 >>"$j"
+        kt k_kernel kernel >>"$j"
+        kt k_kernel_cupti_zeroes kernel KTUNE_ZEROED_BUFFERS=0 >>"$j"
+        kt k_memcpy kernel,memcpy >>"$j"
+        kt k_memset kernel,memset >>"$j"
+        kt k_sync kernel,sync >>"$j"
+        kt k_all "$all" >>"$j"
+        cmd=("$b/profile_workload" graph 1000 20)
+        "${cmd[@]}" | tag base >>"$j"
+        rw raw kernel 0 >>"$j"
+        kt k_kernel kernel >>"$j"
+        kt k_all "$all" >>"$j"
+        for per in 1 100; do
+            cmd=("$b/profile_workload" nvtx 20000 $per)
+            "${cmd[@]}" | tag base >>"$j"
+            kt k_all "$all" >>"$j"
+        done
+    done
+    # The NVTX loop's trace: every kernel attributed to its range.
+    cmd=("$b/profile_workload" nvtx 20000 100)
+    kt k_all "$all" >/dev/null
+    "$k" top "$tmp/o.ktrace" --by nvtx >>"$log" 2>&1
+    local py=bench/profile/torch_overhead.py
+    for rep in 1 2 3 4 5; do
+        cmd=(python3 $py base) # its own "mode" key comes first; the tag's, last, wins
+        python3 $py base >>"$j" 2>>"$log"
+        rw raw kernel 0 >>"$j"
+        kt k_kernel kernel >>"$j"
+        kt k_all "$all" >>"$j"
+    done
+    python3 bench/profile/summarize.py "$j" >"$OUT/profile_overhead.txt"
+    cat "$OUT/profile_overhead.txt" | tee -a "$summary"
+}

@@ -1,7 +1,10 @@
 // Profiling-overhead workloads, run once plain and once under `ktune profile` by gpu_step.sh.
-//   profile_workload tiny 20000 | heavy 100 | graph 1000 20
+//   profile_workload tiny 20000 | heavy 100 | graph 1000 20 | nvtx 20000 K
+// (nvtx: the tiny launches, each K of them inside one NVTX push/pop range)
 // Prints one JSON line: the median wall time of 5 timed repetitions after a warm-up.
 #include "kernels.hpp"
+
+#include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +15,8 @@
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: profile_workload tiny N | heavy N | graph NODES REPLAYS\n");
+        std::fprintf(stderr, "usage: profile_workload tiny N | heavy N | graph NODES REPLAYS | "
+                             "nvtx N PER_RANGE\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -23,6 +27,12 @@ int main(int argc, char** argv) {
     const auto run = [&] {
         if (mode == "tiny")
             bench_tiny_launches(n);
+        else if (mode == "nvtx")
+            for (int i = 0; i < n; i += replays) {
+                nvtxRangePushA("step");
+                bench_tiny_launches(replays);
+                nvtxRangePop();
+            }
         else if (mode == "heavy")
             bench_heavy_launches(n);
         else
@@ -40,7 +50,8 @@ int main(int argc, char** argv) {
     }
     std::vector<double> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
-    std::printf("{\"bench\":\"cpp_%s\",\"median_ms\":%.3f,\"ms\":[", mode.c_str(), sorted[2]);
+    const std::string name = mode == "nvtx" ? "nvtx" + std::to_string(replays) : mode;
+    std::printf("{\"bench\":\"cpp_%s\",\"median_ms\":%.3f,\"ms\":[", name.c_str(), sorted[2]);
     for (std::size_t i = 0; i < ms.size(); ++i)
         std::printf("%s%.3f", i ? "," : "", ms[i]);
     std::printf("]}\n");

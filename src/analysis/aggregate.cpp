@@ -20,8 +20,9 @@ group_by parse_group_by(std::string_view s) {
     if (s == "kernel") return group_by::kernel;
     if (s == "launch") return group_by::launch;
     if (s == "nvtx") return group_by::nvtx;
-    throw error(error_kind::usage,
-                "--by " + std::string(s) + ": unknown grouping; use kernel, launch or nvtx");
+    if (s == "nvtx-path") return group_by::nvtx_path;
+    throw error(error_kind::usage, "--by " + std::string(s) +
+                                       ": unknown grouping; use kernel, launch, nvtx or nvtx-path");
 }
 
 std::string_view to_string(group_by g) noexcept {
@@ -32,6 +33,8 @@ std::string_view to_string(group_by g) noexcept {
         return "launch";
     case group_by::nvtx:
         return "nvtx";
+    case group_by::nvtx_path:
+        return "nvtx-path";
     }
     return "kernel";
 }
@@ -40,6 +43,7 @@ namespace {
 
 struct group {
     group_row row;
+    bool host_range = false; ///< an NVTX range's own duration, not kernel time inside it
     detail::quantile_sketch sketch;
     std::uint64_t min = std::numeric_limits<std::uint64_t>::max(), max = 0;
     void add(std::uint64_t d) {
@@ -63,6 +67,7 @@ public:
     void begin(const trace::trace_reader* r) {
         reader_ = r;
         by_id_.clear();
+        by_range_.clear();
         by_launch_.clear();
     }
     std::uint64_t untimed = 0;
@@ -75,13 +80,19 @@ public:
                 continue;
             }
             timeline.add(k.device, k.start_ns, k.end_ns);
-            if (by_ == group_by::nvtx) continue;
-            groups_[by_ == group_by::kernel ? group_of(k.name_id) : launch_group_of(k)].add(
-                k.end_ns - k.start_ns);
+            const std::uint64_t d = k.end_ns - k.start_ns;
+            if (by_ == group_by::kernel)
+                groups_[group_of(k.name_id)].add(d);
+            else if (by_ == group_by::launch)
+                groups_[launch_group_of(k)].add(d);
+            else
+                groups_[range_group_of(by_ == group_by::nvtx ? k.nvtx_range : k.nvtx_path)].add(d);
         }
     }
     void on_nvtx(std::span<const trace::nvtx_record> rs) override {
-        if (by_ != group_by::nvtx) return;
+        if (by_ != group_by::nvtx && by_ != group_by::nvtx_path) return;
+        // The ranges' own host durations: what `--by nvtx` shows for traces whose kernels carry
+        // no range (format 1.0, or recorded without the launch callbacks).
         for (const auto& n : rs) {
             if (!n.timed()) {
                 ++untimed;
@@ -92,24 +103,38 @@ public:
     }
 
 private:
+    [[nodiscard]] bool by_nvtx() const noexcept {
+        return by_ == group_by::nvtx || by_ == group_by::nvtx_path;
+    }
     std::size_t global(const std::string& key, const trace::trace_string& s,
-                       const std::string& shape) {
+                       const std::string& shape, bool host_range = false) {
         auto [it, added] = index_.emplace(key, groups_.size());
         if (added) {
             groups_.emplace_back();
             groups_.back().row.name = s.demangled;
-            groups_.back().row.mangled = by_ == group_by::nvtx ? "" : s.mangled;
+            groups_.back().row.mangled = by_nvtx() ? "" : s.mangled;
             groups_.back().row.shape = shape;
+            groups_.back().host_range = host_range;
         }
         return it->second;
     }
-    std::size_t group_of(std::uint32_t id) {
+    std::size_t group_of(std::uint32_t id) { // by name; NVTX: the range's host duration
         if (id >= by_id_.size()) by_id_.resize(id + 1, npos);
         if (by_id_[id] == npos) {
             const auto& s = reader_->string(id);
-            by_id_[id] = global(s.mangled, s, "");
+            by_id_[id] =
+                by_nvtx() ? global("r\n" + s.mangled, s, "", true) : global(s.mangled, s, "");
         }
         return by_id_[id];
+    }
+    std::size_t range_group_of(std::uint32_t range) { // 1 + string id, 0: outside any range
+        if (range >= by_range_.size()) by_range_.resize(range + 1, npos);
+        if (by_range_[range] == npos) {
+            static const trace::trace_string outside{"(no NVTX range)", "(no NVTX range)"};
+            const auto& s = range == 0 ? outside : reader_->string(range - 1);
+            by_range_[range] = global((range == 0 ? "o\n" : "k\n") + s.mangled, s, "");
+        }
+        return by_range_[range];
     }
     std::size_t launch_group_of(const trace::kernel_record& k) {
         const launch_key key{
@@ -141,6 +166,7 @@ private:
     std::map<std::string, std::size_t>& index_;
     const trace::trace_reader* reader_ = nullptr;
     std::vector<std::size_t> by_id_;
+    std::vector<std::size_t> by_range_;
     std::unordered_map<launch_key, std::size_t, key_hash> by_launch_;
 };
 
@@ -161,7 +187,15 @@ aggregate_report aggregate(const std::vector<std::string>& traces, group_by by) 
         report.traces.push_back({path, reader.environment(), st.counters, st.complete, st.damage});
     }
     report.untimed = agg.untimed;
+    // By NVTX: kernel time per enclosing range when any kernel carries one; otherwise (older
+    // traces) the ranges' own host durations.
+    const bool nvtx = by == group_by::nvtx || by == group_by::nvtx_path;
+    bool attributed = false;
+    for (const auto& [key, i] : index)
+        attributed = attributed || key.starts_with("k\n");
+    report.nvtx_host_time = nvtx && !attributed;
     for (auto& g : groups) {
+        if (nvtx && g.host_range != report.nvtx_host_time) continue;
         auto& s = g.row.stats;
         s.mean_ns = s.count ? static_cast<double>(s.total_ns) / static_cast<double>(s.count) : 0;
         s.p50_ns = g.sketch.quantile(0.5);
@@ -171,8 +205,8 @@ aggregate_report aggregate(const std::vector<std::string>& traces, group_by by) 
         report.total_ns += s.total_ns;
         report.rows.push_back(std::move(g.row));
     }
-    const double denom = by == group_by::nvtx ? static_cast<double>(report.timeline.span_ns)
-                                              : static_cast<double>(report.total_ns);
+    const double denom = report.nvtx_host_time ? static_cast<double>(report.timeline.span_ns)
+                                               : static_cast<double>(report.total_ns);
     for (auto& r : report.rows)
         r.share = denom > 0 ? static_cast<double>(r.stats.total_ns) / denom : 0;
     std::stable_sort(report.rows.begin(), report.rows.end(), [](const auto& a, const auto& b) {

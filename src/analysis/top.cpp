@@ -86,11 +86,17 @@ std::string format_top(const aggregate_report& r, std::size_t limit) {
                              pct);
     }
     if (r.rows.empty()) {
-        o += r.by == group_by::nvtx ? "no NVTX ranges in the trace\n" : "no timed kernels\n";
+        o += r.nvtx_host_time ? "no NVTX ranges in the trace\n" : "no timed kernels\n";
         return o;
     }
+    const bool nvtx = r.by == group_by::nvtx || r.by == group_by::nvtx_path;
+    if (r.nvtx_host_time)
+        o += "\nthe kernels carry no NVTX range (an older trace): ranges by their own host time, "
+             "share of the span\n";
+    else if (nvtx)
+        o += "\nkernel time by the NVTX range open on the launching thread\n";
     o += fmt::format("\n{:>6} {:>10} {:>9} {:>10} {:>10} {:>10}  {}\n", "share", "total", "count",
-                     "mean", "p50", "p95", r.by == group_by::nvtx ? "NVTX range" : "kernel");
+                     "mean", "p50", "p95", nvtx ? "NVTX range" : "kernel");
     const std::size_t n = limit == 0 ? r.rows.size() : std::min(limit, r.rows.size());
     for (std::size_t i = 0; i < n; ++i) {
         const auto& row = r.rows[i];
@@ -108,14 +114,18 @@ std::string format_top(const aggregate_report& r, std::size_t limit) {
         o += fmt::format("({} more, {:.1f} % of the time; --limit 0 shows all)\n",
                          r.rows.size() - n, 100 * rest);
     }
-    if (r.by != group_by::nvtx)
+    if (!r.nvtx_host_time)
         o += fmt::format("total kernel time {} over {} kernels\n",
                          format_duration(static_cast<double>(r.total_ns)), f.kernels);
     return o;
 }
 
 std::string top_json(const aggregate_report& r, std::size_t limit) {
-    nlohmann::json j{{"schema", "ktune.top"}, {"version", "1.0.0"}, {"by", to_string(r.by)}};
+    // 1.1.0: "nvtx_host_time" (by NVTX: true when rows are ranges' own host time).
+    nlohmann::json j{{"schema", "ktune.top"},
+                     {"version", "1.1.0"},
+                     {"by", to_string(r.by)},
+                     {"nvtx_host_time", r.nvtx_host_time}};
     j["traces"] = nlohmann::json::array();
     for (const auto& t : r.traces) {
         const auto& c = t.counters;

@@ -9,9 +9,10 @@
 //   KTUNE_DELAY     seconds before recording starts;  KTUNE_DURATION  seconds of recording
 //   KTUNE_RECORD    comma list of kernel,memcpy,memset,sync,nvtx (default: all)
 //   KTUNE_HOLD_SUBSCRIPTION=0  release CUPTI's subscriber slot after the start-up check
+//   KTUNE_ZEROED_BUFFERS=0     let CUPTI zero its buffers on the launching thread (ablation)
+//   KTUNE_DEVICE_BUFFER_MB     CUPTI's device buffer size (ablation)
 #include "ktune/trace/session.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -95,6 +96,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         }
         if (const char* h = std::getenv("KTUNE_HOLD_SUBSCRIPTION"); h && std::string(h) == "0")
             o.hold_subscription = false;
+        if (const char* z = std::getenv("KTUNE_ZEROED_BUFFERS"); z && std::string(z) == "0")
+            o.zeroed_buffers = false;
+        o.device_buffer_bytes = static_cast<std::size_t>(env_seconds("KTUNE_DEVICE_BUFFER_MB") *
+                                                         (1u << 20));
         auto* s = new ktune::trace::session(std::move(o));
         if (!s->start()) {
             std::fprintf(stderr, "%s\n", s->message().c_str());
@@ -112,19 +117,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     return 1; // never fail the driver's initialisation: the program runs either way
 }
 
-// NVTX looks up this symbol in the library named by NVTX_INJECTION64_PATH. CUPTI implements
-// the NVTX side; forward to the libcupti this library already loaded so NVTX ranges become
-// MARKER activity records of the same subscriber.
+// NVTX looks up this symbol in the library named by NVTX_INJECTION64_PATH (the first NVTX call
+// of the program loads it, possibly before CUDA does). ktune's own handlers take the ranges;
+// with KTUNE_RECORD lacking nvtx, NVTX is left uninitialised and its calls stay no-ops.
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* fn) {
-    try {
-        void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
-        if (!cupti) return 0;
-        using init_fn = int (*)(const void*);
-        auto init = reinterpret_cast<init_fn>(dlsym(cupti, "InitializeInjectionNvtx2"));
-        const int rc = init ? init(fn) : 0;
-        dlclose(cupti);
-        return rc;
-    } catch (...) {
+    if (const char* r = std::getenv("KTUNE_RECORD");
+        r && *r && (std::string(",") + r + ",").find(",nvtx,") == std::string::npos)
         return 0;
-    }
+    return ktune::trace::install_nvtx_injection(fn);
 }

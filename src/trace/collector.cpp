@@ -4,12 +4,26 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace ktune::trace::detail {
 
 collector::collector(cupti_api& api, const record_decoder& decoder,
                      std::unique_ptr<trace_writer> writer, collector_options options)
     : api_(api), decoder_(decoder), options_(options), writer_(std::move(writer)) {
+    if (options_.zeroed_buffers) {
+        std::uint8_t one = 1;
+        if (api_.set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, sizeof one, &one) !=
+            CUPTI_SUCCESS)
+            options_.zeroed_buffers = false;
+    }
+    // Allocated and touched now, at start, so that neither allocation nor page faults land on
+    // a launching thread when CUPTI asks for a buffer.
+    for (std::size_t i = 0; i < options_.prefilled_buffers; ++i)
+        if (auto* b = static_cast<std::uint8_t*>(std::calloc(1, options_.buffer_bytes))) {
+            std::memset(b, 0, options_.buffer_bytes);
+            free_buffers_.push_back(b);
+        }
     thread_ = std::thread([this] { writer_loop(); });
 }
 
@@ -34,8 +48,8 @@ void collector::buffer_requested(std::uint8_t** buffer, std::size_t* size,
             free_buffers_.pop_back();
         }
     }
-    // CUPTI needs 8-byte alignment (ACTIVITY_RECORD_ALIGNMENT); a reused buffer is recycled.
-    if (!b) b = static_cast<std::uint8_t*>(std::aligned_alloc(8, options_.buffer_bytes));
+    // CUPTI needs 8-byte alignment (calloc gives 16) and, with zeroed_buffers, zeroed memory.
+    if (!b) b = static_cast<std::uint8_t*>(std::calloc(1, options_.buffer_bytes));
     *buffer = b;
     *size = b ? options_.buffer_bytes : 0;
     *max_records = 0;
@@ -59,6 +73,7 @@ void collector::on_record(const CUpti_Activity* a) {
         const char* name = nullptr;
         decoder_.kernel(a, r, name);
         r.name_id = intern(name);
+        if (has_links_.load(std::memory_order_relaxed)) attach_range(r);
         if (std::find(devices_.begin(), devices_.end(), r.device) == devices_.end())
             devices_.push_back(r.device);
         counters_.zero_timestamps += r.timed() ? 0 : 1;
@@ -129,6 +144,98 @@ void collector::on_record(const CUpti_Activity* a) {
     }
 }
 
+std::uint32_t collector::intern_text(const std::string& text) {
+    auto [it, added] = by_name_.emplace(text, static_cast<std::uint32_t>(by_name_.size()));
+    if (added) staged_.strings.emplace_back(it->second, text);
+    return it->second;
+}
+
+collector::nvtx_ids collector::nvtx_intern(const char* message, std::uint32_t parent_path,
+                                           const char* domain) {
+    std::lock_guard lock(mutex_);
+    nvtx_ids ids;
+    ids.name = intern_text(message);
+    ids.domain = intern_text(domain);
+    const auto key = std::make_pair(parent_path, ids.name);
+    if (const auto it = paths_.find(key); it != paths_.end()) {
+        ids.path = it->second;
+    } else {
+        std::string text = message;
+        if (const auto p = path_texts_.find(parent_path - 1);
+            parent_path != 0 && p != path_texts_.end())
+            text = p->second + "/" + text;
+        ids.path = intern_text(text);
+        paths_.emplace(key, ids.path);
+        path_texts_.emplace(ids.path, std::move(text));
+    }
+    return ids;
+}
+
+void collector::add_nvtx(const nvtx_record& r) {
+    std::lock_guard lock(mutex_);
+    ++counters_.nvtx_ranges;
+    counters_.zero_timestamps += r.timed() ? 0 : 1;
+    staged_.nvtx.push_back(r);
+}
+
+void collector::link_launch(std::uint32_t correlation, std::uint32_t range,
+                            std::uint32_t path) noexcept {
+    try {
+        std::lock_guard lock(link_mutex_);
+        links_[correlation] = {range, path};
+        has_links_.store(true, std::memory_order_relaxed);
+    } catch (...) {
+    }
+}
+
+void collector::attach_range(kernel_record& r) {
+    std::lock_guard lock(link_mutex_);
+    const auto it = links_.find(r.correlation);
+    if (it == links_.end()) return;
+    r.nvtx_range = it->second.first;
+    r.nvtx_path = it->second.second;
+    // Graph kernels share their launch's correlation id: keep the link for the siblings, and
+    // drop links far behind this one (a runtime launch may also raise a driver callback whose
+    // id never matches a kernel).
+    constexpr std::uint32_t window = 1u << 20;
+    if (r.correlation > window && links_.size() > 4096)
+        links_.erase(links_.begin(), links_.lower_bound(r.correlation - window));
+}
+
+void collector::enable_launch_links() noexcept {
+    if (launch_links_on_.exchange(true)) return;
+    static constexpr CUpti_CallbackId runtime[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+    static constexpr CUpti_CallbackId driver[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+    for (const auto id : runtime)
+        api_.enable_callback(CUPTI_CB_DOMAIN_RUNTIME_API, id);
+    for (const auto id : driver)
+        api_.enable_callback(CUPTI_CB_DOMAIN_DRIVER_API, id);
+}
+
+std::uint64_t collector::now() noexcept {
+    std::uint64_t ns = 0;
+    api_.timestamp(&ns);
+    return ns;
+}
+
 void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
                                  std::size_t /*size*/, std::size_t valid) noexcept {
     if (!buffer) return;
@@ -142,6 +249,7 @@ void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8
         if (api_.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS)
             counters_.dropped_by_cupti += dropped;
         if (staged_.records() >= options_.block_records) enqueue_locked();
+        if (options_.zeroed_buffers) std::memset(buffer, 0, valid);
         free_buffers_.push_back(buffer);
     } catch (...) {
         // Out of memory while staging: the records of this buffer are lost; say so in the file.

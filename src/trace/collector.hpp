@@ -8,8 +8,10 @@
 #include "decoder.hpp"
 #include "ktune/trace/trace_file.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,7 +22,12 @@
 namespace ktune::trace::detail {
 
 struct collector_options {
-    std::size_t buffer_bytes = 8u << 20;  ///< CUPTI buffer size (docs: 1-10 MB)
+    std::size_t buffer_bytes = 8u << 20; ///< CUPTI buffer size (docs: 1-10 MB)
+    /// Buffers allocated and zeroed at start. With `zeroed_buffers`, CUPTI is told that the
+    /// buffers it gets are already zero (ZEROED_OUT_ACTIVITY_BUFFER); the used part is re-zeroed
+    /// here on the completion thread. Otherwise CUPTI zeroes each buffer on the launching thread.
+    std::size_t prefilled_buffers = 2;
+    bool zeroed_buffers = true;
     std::size_t block_records = 1u << 15; ///< records per block handed to the writer
     std::size_t max_queued_blocks = 32;   ///< beyond this, blocks are dropped and counted
 };
@@ -43,6 +50,21 @@ public:
     /// when the file could not be completed.
     bool finish(const trace_environment& end_env, std::string& error) noexcept;
     [[nodiscard]] trace_counters counters() const;
+
+    // NVTX and launch links (see nvtx_hooks.hpp); thread-safe, called on the program's threads.
+    struct nvtx_ids {
+        std::uint32_t name = 0, path = 0, domain = 0; ///< string ids
+    };
+    /// Ids of a range's message, of its path below the range `parent_path` (1 + string id of the
+    /// enclosing range's path, 0 at the top) and of its domain.
+    nvtx_ids nvtx_intern(const char* message, std::uint32_t parent_path, const char* domain);
+    void add_nvtx(const nvtx_record& r);
+    /// The kernel launched with `correlation` ran inside the range (1 + string ids).
+    void link_launch(std::uint32_t correlation, std::uint32_t range, std::uint32_t path) noexcept;
+    /// Turns on the launch-entry callbacks that call link_launch (once; no-op when CUPTI's
+    /// subscriber slot is not held).
+    void enable_launch_links() noexcept;
+    [[nodiscard]] std::uint64_t now() noexcept;
     /// Device ids seen in kernel records (for the end-of-trace GPU identity).
     [[nodiscard]] std::vector<std::uint32_t> devices() const;
 
@@ -65,6 +87,8 @@ private:
     };
 
     std::uint32_t intern(const char* name);
+    std::uint32_t intern_text(const std::string& text);
+    void attach_range(kernel_record& r);
     void on_record(const CUpti_Activity* a);
     void enqueue_locked();
     void writer_loop();
@@ -82,6 +106,14 @@ private:
     std::unordered_map<std::uint32_t, open_marker> open_markers_;
     std::vector<std::uint32_t> devices_;
     std::vector<std::uint8_t*> free_buffers_;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> paths_; // (parent, name)
+    std::unordered_map<std::uint32_t, std::string> path_texts_;
+
+    // correlation id -> (range, path); taken on launching threads only inside NVTX ranges.
+    std::mutex link_mutex_;
+    std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> links_;
+    std::atomic<bool> has_links_{false};
+    std::atomic<bool> launch_links_on_{false};
 
     std::mutex queue_mutex_;
     std::condition_variable queue_cv_;

@@ -21,14 +21,15 @@ struct columns_of;
 
 template <>
 struct columns_of<kernel_record> {
-    static constexpr std::size_t n = 23;
+    static constexpr std::size_t n = 25;
+    static constexpr std::size_t n_v1_0 = 23; ///< format 1.0 had no NVTX columns
     static void to(const kernel_record& r, std::uint64_t* c) {
         c[0] = r.start_ns, c[1] = r.end_ns, c[2] = r.name_id, c[3] = r.device, c[4] = r.context;
         c[5] = r.stream, c[6] = r.correlation, c[7] = r.graph_id, c[8] = r.graph_node_id;
         c[9] = r.grid.x, c[10] = r.grid.y, c[11] = r.grid.z, c[12] = r.block.x;
         c[13] = r.block.y, c[14] = r.block.z, c[15] = r.cluster.x, c[16] = r.cluster.y;
         c[17] = r.cluster.z, c[18] = r.registers, c[19] = r.static_smem, c[20] = r.dynamic_smem;
-        c[21] = r.local_mem, c[22] = r.flags;
+        c[21] = r.local_mem, c[22] = r.flags, c[23] = r.nvtx_range, c[24] = r.nvtx_path;
     }
     static void from(const std::uint64_t* c, kernel_record& r) {
         using u32 = std::uint32_t;
@@ -40,6 +41,7 @@ struct columns_of<kernel_record> {
         r.cluster = {u32(c[15]), u32(c[16]), u32(c[17])};
         r.registers = u32(c[18]), r.static_smem = u32(c[19]), r.dynamic_smem = u32(c[20]);
         r.local_mem = u32(c[21]), r.flags = std::uint8_t(c[22]);
+        r.nvtx_range = u32(c[23]), r.nvtx_path = u32(c[24]);
     }
 };
 
@@ -147,14 +149,16 @@ void encode_columns(std::span<const T> rows, std::string& out,
 }
 
 /// Decodes `count` rows; false when the bytes run out or are left over (a damaged block).
+/// `stored` columns are in the block (an older minor version stores fewer: the rest read 0).
 template <class T>
 bool decode_columns(std::span<const std::uint8_t> in, std::size_t count, std::vector<T>& rows,
-                    std::vector<std::uint64_t>& scratch) {
+                    std::vector<std::uint64_t>& scratch, std::size_t stored = columns_of<T>::n) {
     constexpr std::size_t n = columns_of<T>::n;
-    scratch.resize(count * n);
+    if (stored > n) return false;
+    scratch.assign(count * n, 0);
     const std::uint8_t* p = in.data();
     const std::uint8_t* end = p + in.size();
-    for (std::size_t c = 0; c < n; ++c) {
+    for (std::size_t c = 0; c < stored; ++c) {
         std::uint64_t prev = 0;
         std::uint64_t* col = scratch.data() + c * count;
         for (std::size_t i = 0; i < count; ++i) {

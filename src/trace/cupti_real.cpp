@@ -4,19 +4,17 @@
 namespace ktune::trace::detail {
 namespace {
 
-void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
-
 class real final : public cupti_api {
 public:
     CUptiResult get_version(std::uint32_t* v) override { return cuptiGetVersion(v); }
-    CUptiResult subscribe(std::string* other) override {
+    CUptiResult subscribe(std::string* other, callback_fn callback) override {
         char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
         CUpti_SubscriberParams p{};
         p.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
         p.subscriberName = "ktune";
         p.oldSubscriberName = old;
         p.oldSubscriberSize = sizeof old - 1;
-        const CUptiResult rc = cuptiSubscribe_v2(&subscriber_, ignore_callback, nullptr, &p);
+        const CUptiResult rc = cuptiSubscribe_v2(&subscriber_, callback, nullptr, &p);
         if (rc != CUPTI_SUCCESS && other) *other = old;
         return rc;
     }
@@ -25,6 +23,14 @@ public:
         const CUptiResult rc = cuptiUnsubscribe(subscriber_);
         subscriber_ = nullptr;
         return rc;
+    }
+    CUptiResult enable_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id) override {
+        return subscriber_ ? cuptiEnableCallback(1, subscriber_, domain, id)
+                           : CUPTI_ERROR_NOT_INITIALIZED;
+    }
+    CUptiResult set_attribute(CUpti_ActivityAttribute attr, std::size_t bytes,
+                              void* value) override {
+        return cuptiActivitySetAttribute(attr, &bytes, value);
     }
     CUptiResult register_callbacks(requested_fn req, completed_fn done) override {
         return cuptiActivityRegisterCallbacks(req, done);

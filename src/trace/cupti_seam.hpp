@@ -16,10 +16,17 @@ public:
     using requested_fn = void(CUPTIAPI*)(std::uint8_t**, std::size_t*, std::size_t*);
     using completed_fn = void(CUPTIAPI*)(CUcontext, std::uint32_t, std::uint8_t*, std::size_t,
                                          std::size_t);
+    using callback_fn = void(CUPTIAPI*)(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*);
     virtual ~cupti_api() = default;
     virtual CUptiResult get_version(std::uint32_t* version) = 0;
-    /// Claims CUPTI's single subscriber slot; on failure `other` names the holder if known.
-    virtual CUptiResult subscribe(std::string* other) = 0;
+    /// Claims CUPTI's single subscriber slot with `callback` (called only for the callbacks
+    /// enabled through enable_callback); on failure `other` names the holder if known.
+    virtual CUptiResult subscribe(std::string* other, callback_fn callback) = 0;
+    /// Turns on one API callback of the subscriber (cuptiEnableCallback).
+    virtual CUptiResult enable_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id) = 0;
+    /// cuptiActivitySetAttribute with a value of `bytes` bytes.
+    virtual CUptiResult set_attribute(CUpti_ActivityAttribute attr, std::size_t bytes,
+                                      void* value) = 0;
     virtual CUptiResult unsubscribe() = 0;
     virtual CUptiResult register_callbacks(requested_fn req, completed_fn done) = 0;
     virtual CUptiResult enable(CUpti_ActivityKind kind) = 0;

@@ -87,9 +87,12 @@ public:
             begin(k.start_ns, k.end_ns, names_.json(k.name_id), k.device, k.stream, "kernel");
             fmt::print(f_,
                        ",\"args\":{{\"grid\":\"{},{},{}\",\"block\":\"{},{},{}\",\"registers\":{},"
-                       "\"smem\":{},\"correlation\":{},\"graph\":{}}}}}",
+                       "\"smem\":{},\"correlation\":{},\"graph\":{}",
                        k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z, k.registers,
                        k.static_smem + k.dynamic_smem, k.correlation, k.graph_id);
+            // The NVTX range (path) the kernel was launched in: searchable in Perfetto.
+            if (k.nvtx_path) fmt::print(f_, ",\"nvtx\":{}", names_.json(k.nvtx_path - 1));
+            std::fputs("}}", f_);
         }
     }
     void on_memcpys(std::span<const memcpy_record> rs) override {
@@ -157,46 +160,48 @@ public:
     csv_visitor(std::FILE* f, trace_reader& r) : f_(f), names_(r) {
         std::fputs("kind,name,start_ns,end_ns,duration_ns,device,context,stream,correlation,"
                    "grid,block,cluster,registers,static_smem,dynamic_smem,local_mem,bytes,"
-                   "graph_id,graph_node_id,no_timestamp\n",
+                   "graph_id,graph_node_id,no_timestamp,nvtx\n",
                    f_);
     }
     std::uint64_t records = 0;
     void on_kernels(std::span<const kernel_record> rs) override {
         for (const auto& k : rs)
-            fmt::print(
-                f_,
-                "kernel,{},{},{},{},{},{},{},{},{}x{}x{},{}x{}x{},{}x{}x{},{},{},{},{},,{},{},{}\n",
-                names_.csv(k.name_id), k.start_ns, k.end_ns, k.duration_ns(), k.device, k.context,
-                k.stream, k.correlation, k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y,
-                k.block.z, k.cluster.x, k.cluster.y, k.cluster.z, k.registers, k.static_smem,
-                k.dynamic_smem, k.local_mem, k.graph_id, k.graph_node_id, k.timed() ? 0 : 1);
+            fmt::print(f_,
+                       "kernel,{},{},{},{},{},{},{},{},{}x{}x{},{}x{}x{},{}x{}x{},{},{},{},{},,{},{"
+                       "},{},{}\n",
+                       names_.csv(k.name_id), k.start_ns, k.end_ns, k.duration_ns(), k.device,
+                       k.context, k.stream, k.correlation, k.grid.x, k.grid.y, k.grid.z, k.block.x,
+                       k.block.y, k.block.z, k.cluster.x, k.cluster.y, k.cluster.z, k.registers,
+                       k.static_smem, k.dynamic_smem, k.local_mem, k.graph_id, k.graph_node_id,
+                       k.timed() ? 0 : 1,
+                       k.nvtx_path ? names_.csv(k.nvtx_path - 1) : std::string());
         records += rs.size();
     }
     void on_memcpys(std::span<const memcpy_record> rs) override {
         for (const auto& m : rs)
-            fmt::print(f_, "memcpy,{},{},{},{},{},{},{},{},,,,,,,,{},{},,{}\n",
+            fmt::print(f_, "memcpy,{},{},{},{},{},{},{},{},,,,,,,,{},{},,{},\n",
                        copy_kind_name(m.copy_kind), m.start_ns, m.end_ns, m.duration_ns(), m.device,
                        m.context, m.stream, m.correlation, m.bytes, m.graph_id, m.timed() ? 0 : 1);
         records += rs.size();
     }
     void on_memsets(std::span<const memset_record> rs) override {
         for (const auto& m : rs)
-            fmt::print(f_, "memset,memset,{},{},{},{},{},{},{},,,,,,,,{},{},,{}\n", m.start_ns,
+            fmt::print(f_, "memset,memset,{},{},{},{},{},{},{},,,,,,,,{},{},,{},\n", m.start_ns,
                        m.end_ns, m.duration_ns(), m.device, m.context, m.stream, m.correlation,
                        m.bytes, m.graph_id, m.timed() ? 0 : 1);
         records += rs.size();
     }
     void on_syncs(std::span<const sync_record> rs) override {
         for (const auto& s : rs)
-            fmt::print(f_, "sync,sync type {},{},{},{},,{},{},{},,,,,,,,,,,{}\n", s.type,
+            fmt::print(f_, "sync,sync type {},{},{},{},,{},{},{},,,,,,,,,,,{},\n", s.type,
                        s.start_ns, s.end_ns, s.duration_ns(), s.context, s.stream, s.correlation,
                        s.timed() ? 0 : 1);
         records += rs.size();
     }
     void on_nvtx(std::span<const nvtx_record> rs) override {
         for (const auto& n : rs)
-            fmt::print(f_, "nvtx,{},{},{},{},,,,,,,,,,,,,,,{}\n", names_.csv(n.name_id), n.start_ns,
-                       n.end_ns, n.duration_ns(), n.timed() ? 0 : 1);
+            fmt::print(f_, "nvtx,{},{},{},{},,,,,,,,,,,,,,,{},\n", names_.csv(n.name_id),
+                       n.start_ns, n.end_ns, n.duration_ns(), n.timed() ? 0 : 1);
         records += rs.size();
     }
 

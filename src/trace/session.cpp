@@ -7,6 +7,7 @@
 #include "gpu_probe.hpp"
 #include "ktune/core/clocks.hpp"
 #include "ktune/core/version.hpp"
+#include "nvtx_hooks.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -61,6 +62,7 @@ struct session::impl {
 
     void enable() noexcept {
         if (enabled.exchange(true)) return;
+        if (options.nvtx) detail::set_nvtx_target(collector.get());
         for (auto k : kinds)
             if (api->enable(k) != CUPTI_SUCCESS && k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
                 std::fputs("ktune: cannot enable kernel records; the trace will be empty\n",
@@ -68,6 +70,7 @@ struct session::impl {
     }
     void disable() noexcept {
         if (!enabled.exchange(false)) return;
+        detail::set_nvtx_target(nullptr);
         for (auto k : kinds)
             api->disable(k);
         api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -113,7 +116,8 @@ bool session::start() noexcept {
                           "); rebuild ktune against this CUDA toolkit. The program runs "
                           "unprofiled");
         std::string other;
-        if (const auto rc = m.api->subscribe(&other); rc != CUPTI_SUCCESS) {
+        if (const auto rc = m.api->subscribe(&other, detail::launch_callback);
+            rc != CUPTI_SUCCESS) {
             if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
                 return m.fail("ktune: another CUPTI client is active (" +
                               (other.empty() ? std::string("Nsight, ncu, a debugger or a "
@@ -145,8 +149,13 @@ bool session::start() noexcept {
         m.env.cupti_version = version;
         m.env.toolkit_version = CUDA_VERSION;
         auto writer = std::make_unique<trace_writer>(m.options.output, m.env);
+        if (m.options.device_buffer_bytes > 0) {
+            std::size_t v = m.options.device_buffer_bytes;
+            m.api->set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, sizeof v, &v);
+        }
         detail::collector_options co;
         co.buffer_bytes = m.options.buffer_bytes;
+        co.zeroed_buffers = m.options.zeroed_buffers;
         m.collector = std::make_unique<detail::collector>(*m.api, *decoder, std::move(writer), co);
         g_active.store(m.collector.get(), std::memory_order_release);
         if (const auto rc = m.api->register_callbacks(on_requested, on_completed);
@@ -161,7 +170,8 @@ bool session::start() noexcept {
         if (m.options.memcpy) m.kinds.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
         if (m.options.memset) m.kinds.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
         if (m.options.sync) m.kinds.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
-        if (m.options.nvtx) m.kinds.push_back(CUPTI_ACTIVITY_KIND_MARKER);
+        // NVTX comes through ktune's own NVTX handlers (nvtx_hooks.hpp), not CUPTI's MARKER
+        // kind: enable() points them at the collector.
         m.state = session_state::recording;
         if (m.options.delay_s <= 0) m.enable();
         if (m.options.delay_s > 0 || m.options.duration_s > 0)
@@ -172,6 +182,7 @@ bool session::start() noexcept {
             });
         return true;
     } catch (const std::exception& e) {
+        detail::set_nvtx_target(nullptr);
         g_active.store(nullptr);
         m.collector.reset();
         if (m.subscribed) m.api->unsubscribe();
@@ -213,6 +224,7 @@ bool session::save() noexcept {
     } catch (...) {
     }
     std::string err;
+    detail::set_nvtx_target(nullptr);
     const bool ok = m.collector->finish(end, err);
     g_active.store(nullptr);
     if (m.subscribed) m.api->unsubscribe();
@@ -220,6 +232,10 @@ bool session::save() noexcept {
     if (!ok) return m.fail("ktune: could not complete " + m.options.output + ": " + err);
     m.state = session_state::saved;
     return true;
+}
+
+int install_nvtx_injection(const void* get_export_table) noexcept {
+    return detail::install_nvtx_hooks(get_export_table);
 }
 
 session_state session::state() const noexcept {

@@ -190,7 +190,9 @@ read_status trace_reader::read(trace_visitor& v) {
             break;
         }
         case detail::chunk::kernels:
-            ok = detail::decode_columns(in, h.count, m.kernels, m.scratch);
+            ok = detail::decode_columns(in, h.count, m.kernels, m.scratch,
+                                        m.minor == 0 ? detail::columns_of<kernel_record>::n_v1_0
+                                                     : detail::columns_of<kernel_record>::n);
             if (ok) v.on_kernels(m.kernels), seen.kernels += h.count;
             break;
         case detail::chunk::memcpys:

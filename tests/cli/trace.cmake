@@ -4,13 +4,13 @@ ktune_cli_test(top_bundled RC 0 ARGS top ${_trace}
   EXPECT "grouped by kernel" "NVIDIA H200 (sm_90)" "62 kernels" "dropped 0" "GPU timeline: busy"
          "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT" "share" "p95")
 ktune_cli_test(top_json RC 0 ARGS top ${_trace} --json --limit 3
-  EXPECT "\"schema\": \"ktune.top\"" "\"version\": \"1.0.0\"" "\"rows_omitted\"" "\"busy_pct\"")
+  EXPECT "\"schema\": \"ktune.top\"" "\"version\": \"1.1.0\"" "\"rows_omitted\"" "\"busy_pct\"")
 ktune_cli_test(top_launch RC 0 ARGS top ${_trace} --by launch --limit 3
   EXPECT "grouped by launch" "grid " "block ")
 ktune_cli_test(top_nvtx RC 0 ARGS top ${_trace} ${_trace} --by nvtx
-  EXPECT "2 traces" "forward 0" "forward 2" "NVTX range")
+  EXPECT "2 traces" "forward 0" "forward 2" "NVTX range" "own host time")
 ktune_cli_test(top_bad_grouping RC 2 ARGS top ${_trace} --by stream
-  EXPECT "use kernel, launch or nvtx")
+  EXPECT "use kernel, launch, nvtx or nvtx-path")
 ktune_cli_test(top_not_a_trace RC 2 ARGS top CMakeLists.txt EXPECT "not a ktune trace")
 ktune_cli_test(export_chrome RC 0
   ARGS export ${_trace} --format chrome -o ${CMAKE_CURRENT_BINARY_DIR}/trace_export.json

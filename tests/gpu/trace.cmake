@@ -10,7 +10,18 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
   set(CMAKE_CUDA_ARCHITECTURES 90)
 endif()
 enable_language(CUDA)
-add_library(ktune_gpu_trace_kernels OBJECT ${CMAKE_CURRENT_LIST_DIR}/trace/known_launches.cu)
+add_library(ktune_gpu_trace_kernels OBJECT ${CMAKE_CURRENT_LIST_DIR}/trace/known_launches.cu
+                                           ${CMAKE_CURRENT_LIST_DIR}/trace/nvtx_launches.cu)
 set_target_properties(ktune_gpu_trace_kernels PROPERTIES CUDA_STANDARD 17 CUDA_ARCHITECTURES 90)
 ktune_add_gpu_test(gpu_trace ${CMAKE_CURRENT_LIST_DIR}/trace/trace_gpu_test.cpp
+                   ${CMAKE_CURRENT_LIST_DIR}/trace/nvtx_gpu_test.cpp
                    $<TARGET_OBJECTS:ktune_gpu_trace_kernels>)
+target_include_directories(ktune_gpu_trace_kernels PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+# Another CUPTI client already active: a real second subscriber, run under `ktune profile`.
+add_executable(cupti_holder ${CMAKE_CURRENT_LIST_DIR}/trace/cupti_holder.cu)
+set_target_properties(cupti_holder PROPERTIES CUDA_STANDARD 17 CUDA_ARCHITECTURES 90)
+target_link_libraries(cupti_holder PRIVATE CUDA::cudart CUDA::cupti)
+add_test(NAME gpu_trace_second_client
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/trace/second_client.sh $<TARGET_FILE:ktune_cli>
+                 $<TARGET_FILE:cupti_holder> ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(gpu_trace_second_client PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 120)

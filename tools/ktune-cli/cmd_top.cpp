@@ -1,4 +1,4 @@
-// ktune top <trace...> [--by kernel|launch|nvtx] [--limit N] [--json]
+// ktune top <trace...> [--by kernel|launch|nvtx|nvtx-path] [--limit N] [--json]
 #include "command.hpp"
 
 #include "ktune/analysis/aggregate.hpp"
@@ -25,10 +25,13 @@ command add_top(CLI::App& root) {
     app->add_option("trace", o->traces, "One or more .ktrace files (runs, ranks): aggregated")
         ->required()
         ->check(CLI::ExistingFile);
-    app->add_option("--by", o->by, "Group by kernel, launch (kernel + shape) or nvtx")
+    app->add_option(
+           "--by", o->by,
+           "Group by kernel, launch (kernel + shape), nvtx (kernel time by the innermost NVTX "
+           "range open at launch) or nvtx-path (by nested range path)")
         ->capture_default_str();
     app->add_option("--limit", o->limit, "Rows to show (0: all)")->capture_default_str();
-    app->add_flag("--json", o->json, "Machine-readable output (schema ktune.top 1.0.0)");
+    app->add_flag("--json", o->json, "Machine-readable output (schema ktune.top 1.1.0)");
     return {app, [o] {
                 const auto report = analysis::aggregate(o->traces, analysis::parse_group_by(o->by));
                 const std::string text = o->json ? analysis::top_json(report, o->limit) + "\n"

@@ -20,10 +20,13 @@ namespace ktune::analysis {
 enum class group_by {
     kernel, ///< kernel name
     launch, ///< kernel name + grid, block, cluster, registers, shared memory
-    nvtx,   ///< NVTX range message (the ranges' own host durations)
+    /// Kernel time by the innermost NVTX range open on the launching thread (traces whose
+    /// kernels carry no range: the ranges' own host durations)
+    nvtx,
+    nvtx_path, ///< as nvtx, by the full path of nested ranges "outer/inner"
 };
 
-/// "kernel" | "launch" | "nvtx"; throws ktune::error{usage} otherwise.
+/// "kernel" | "launch" | "nvtx" | "nvtx-path"; throws ktune::error{usage} otherwise.
 group_by parse_group_by(std::string_view s);
 std::string_view to_string(group_by g) noexcept;
 
@@ -63,6 +66,9 @@ struct aggregate_report {
     std::uint64_t total_ns = 0;  ///< sum over all rows
     std::uint64_t untimed = 0;   ///< records without timestamps (not counted as 0 ns)
     timeline_facts timeline;     ///< kernels only
+    /// By NVTX, no kernel carried a range: rows are the ranges' host durations, shares are of
+    /// the traces' span.
+    bool nvtx_host_time = false;
     bool operator==(const aggregate_report&) const = default;
 };
 

@@ -41,6 +41,10 @@ struct kernel_record {
     std::uint32_t dynamic_smem = 0; ///< bytes per block
     std::uint32_t local_mem = 0;    ///< bytes per thread
     std::uint8_t flags = 0;         ///< record_flag bits
+    /// The NVTX push/pop range open on the launching thread at launch: 1 + string id of its
+    /// message (innermost range) and of its path "outer/…/inner"; 0 when none (format 1.1+).
+    std::uint32_t nvtx_range = 0;
+    std::uint32_t nvtx_path = 0;
     [[nodiscard]] bool timed() const noexcept { return !(flags & flag_no_timestamp); }
     [[nodiscard]] std::uint64_t duration_ns() const noexcept {
         return timed() && end_ns > start_ns ? end_ns - start_ns : 0;

@@ -27,11 +27,16 @@ struct session_options {
     bool memcpy = true;    ///< also record copies
     bool memset = true;
     bool sync = true; ///< host waits (cudaDeviceSynchronize, cudaStreamSynchronize, …)
-    bool nvtx = true; ///< NVTX ranges (needs NVTX_INJECTION64_PATH, set by ktune profile)
+    /// NVTX ranges, and each kernel's enclosing range. NVTX reaches ktune only through
+    /// NVTX_INJECTION64_PATH=libktune_inject.so (set by `ktune profile`).
+    bool nvtx = true;
     /// Keep CUPTI's subscriber slot for the whole session (false: claim it at start only to
     /// detect another CUPTI client, then release it).
     bool hold_subscription = true;
     std::size_t buffer_bytes = 8u << 20;
+    /// Hand CUPTI pre-zeroed buffers so it does not zero them on the launching thread.
+    bool zeroed_buffers = true;
+    std::size_t device_buffer_bytes = 0;   ///< CUPTI's DEVICE_BUFFER_SIZE (0: CUPTI's default)
     std::vector<std::string> command_line; ///< recorded in the environment
 };
 
@@ -65,5 +70,9 @@ private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };
+
+/// NVTX's injection entry (InitializeInjectionNvtx2's argument, NvtxGetExportTableFunc_t):
+/// routes the program's NVTX ranges to the recording session. Returns 1 on success.
+int install_nvtx_injection(const void* get_export_table) noexcept;
 
 } // namespace ktune::trace

@@ -27,7 +27,8 @@
 namespace ktune::trace {
 
 inline constexpr std::uint16_t format_major = 1;
-inline constexpr std::uint16_t format_minor = 0;
+/// 1.1: kernel blocks carry two more columns (the launch's NVTX range and path).
+inline constexpr std::uint16_t format_minor = 1;
 inline constexpr std::string_view format_schema = "ktune.trace";
 
 /// Writes a .ktrace file. Not thread-safe: one writer thread owns it.

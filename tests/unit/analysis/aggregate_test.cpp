@@ -170,7 +170,7 @@ TEST_CASE("top JSON carries schema and version; text names traces and the hint")
     const auto r = aggregate({path}, group_by::kernel);
     const auto j = nlohmann::json::parse(top_json(r, 1));
     CHECK(j["schema"] == "ktune.top");
-    CHECK(j["version"] == "1.0.0");
+    CHECK(j["version"] == "1.1.0");
     CHECK(j["rows"].size() == 1);
     CHECK(j["rows_omitted"] == 1);
     CHECK(j["rows"][0]["count"] == 4);

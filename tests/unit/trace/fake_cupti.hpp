@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ktune::test {
@@ -16,6 +17,9 @@ public:
     std::string holder;
     std::size_t dropped_per_buffer = 0;
     std::vector<CUpti_ActivityKind> enabled;
+    std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> callbacks;
+    std::vector<CUpti_ActivityAttribute> attributes;
+    callback_fn callback = nullptr;
     int flushes = 0;
 
     template <class T>
@@ -42,9 +46,29 @@ public:
     }
 
     CUptiResult get_version(std::uint32_t* v) override { return *v = version, CUPTI_SUCCESS; }
-    CUptiResult subscribe(std::string* other) override {
+    CUptiResult subscribe(std::string* other, callback_fn cb) override {
         if (subscribe_result != CUPTI_SUCCESS && other) *other = holder;
+        if (subscribe_result == CUPTI_SUCCESS) callback = cb;
         return subscribe_result;
+    }
+    CUptiResult enable_callback(CUpti_CallbackDomain d, CUpti_CallbackId id) override {
+        callbacks.emplace_back(d, id);
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult set_attribute(CUpti_ActivityAttribute a, std::size_t, void*) override {
+        attributes.push_back(a);
+        return CUPTI_SUCCESS;
+    }
+    /// Calls the subscriber as CUPTI does at the entry of a launch API (if that callback is on).
+    void launch(CUpti_CallbackDomain d, CUpti_CallbackId id, std::uint32_t correlation) {
+        bool on = false;
+        for (const auto& c : callbacks)
+            on = on || (c.first == d && c.second == id);
+        if (!on || !callback) return;
+        CUpti_CallbackData data{};
+        data.callbackSite = CUPTI_API_ENTER;
+        data.correlationId = correlation;
+        callback(nullptr, d, id, &data);
     }
     CUptiResult unsubscribe() override { return CUPTI_SUCCESS; }
     CUptiResult register_callbacks(requested_fn r, completed_fn d) override {

@@ -211,7 +211,7 @@ TEST_CASE("unknown major version and non-trace files are clear errors") {
         FAIL("expected an error");
     } catch (const ktune::error& e) {
         CHECK(e.kind() == error_kind::input);
-        CHECK(std::string(e.what()).find("format 9.0") != std::string::npos);
+        CHECK(std::string(e.what()).find("format 9.") != std::string::npos);
     }
     {
         std::ofstream f(path, std::ios::trunc);

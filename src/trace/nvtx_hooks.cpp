@@ -1,0 +1,262 @@
+// See nvtx_hooks.hpp. The handlers run on the program's threads: they take the collector's
+// staging lock only to intern a name or append a finished range, and never allocate for a
+// thread whose stack is already deep enough.
+#include "nvtx_hooks.hpp"
+
+#include "collector.hpp"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ktune::trace::detail {
+namespace {
+
+std::atomic<collector*> g_target{nullptr};
+std::atomic<std::uint32_t> g_next_id{1};
+
+struct frame {
+    std::uint64_t start = 0;
+    std::uint32_t name = 0; ///< 1 + string id; 0: pushed while nothing was recording
+    std::uint32_t path = 0; ///< 1 + string id of "outer/…/inner"
+    std::uint32_t domain = 0;
+    std::uint32_t id = 0;
+};
+thread_local std::vector<frame> t_stack;
+
+// Start/end ranges are not scoped to a thread: they are kept by id.
+std::mutex g_started_mutex;
+std::unordered_map<std::uint64_t, frame> g_started;
+
+// Domain and registered-string handles are leaked strings: NVTX treats them as opaque, and a
+// program may use them until it exits.
+const char* handle_text(const void* h) {
+    return h ? static_cast<const std::string*>(h)->c_str() : "";
+}
+
+const char* message_of(const nvtxEventAttributes_t* a) {
+    if (!a) return "";
+    switch (a->messageType) {
+    case NVTX_MESSAGE_TYPE_ASCII:
+        return a->message.ascii ? a->message.ascii : "";
+    case NVTX_MESSAGE_TYPE_REGISTERED:
+        return handle_text(a->message.registered);
+    case NVTX_MESSAGE_TYPE_UNICODE:
+        return "<unicode NVTX message>";
+    default:
+        return "";
+    }
+}
+
+frame open_frame(collector& c, const char* message, const char* domain, std::uint32_t parent) {
+    frame f;
+    const auto names = c.nvtx_intern(message ? message : "", parent, domain ? domain : "");
+    f.name = names.name + 1;
+    f.path = names.path + 1;
+    f.domain = names.domain;
+    f.id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+    f.start = c.now();
+    return f;
+}
+
+void close_frame(collector& c, const frame& f) {
+    if (!f.name) return;
+    nvtx_record r;
+    r.start_ns = f.start;
+    r.end_ns = c.now();
+    r.name_id = f.name - 1;
+    r.domain_id = f.domain;
+    r.id = f.id;
+    r.flags = time_flags(r.start_ns, r.end_ns);
+    c.add_nvtx(r);
+}
+
+void push(const char* message, const char* domain) noexcept {
+    try {
+        collector* c = g_target.load(std::memory_order_acquire);
+        if (!c) {
+            t_stack.emplace_back(); // keeps pops balanced for ranges opened before recording
+            return;
+        }
+        const std::uint32_t parent = t_stack.empty() ? 0 : t_stack.back().path;
+        t_stack.push_back(open_frame(*c, message, domain, parent));
+        c->enable_launch_links();
+    } catch (...) {
+    }
+}
+
+void pop() noexcept {
+    if (t_stack.empty()) return;
+    const frame f = t_stack.back();
+    t_stack.pop_back();
+    if (collector* c = g_target.load(std::memory_order_acquire)) close_frame(*c, f);
+}
+
+void mark(const char* message, const char* domain) noexcept {
+    try {
+        collector* c = g_target.load(std::memory_order_acquire);
+        if (!c) return;
+        const frame f = open_frame(*c, message, domain, 0);
+        nvtx_record r;
+        r.start_ns = r.end_ns = f.start;
+        r.name_id = f.name - 1;
+        r.domain_id = f.domain;
+        r.id = f.id;
+        r.flags = time_flags(r.start_ns, r.end_ns);
+        c->add_nvtx(r);
+    } catch (...) {
+    }
+}
+
+nvtxRangeId_t start(const char* message, const char* domain) noexcept {
+    try {
+        collector* c = g_target.load(std::memory_order_acquire);
+        if (!c) return 0;
+        const frame f = open_frame(*c, message, domain, 0);
+        std::lock_guard lock(g_started_mutex);
+        g_started.emplace(f.id, f);
+        return f.id;
+    } catch (...) {
+        return 0;
+    }
+}
+
+void end(nvtxRangeId_t id) noexcept {
+    frame f;
+    {
+        std::lock_guard lock(g_started_mutex);
+        const auto it = g_started.find(id);
+        if (it == g_started.end()) return;
+        f = it->second;
+        g_started.erase(it);
+    }
+    if (collector* c = g_target.load(std::memory_order_acquire)) close_frame(*c, f);
+}
+
+// The NVTX entry points, with NVTX's signatures.
+int NVTX_API push_a(const char* m) {
+    push(m, nullptr);
+    return static_cast<int>(t_stack.size()) - 1;
+}
+int NVTX_API push_ex(const nvtxEventAttributes_t* a) {
+    push(message_of(a), nullptr);
+    return static_cast<int>(t_stack.size()) - 1;
+}
+int NVTX_API pop_core() {
+    const int depth = static_cast<int>(t_stack.size()) - 1;
+    pop();
+    return depth;
+}
+void NVTX_API mark_a(const char* m) {
+    mark(m, nullptr);
+}
+void NVTX_API mark_ex(const nvtxEventAttributes_t* a) {
+    mark(message_of(a), nullptr);
+}
+nvtxRangeId_t NVTX_API start_a(const char* m) {
+    return start(m, nullptr);
+}
+nvtxRangeId_t NVTX_API start_ex(const nvtxEventAttributes_t* a) {
+    return start(message_of(a), nullptr);
+}
+void NVTX_API end_core(nvtxRangeId_t id) {
+    end(id);
+}
+int NVTX_API domain_push(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+    push(message_of(a), handle_text(d));
+    return static_cast<int>(t_stack.size()) - 1;
+}
+int NVTX_API domain_pop(nvtxDomainHandle_t) {
+    return pop_core();
+}
+void NVTX_API domain_mark(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+    mark(message_of(a), handle_text(d));
+}
+nvtxRangeId_t NVTX_API domain_start(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+    return start(message_of(a), handle_text(d));
+}
+void NVTX_API domain_end(nvtxDomainHandle_t, nvtxRangeId_t id) {
+    end(id);
+}
+nvtxDomainHandle_t NVTX_API domain_create(const char* name) {
+    try {
+        return reinterpret_cast<nvtxDomainHandle_t>(new std::string(name ? name : ""));
+    } catch (...) {
+        return nullptr;
+    }
+}
+nvtxStringHandle_t NVTX_API register_string(nvtxDomainHandle_t, const char* s) {
+    try {
+        return reinterpret_cast<nvtxStringHandle_t>(new std::string(s ? s : ""));
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+template <class F>
+void set(NvtxFunctionTable table, unsigned count, unsigned id, F fn) {
+    if (id < count && table[id]) *table[id] = reinterpret_cast<NvtxFunctionPointer>(fn);
+}
+
+} // namespace
+
+void set_nvtx_target(collector* c) noexcept {
+    g_target.store(c, std::memory_order_release);
+}
+
+int install_nvtx_hooks(const void* get_export_table) noexcept {
+    if (!get_export_table) return 0;
+    const auto get = reinterpret_cast<NvtxGetExportTableFunc_t>(get_export_table);
+    const auto* etc = static_cast<const NvtxExportTableCallbacks*>(get(NVTX_ETID_CALLBACKS));
+    if (!etc || !etc->GetModuleFunctionTable) return 0;
+    NvtxFunctionTable core = nullptr, core2 = nullptr;
+    unsigned core_bytes = 0, core2_bytes = 0;
+    if (!etc->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_bytes) || !core) return 0;
+    const unsigned n = core_bytes / sizeof(NvtxFunctionPointer*);
+    set(core, n, NVTX_CBID_CORE_RangePushA, push_a);
+    set(core, n, NVTX_CBID_CORE_RangePushEx, push_ex);
+    set(core, n, NVTX_CBID_CORE_RangePop, pop_core);
+    set(core, n, NVTX_CBID_CORE_MarkA, mark_a);
+    set(core, n, NVTX_CBID_CORE_MarkEx, mark_ex);
+    set(core, n, NVTX_CBID_CORE_RangeStartA, start_a);
+    set(core, n, NVTX_CBID_CORE_RangeStartEx, start_ex);
+    set(core, n, NVTX_CBID_CORE_RangeEnd, end_core);
+    // Domains (nvtx3::scoped_range and most C++ users) live in the CORE2 module.
+    if (etc->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &core2_bytes) && core2) {
+        const unsigned n2 = core2_bytes / sizeof(NvtxFunctionPointer*);
+        set(core2, n2, NVTX_CBID_CORE2_DomainRangePushEx, domain_push);
+        set(core2, n2, NVTX_CBID_CORE2_DomainRangePop, domain_pop);
+        set(core2, n2, NVTX_CBID_CORE2_DomainMarkEx, domain_mark);
+        set(core2, n2, NVTX_CBID_CORE2_DomainRangeStartEx, domain_start);
+        set(core2, n2, NVTX_CBID_CORE2_DomainRangeEnd, domain_end);
+        set(core2, n2, NVTX_CBID_CORE2_DomainCreateA, domain_create);
+        set(core2, n2, NVTX_CBID_CORE2_DomainRegisterStringA, register_string);
+    }
+    return 1;
+}
+
+void nvtx_push(const char* message) noexcept {
+    push(message, nullptr);
+}
+void nvtx_pop() noexcept {
+    pop();
+}
+void nvtx_mark(const char* message) noexcept {
+    mark(message, nullptr);
+}
+
+void CUPTIAPI launch_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId,
+                              const void* data) {
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+    if (t_stack.empty() || !t_stack.back().name) return;
+    const auto* d = static_cast<const CUpti_CallbackData*>(data);
+    if (d->callbackSite != CUPTI_API_ENTER) return;
+    if (collector* c = g_target.load(std::memory_order_acquire))
+        c->link_launch(d->correlationId, t_stack.back().name, t_stack.back().path);
+}
+
+} // namespace ktune::trace::detail

@@ -1,0 +1,166 @@
+// NVTX through ktune's own hooks, and kernels attributed to the range open on the launching
+// thread: synthetic NVTX calls + CUPTI launch callbacks + kernel records through the seam.
+#include "catch.hpp"
+#include "fake_cupti.hpp"
+#include "trace/nvtx_hooks.hpp"
+#include "trace_collector.hpp"
+
+#include "ktune/analysis/aggregate.hpp"
+#include "ktune/trace/session.hpp"
+#include "ktune/trace/trace_file.hpp"
+
+#include <filesystem>
+#include <thread>
+#include <unistd.h>
+
+using namespace ktune;
+using namespace ktune::trace;
+namespace td = ktune::trace::detail;
+
+namespace {
+
+std::string temp_path(const char* name) {
+    return (std::filesystem::temp_directory_path() /
+            (std::string("ktune_nvtx_") + std::to_string(::getpid()) + "_" + name))
+        .string();
+}
+
+session_options opts(const std::string& path) {
+    session_options o;
+    o.output = path;
+    return o;
+}
+
+const char k_step[] = "_Z4stepPf";
+const char k_other[] = "_Z5otherPf";
+constexpr auto rt = CUPTI_CB_DOMAIN_RUNTIME_API;
+constexpr auto launch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+constexpr auto graph_launch = CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000;
+
+std::string name_of(const trace_reader& r, std::uint32_t plus1) {
+    return plus1 ? r.string(plus1 - 1).mangled : "";
+}
+
+} // namespace
+
+TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks by it") {
+    const auto path = temp_path("attr.ktrace");
+    auto owner = std::make_unique<test::fake_cupti>();
+    auto* fake = owner.get();
+    session s(opts(path), std::move(owner));
+    REQUIRE(s.start());
+    // A program without NVTX pays nothing: no launch callback is on before the first push.
+    CHECK(fake->callbacks.empty());
+    fake->launch(rt, launch, 1);
+
+    td::nvtx_push("train");
+    CHECK_FALSE(fake->callbacks.empty());
+    fake->launch(rt, launch, 2); // in train
+    td::nvtx_push("forward");
+    fake->launch(rt, launch, 3);       // in train/forward
+    fake->launch(rt, graph_launch, 4); // a graph: all its kernels share id 4
+    // Another thread with no open range launches in between: not attributed.
+    std::thread([&] { fake->launch(rt, launch, 5); }).join();
+    td::nvtx_pop();
+    td::nvtx_mark("checkpoint");
+    td::nvtx_pop();
+    td::nvtx_pop(); // unbalanced pop: ignored, no crash
+    fake->launch(rt, launch, 6);
+
+    fake->add(test::make_kernel(k_other, 100, 200, 1));
+    fake->add(test::make_kernel(k_step, 300, 400, 2));
+    fake->add(test::make_kernel(k_step, 500, 800, 3));
+    fake->add(test::make_kernel(k_other, 900, 1000, 4));
+    fake->add(test::make_kernel(k_other, 1000, 1100, 4));
+    fake->add(test::make_kernel(k_other, 1200, 1300, 5));
+    fake->add(test::make_kernel(k_other, 1400, 1500, 6));
+    s.stop();
+    REQUIRE(s.save());
+
+    trace_reader r(path);
+    CHECK(r.minor_version() == format_minor);
+    test::trace_collector c;
+    const auto st = r.read(c);
+    REQUIRE(st.complete);
+    REQUIRE(c.kernels.size() == 7);
+    std::map<std::uint32_t, std::vector<std::pair<std::string, std::string>>> by_corr;
+    for (const auto& k : c.kernels)
+        by_corr[k.correlation].emplace_back(name_of(r, k.nvtx_range), name_of(r, k.nvtx_path));
+    CHECK(by_corr[1][0].first.empty());
+    CHECK(by_corr[2][0] == std::make_pair(std::string("train"), std::string("train")));
+    CHECK(by_corr[3][0] == std::make_pair(std::string("forward"), std::string("train/forward")));
+    REQUIRE(by_corr[4].size() == 2);
+    CHECK(by_corr[4][0].second == "train/forward");
+    CHECK(by_corr[4][1].second == "train/forward");
+    CHECK(by_corr[5][0].first.empty());
+    CHECK(by_corr[6][0].first.empty());
+    // Ranges and the mark are records of their own.
+    CHECK(c.nvtx.size() == 3);
+    CHECK(st.counters.nvtx_ranges == 3);
+
+    const auto byr = analysis::aggregate({path}, analysis::group_by::nvtx);
+    CHECK_FALSE(byr.nvtx_host_time);
+    REQUIRE(byr.rows.size() == 3);
+    CHECK(byr.rows[0].name == "forward"); // 300 + 100 + 100 ns
+    CHECK(byr.rows[0].stats.total_ns == 500);
+    CHECK(byr.rows[0].stats.count == 3);
+    CHECK(byr.rows[1].name == "(no NVTX range)"); // 100 * 3
+    CHECK(byr.rows[1].stats.total_ns == 300);
+    CHECK(byr.rows[2].name == "train");
+    CHECK(byr.rows[0].share == Approx(500.0 / 900));
+    const auto byp = analysis::aggregate({path}, analysis::group_by::nvtx_path);
+    REQUIRE(byp.rows.size() == 3);
+    CHECK(byp.rows[0].name == "train/forward");
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("NVTX ranges pushed while nothing records stay balanced and unrecorded") {
+    td::nvtx_push("before");
+    const auto path = temp_path("late.ktrace");
+    auto owner = std::make_unique<test::fake_cupti>();
+    auto* fake = owner.get();
+    session s(opts(path), std::move(owner));
+    REQUIRE(s.start());
+    fake->launch(rt, launch, 1); // callbacks are still off: "before" opened unrecorded
+    td::nvtx_push("inside");
+    td::nvtx_pop();
+    td::nvtx_pop(); // closes "before": nothing recorded for it
+    fake->add(test::make_kernel(k_step, 10, 20, 1));
+    s.stop();
+    REQUIRE(s.save());
+    trace_reader r(path);
+    test::trace_collector c;
+    r.read(c);
+    REQUIRE(c.nvtx.size() == 1);
+    CHECK(r.string(c.nvtx[0].name_id).mangled == "inside");
+    REQUIRE(c.kernels.size() == 1);
+    CHECK(c.kernels[0].nvtx_range == 0);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("a format 1.0 trace (no NVTX columns) still reads; top by nvtx uses host time") {
+    const std::string path = KTUNE_EXAMPLES_DATA_DIR "/transformer_layer_h200.ktrace";
+    trace_reader r(path);
+    CHECK(r.minor_version() == 0);
+    test::trace_collector c;
+    REQUIRE(r.read(c).complete);
+    CHECK(c.kernels.size() == 62);
+    for (const auto& k : c.kernels)
+        CHECK(k.nvtx_range == 0);
+    const auto byr = analysis::aggregate({path}, analysis::group_by::nvtx);
+    CHECK(byr.nvtx_host_time);
+    CHECK_FALSE(byr.rows.empty());
+}
+
+TEST_CASE("session hands CUPTI zeroed buffers so it does not zero them on the launching thread") {
+    auto owner = std::make_unique<test::fake_cupti>();
+    auto* fake = owner.get();
+    const auto path = temp_path("zero.ktrace");
+    session s(opts(path), std::move(owner));
+    REQUIRE(s.start());
+    CHECK(std::find(fake->attributes.begin(), fake->attributes.end(),
+                    CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER) != fake->attributes.end());
+    s.stop();
+    s.save();
+    std::filesystem::remove(path);
+}
