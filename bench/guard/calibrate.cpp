@@ -3,8 +3,10 @@
 // `times` arrays of the recorded Kernel Tuner spaces) or from skewed / multi-modal synthetic
 // noise; each run compares 200 keys, n = 30 a side, through guard::compare itself.
 //
-//   guard_calibrate [--runs 200] [--keys 200] [--n 30] [--slow-keys 20] [--shift 0.05]
-//                   [--threads N] [--spaces DIR] [--seed S]
+//   guard_calibrate [--runs 200] [--detect-runs R] [--keys 200] [--n 30] [--slow-keys 20]
+//                   [--shift 0.05] [--threads N] [--spaces DIR] [--seed S] [--only MODEL]
+// Prints per scenario the rates, why missed slowdowns were missed, and the CPU time of one
+// 200-key guard::compare (thread CPU time, so other load on the machine does not count).
 #include "ktune/guard/compare.hpp"
 #include "ktune/guard/stats.hpp"
 #include "ktune/measure/sample_stats.hpp"
@@ -12,10 +14,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <mutex>
 #include <string>
@@ -27,7 +31,8 @@ namespace {
 using ktune::guard::splitmix64;
 
 struct args {
-    int runs = 200, keys = 200, n = 30, slow_keys = 20, threads = 0;
+    int runs = 200, detect_runs = 0, keys = 200, n = 30, slow_keys = 20, threads = 0;
+    std::string only; ///< run one noise model: recorded, skewed, bimodal or outliers
     double shift = 0.05;
     std::uint64_t seed = 2026;
     std::string spaces = KTUNE_SHARED_SPACES_DIR;
@@ -118,7 +123,17 @@ struct tally {
     std::atomic<long> slowed{0}, detected{0}, clean{0}, clean_flagged{0}, inconclusive{0}, keys{0};
     // Detection by the key's robust noise (1.4826 MAD / median): <1 %, 1-2 %, 2-5 %, >=5 %.
     std::atomic<long> by_noise_n[4]{}, by_noise_hit[4]{};
+    // Why a slowed key was missed: q above alpha, lo below T/2, hi below T (not exclusive).
+    std::atomic<long> miss_q{0}, miss_lo{0}, miss_hi{0};
+    std::mutex mu;
+    std::vector<double> cpu_ms; ///< per compare() call
 };
+
+double thread_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 int noise_bucket(const std::vector<double>& s) {
     const double cv = 1.4826 * ktune::measure::mad(s) / ktune::measure::median(s);
@@ -146,7 +161,14 @@ void one_run(const args& a, noise model, const std::vector<std::vector<double>>&
         base.items.push_back(std::move(b));
         cand.items.push_back(std::move(c));
     }
-    const auto report = ktune::guard::compare(base, cand, {});
+    const ktune::guard::diff_options opts;
+    const double c0 = thread_cpu_ms();
+    const auto report = ktune::guard::compare(base, cand, opts);
+    const double cpu = thread_cpu_ms() - c0;
+    {
+        std::lock_guard lock(t.mu);
+        t.cpu_ms.push_back(cpu);
+    }
     bool any_slower = false, any = false;
     for (const auto& kd : report.keys) {
         const int k = std::stoi(kd.name.substr(3));
@@ -161,6 +183,10 @@ void one_run(const args& a, noise model, const std::vector<std::vector<double>>&
             if (flagged) {
                 t.detected++;
                 t.by_noise_hit[bucket[static_cast<std::size_t>(k)]]++;
+            } else {
+                if (kd.q_value > opts.alpha) t.miss_q++;
+                if (kd.rel_lo < opts.threshold / 2) t.miss_lo++;
+                if (kd.rel_hi < opts.threshold) t.miss_hi++;
             }
         } else {
             t.clean++;
@@ -174,25 +200,37 @@ void one_run(const args& a, noise model, const std::vector<std::vector<double>>&
     if (any && !inject) t.runs_flagging_any++;
 }
 
+std::string cpu_line(tally& t) {
+    std::sort(t.cpu_ms.begin(), t.cpu_ms.end());
+    if (t.cpu_ms.empty()) return "";
+    const auto q = [&](double p) {
+        return t.cpu_ms[static_cast<std::size_t>(p * static_cast<double>(t.cpu_ms.size() - 1))];
+    };
+    return fmt::format("    compare() CPU per run: median {:.1f} ms (p10 {:.1f}, p90 {:.1f})\n",
+                       q(0.5), q(0.1), q(0.9));
+}
+
 void scenario(const args& a, noise model, const std::vector<std::vector<double>>& pools,
               bool inject) {
     tally t;
     std::atomic<int> next{0};
     std::vector<std::thread> workers;
+    const int total = inject && a.detect_runs > 0 ? a.detect_runs : a.runs;
     for (int w = 0; w < a.threads; ++w)
         workers.emplace_back([&] {
-            for (int r; (r = next++) < a.runs;)
+            for (int r; (r = next++) < total;)
                 one_run(a, model, pools, inject, r, t);
         });
     for (auto& w : workers)
         w.join();
-    const double runs = a.runs;
+    const double runs = total;
     if (!inject) {
         fmt::print("  A/A: {}/{} runs flag a slower key ({:.2f} %), {}/{} flag any change; "
                    "inconclusive keys {:.2f} %\n",
-                   t.runs_flagging_slower.load(), a.runs, 100 * t.runs_flagging_slower / runs,
-                   t.runs_flagging_any.load(), a.runs,
+                   t.runs_flagging_slower.load(), total, 100 * t.runs_flagging_slower / runs,
+                   t.runs_flagging_any.load(), total,
                    100.0 * static_cast<double>(t.inconclusive) / static_cast<double>(t.keys));
+        fmt::print("{}", cpu_line(t));
         std::fflush(stdout);
         return;
     }
@@ -210,6 +248,9 @@ void scenario(const args& a, noise model, const std::vector<std::vector<double>>
                                     static_cast<double>(t.by_noise_n[b]),
                                 t.by_noise_n[b].load());
     fmt::print("{}\n", line);
+    fmt::print("    misses: q > alpha {}, lo < T/2 {}, hi < T {}\n", t.miss_q.load(),
+               t.miss_lo.load(), t.miss_hi.load());
+    fmt::print("{}", cpu_line(t));
     std::fflush(stdout); // progress survives a killed run
 }
 
@@ -221,6 +262,10 @@ int main(int argc, char** argv) {
         const std::string k = argv[i], v = argv[i + 1];
         if (k == "--runs")
             a.runs = std::stoi(v);
+        else if (k == "--detect-runs")
+            a.detect_runs = std::stoi(v);
+        else if (k == "--only")
+            a.only = v;
         else if (k == "--keys")
             a.keys = std::stoi(v);
         else if (k == "--n")
@@ -242,13 +287,17 @@ int main(int argc, char** argv) {
     }
     if (a.threads <= 0)
         a.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const auto pools = load_spaces(a.spaces);
+    const auto pools = a.only.empty() || a.only == "recorded" ? load_spaces(a.spaces)
+                                                              : std::vector<std::vector<double>>{};
     const ktune::guard::diff_options d;
     fmt::print("guard_calibrate: default settings (threshold {:.0f} %, FDR {:.0f} %, {:.0f} % "
                "bootstrap CI, {} resamples), {} runs x {} keys, n = {} a side, seed {}\n",
                100 * d.threshold, 100 * d.alpha, 100 * d.confidence, d.resamples, a.runs, a.keys,
                a.n, a.seed);
+    if (a.detect_runs > 0) fmt::print("  detection: {} runs per noise model\n", a.detect_runs);
+    const char* keys[] = {"recorded", "skewed", "bimodal", "outliers"};
     for (noise m : {noise::recorded, noise::skewed, noise::bimodal, noise::outliers}) {
+        if (!a.only.empty() && a.only != keys[static_cast<int>(m)]) continue;
         if (m == noise::recorded && pools.empty()) {
             fmt::print("{}: no spaces found in {}\n", name_of(m), a.spaces);
             continue;

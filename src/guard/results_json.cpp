@@ -67,6 +67,14 @@ results parse_results(const std::string& text, const std::string& source) {
         out.kind = e.opt_string("kind", "command");
         out.status = e.opt_string("status", "ok");
         out.detail = e.opt_string("detail");
+        out.config = e.opt_string("config");
+        out.config_source = e.opt_string("config_source");
+        if (e.has("clocks")) {
+            const auto c = e.object("clocks");
+            out.sm_clock_mhz = static_cast<unsigned>(c.opt_uint("sm_mhz", 0));
+            out.memory_clock_mhz = static_cast<unsigned>(c.opt_uint("memory_mhz", 0));
+            out.throttle_reasons = c.opt_uint("throttle_reasons", 0);
+        }
         if (out.status != "ok" && out.status != "unavailable" && out.status != "failed")
             e.fail("status", "must be ok, unavailable or failed");
         out.data.samples = e.has("samples") ? e.array("samples").numbers() : std::vector<double>{};
@@ -97,6 +105,12 @@ std::string results_to_json(const results& r) {
         ordered_json ej{
             {"name", e.data.name}, {"shape", e.data.shape}, {"kind", e.kind}, {"status", e.status}};
         if (!e.detail.empty()) ej["detail"] = e.detail;
+        if (!e.config.empty()) ej["config"] = e.config;
+        if (!e.config_source.empty()) ej["config_source"] = e.config_source;
+        if (e.sm_clock_mhz > 0 || e.memory_clock_mhz > 0 || e.throttle_reasons != 0)
+            ej["clocks"] = {{"sm_mhz", e.sm_clock_mhz},
+                            {"memory_mhz", e.memory_clock_mhz},
+                            {"throttle_reasons", e.throttle_reasons}};
         ej["unit"] = e.data.unit;
         ej["runs"] = e.data.runs;
         if (e.data.launches_per_run > 0) ej["launches_per_run"] = e.data.launches_per_run;

@@ -1,6 +1,8 @@
 // Two-sample statistics of the regression gate; see include/ktune/guard/stats.hpp.
 #include "ktune/guard/stats.hpp"
 
+#include "guard/hl_select.hpp"
+
 #include "ktune/core/error.hpp"
 #include "ktune/measure/sample_stats.hpp"
 
@@ -9,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -16,11 +19,10 @@ namespace ktune::guard {
 namespace {
 
 constexpr std::size_t exact_max_pairs = 2500;
-constexpr std::size_t hl_max_pairs = 4'000'000;
-constexpr std::size_t hl_thin_to = 2000;
 // Bootstrap replicates of big samples use this many order statistics a side: the interval is
 // then that of 200 samples, wider than the full sample's (conservative) at bounded cost.
 constexpr std::size_t bootstrap_thin_to = 200;
+constexpr std::size_t table_max_pairs = 4096;
 
 void require_samples(std::span<const double> s, const char* which) {
     if (s.empty()) throw error(error_kind::input, std::string(which) + " sample is empty");
@@ -61,17 +63,7 @@ const std::vector<double>& exact_survival(std::size_t m, std::size_t n) {
     return it->second;
 }
 
-// Median of y_j - x_i into a reusable buffer (the bootstrap calls this a thousand times).
-double hl_into(std::span<const double> x, std::span<const double> y, std::vector<double>& diffs) {
-    diffs.resize(x.size() * y.size());
-    std::size_t k = 0;
-    for (double yj : y)
-        for (double xi : x)
-            diffs[k++] = yj - xi;
-    return measure::median_inplace(diffs);
-}
-
-std::vector<double> thin(std::span<const double> s, std::size_t to = hl_thin_to) {
+std::vector<double> thin(std::span<const double> s, std::size_t to) {
     std::vector<double> sorted(s.begin(), s.end());
     std::sort(sorted.begin(), sorted.end());
     if (sorted.size() <= to) return sorted;
@@ -154,9 +146,11 @@ mwu_result mann_whitney_u(std::span<const double> x, std::span<const double> y, 
 double hodges_lehmann(std::span<const double> x, std::span<const double> y) {
     require_samples(x, "first");
     require_samples(y, "second");
-    std::vector<double> diffs;
-    if (x.size() * y.size() <= hl_max_pairs) return hl_into(x, y, diffs);
-    return hl_into(thin(x), thin(y), diffs);
+    std::vector<double> xs(x.begin(), x.end()), ys(y.begin(), y.end());
+    std::sort(xs.begin(), xs.end());
+    std::sort(ys.begin(), ys.end());
+    detail::hl_workspace ws;
+    return detail::weighted_hl(xs, {}, ys, {}, ws);
 }
 
 relative_shift_result relative_shift(std::span<const double> x, std::span<const double> y,
@@ -173,19 +167,29 @@ relative_shift_result relative_shift(std::span<const double> x, std::span<const 
         throw error(error_kind::input, "baseline median is 0: a relative shift is undefined");
     r.rel = r.shift / r.base_median;
 
-    // Replicates of big samples run on thinned ones, so each has bounded cost.
+    // Replicates of big samples run on thinned ones, so each has bounded cost. A replicate is
+    // its multiplicities over the sorted originals (same draws, same order as drawing the
+    // values), so the HL and median of a replicate are weighted selections: no n^2 buffer.
     const std::vector<double> xs = thin(x, bootstrap_thin_to), ys = thin(y, bootstrap_thin_to);
-    std::vector<double> diffs, bx(xs.size()), by(ys.size());
+    std::vector<std::uint64_t> cx(xs.size()), cy(ys.size());
+    detail::hl_workspace ws;
+    // Small samples (the usual 30 a side): all differences sorted once, then each replicate's
+    // median is one walk. Larger ones: selection per replicate.
+    std::optional<detail::pair_table> table;
+    if (xs.size() * ys.size() <= table_max_pairs) table.emplace(xs, ys);
     splitmix64 rng(o.seed);
     std::vector<double> reps;
     reps.reserve(static_cast<std::size_t>(o.resamples));
     for (int b = 0; b < o.resamples; ++b) {
-        for (auto& v : bx)
-            v = xs[rng.below(xs.size())];
-        for (auto& v : by)
-            v = ys[rng.below(ys.size())];
-        const double hl = hl_into(bx, by, diffs);
-        const double m = measure::median_inplace(bx);
+        std::fill(cx.begin(), cx.end(), 0);
+        std::fill(cy.begin(), cy.end(), 0);
+        for (std::size_t i = 0; i < xs.size(); ++i)
+            ++cx[rng.below(xs.size())];
+        for (std::size_t i = 0; i < ys.size(); ++i)
+            ++cy[rng.below(ys.size())];
+        const double hl =
+            table ? table->weighted_median(cx, cy) : detail::weighted_hl(xs, cx, ys, cy, ws);
+        const double m = detail::weighted_median(xs, cx);
         if (m != 0) reps.push_back(hl / m);
     }
     std::sort(reps.begin(), reps.end());

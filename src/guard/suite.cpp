@@ -1,6 +1,7 @@
 // Suite file (ktune.suite) and running it into results.
 #include "ktune/guard/suite.hpp"
 
+#include "core/config_json.hpp"
 #include "guard/json_read.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/core/version.hpp"
@@ -33,7 +34,31 @@ std::string utc_now() {
     return buf;
 }
 
+op_config parse_op_config(const detail::json_at& at) {
+    op_config c;
+    if (at.j.is_string()) {
+        c.kind = at.j.get<std::string>();
+        if (c.kind != "default" && c.kind != "cached")
+            at.fail("", "must be \"default\", \"cached\" or a config object "
+                        "{\"param\": value, …}");
+        return c;
+    }
+    if (!at.j.is_object() || at.j.empty())
+        at.fail("", "must be \"default\", \"cached\" or a config object {\"param\": value, …}");
+    c.kind = "explicit";
+    try {
+        c.cfg = ktune::detail::config_from_json(at.j);
+    } catch (const error& e) {
+        at.fail("", e.what());
+    }
+    return c;
+}
+
 } // namespace
+
+std::string op_config::label() const {
+    return kind == "explicit" ? cfg.to_string() : kind;
+}
 
 suite parse_suite(const std::string& text, const std::string& source) {
     const auto doc = detail::parse_json(text, source);
@@ -87,6 +112,19 @@ suite parse_suite(const std::string& text, const std::string& source) {
                 e.shapes.push_back(std::move(dims));
             }
             if (e.shapes.empty()) o.fail("shapes", "needs at least one shape");
+            if (o.has("config")) {
+                e.configs.clear();
+                const auto& cj = o.j.at("config");
+                const std::string path = o.path.empty() ? "config" : o.path + ".config";
+                if (cj.is_array()) {
+                    for (std::size_t k = 0; k < cj.size(); ++k)
+                        e.configs.push_back(parse_op_config(
+                            {cj.at(k), source, path + "[" + std::to_string(k) + "]"}));
+                    if (e.configs.empty()) o.fail("config", "needs at least one config");
+                } else {
+                    e.configs.push_back(parse_op_config({cj, source, path}));
+                }
+            }
             s.ops.push_back(std::move(e));
         }
     }
@@ -105,14 +143,14 @@ results run_suite(const suite& s, const bench_options& o) {
     if (!o.skip_unavailable) {
         if (!s.ops.empty() && !o.hooks.time_op)
             throw error(error_kind::unsupported,
-                        fmt::format("suite '{}' has op entries ({} first), but this build has "
-                                    "no op runtime to time them yet; remove them, or pass "
-                                    "--skip-unavailable to record them as unavailable",
-                                    s.name, s.ops.front().op));
+                        fmt::format("suite '{}' has op entries ({} first), but {}; remove them, "
+                                    "or pass --skip-unavailable to record them as unavailable",
+                                    s.name, s.ops.front().op, o.unavailable_reason));
         if (!s.cache.empty() && !o.hooks.revalidate)
             throw error(error_kind::unsupported,
-                        "suite '" + s.name + "' asks to re-validate the winners in " + s.cache +
-                            ", but this build has no tuner runtime to re-measure them yet");
+                        fmt::format("suite '{}' asks to re-validate the winners in {}, but {}; "
+                                    "or pass --skip-unavailable",
+                                    s.name, s.cache, o.unavailable_reason));
     }
     results r;
     r.suite = s.name;
@@ -131,25 +169,48 @@ results run_suite(const suite& s, const bench_options& o) {
         });
         r.entries.push_back(std::move(e));
     }
+    bool loaded_clocks = false;
     for (const auto& op : s.ops) {
-        for (const auto& shape : op.shapes) {
-            result_entry e;
-            e.kind = "op";
-            e.data.name = op.op + "/" + op.dtype;
-            e.data.shape = shape_text(shape);
-            e.data.unit = "ns";
-            if (!o.hooks.time_op) {
-                e.status = "unavailable";
-                e.detail = "no op runtime in this build";
-            } else {
+        const int repeat = o.repeat_override > 0 ? o.repeat_override : op.repeat;
+        for (const auto& shape : op.shapes)
+            for (const auto& cfg : op.configs) {
+                result_entry e;
+                e.kind = "op";
+                e.data.name = op.op + "/" + op.dtype + "@" + cfg.label();
+                e.data.shape = shape_text(shape);
+                e.data.unit = "ns";
+                if (!o.hooks.time_op) {
+                    e.status = "unavailable";
+                    e.detail = o.unavailable_reason;
+                    r.entries.push_back(std::move(e));
+                    continue;
+                }
                 if (o.progress) o.progress(e.data.key(), 0, 1);
-                e.data.samples = o.hooks.time_op(
-                    op, shape, o.repeat_override > 0 ? o.repeat_override : op.repeat);
+                op_timing t = o.hooks.time_op(op, shape, cfg, repeat);
+                e.data.samples = std::move(t.samples);
+                e.config = std::move(t.config);
+                e.config_source = std::move(t.config_source);
+                e.sm_clock_mhz = t.sm_clock_mhz;
+                e.memory_clock_mhz = t.memory_clock_mhz;
+                e.throttle_reasons = t.throttle_reasons;
+                // The run's fingerprint was read at rest (idle clocks differ run to run); the
+                // clocks under load are the ones that explain a timing change, and any
+                // throttling during any entry taints the run.
+                if (t.sm_clock_mhz > 0) {
+                    if (!loaded_clocks) r.env.throttle_reasons = 0;
+                    loaded_clocks = true;
+                    r.env.sm_clock_mhz = t.sm_clock_mhz;
+                    r.env.memory_clock_mhz = t.memory_clock_mhz;
+                    r.env.throttle_reasons |= t.throttle_reasons;
+                }
+                r.entries.push_back(std::move(e));
             }
-            r.entries.push_back(std::move(e));
-        }
     }
-    if (!s.cache.empty() && o.hooks.revalidate) r.stale_winners = o.hooks.revalidate(s.cache);
+    if (!s.cache.empty() && o.hooks.revalidate) {
+        if (o.progress) o.progress("re-validating " + s.cache, 0, 1);
+        r.stale_winners =
+            o.hooks.revalidate(s.cache, o.repeat_override > 0 ? o.repeat_override : 30);
+    }
     return r;
 }
 

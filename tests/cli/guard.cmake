@@ -32,10 +32,10 @@ ktune_cli_test(bench_commands RC 0
   EXPECT "suite 'smoke', 2 entries measured")
 ktune_cli_test(bench_ops_unavailable RC 2
   ARGS bench ${_g}/suite_ops.json -o ${CMAKE_CURRENT_BINARY_DIR}/guard_ops.json
-  EXPECT "no op runtime" "--skip-unavailable")
+  EXPECT "no usable GPU" "--skip-unavailable")
 ktune_cli_test(bench_ops_skipped RC 0
   ARGS bench ${_g}/suite_ops.json -o ${CMAKE_CURRENT_BINARY_DIR}/guard_ops.json --skip-unavailable
-  EXPECT "2 unavailable in this build")
+  EXPECT "4 unavailable" "no usable GPU")
 ktune_cli_test(bench_failing_command RC 2
   ARGS bench ${_g}/suite_failing.json -o ${CMAKE_CURRENT_BINARY_DIR}/guard_fail.json
   EXPECT "command 'false' (run 1 of 4) exited with status 1")

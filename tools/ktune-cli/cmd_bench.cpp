@@ -1,4 +1,5 @@
-// ktune bench <suite.json> -o results.json [--repeat N] [--skip-unavailable]
+// ktune bench <suite.json> -o results.json [--repeat N] [--skip-unavailable] [--stale-band 3%]
+#include "bench_ops.hpp"
 #include "command.hpp"
 
 #include "ktune/guard/suite.hpp"
@@ -16,6 +17,7 @@ struct bench_cli {
     std::string output = "results.json";
     int repeat = 0;
     bool skip_unavailable = false;
+    double stale_band = 3; ///< percent
 };
 
 int run_bench(const bench_cli& o) {
@@ -23,7 +25,7 @@ int run_bench(const bench_cli& o) {
     guard::bench_options opts;
     opts.repeat_override = o.repeat;
     opts.skip_unavailable = o.skip_unavailable;
-    // The op runtime and cache re-validation plug in through opts.hooks once they exist.
+    opts.hooks = make_bench_hooks(s, {.stale_band = o.stale_band / 100}, opts.unavailable_reason);
     if (stderr_is_tty())
         opts.progress = [](std::string_view entry, int run, int runs) {
             fmt::print(stderr, "\r\033[Kbench {}: run {}/{}", entry, run, runs);
@@ -34,9 +36,15 @@ int run_bench(const bench_cli& o) {
     std::size_t ok_entries = 0, unavailable = 0;
     for (const auto& e : r.entries)
         (e.status == "ok" ? ok_entries : unavailable)++;
+    if (unavailable)
+        for (const auto& e : r.entries)
+            if (e.status != "ok") {
+                fmt::print(stderr, "ktune bench: {} entries unavailable: {}\n", unavailable,
+                           e.detail);
+                break;
+            }
     fmt::print("ktune bench: suite '{}', {} entries measured{} -> {}\n", r.suite, ok_entries,
-               unavailable ? fmt::format(", {} unavailable in this build", unavailable) : "",
-               o.output);
+               unavailable ? fmt::format(", {} unavailable", unavailable) : "", o.output);
     for (const auto& w : r.stale_winners)
         fmt::print("stale winner: {}: {} now beaten by {} ({:.1f} % faster)\n", w.key, w.winner,
                    w.better, 100 * w.rel_gain);
@@ -55,8 +63,13 @@ command add_bench(CLI::App& root) {
     app->add_option("-o,--output", o->output, "Results file (default results.json)");
     app->add_option("--repeat", o->repeat, "Timed runs per entry, replacing the suite's");
     app->add_flag("--skip-unavailable", o->skip_unavailable,
-                  "Record entries this build cannot run (ops before the tuner runtime) as "
+                  "Record entries this machine cannot run (op entries and cache re-validation "
+                  "without a GPU) as "
                   "unavailable instead of failing");
+    app->add_option("--stale-band", o->stale_band,
+                    "Percent by which a re-measured runner-up must beat a cached winner to "
+                    "report it stale (default 3)")
+        ->check(CLI::Range(0.1, 50.0));
     return {app, [o] { return run_bench(*o); }};
 }
 

@@ -8,6 +8,7 @@
 
 #include "ktune/guard/series.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ struct result_entry {
     std::string kind = "command"; ///< "command" or "op"
     std::string status = "ok";    ///< "ok", "unavailable" (needs a capability not built), "failed"
     std::string detail;           ///< why, when status is not ok
+    /// Op entries: the config measured ("name=value,…") and where it came from ("default",
+    /// "cache exact", "cache nearest", "explicit"); empty for commands.
+    std::string config, config_source;
+    /// Op entries: GPU clocks read right after the timing loop (under load, unlike the run's
+    /// fingerprint) and the throttle reasons then; 0 = unknown.
+    unsigned sm_clock_mhz = 0, memory_clock_mhz = 0;
+    std::uint64_t throttle_reasons = 0;
     bool operator==(const result_entry&) const = default;
 };
 

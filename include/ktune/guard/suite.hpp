@@ -6,12 +6,14 @@
 //   {"schema": "ktune.suite", "version": "1.0.0", "name": "nightly",
 //    "defaults": {"repeat": 30, "warmup": 2},
 //    "commands": [{"name": "gemm-bench", "run": ["./gemm", "--n", "4096"]}],
-//    "ops": [{"op": "softmax", "dtype": "f32", "shapes": [[4096, 4096]]}],
+//    "ops": [{"op": "softmax", "dtype": "f32", "shapes": [[4096, 4096]],
+//             "config": ["cached", "default", {"block": 256, "vec": 4}]}],
 //    "cache": "winners.json"}
 //
 //   auto s = ktune::guard::read_suite("suite.json");
 //   ktune::guard::write_results(ktune::guard::run_suite(s, {}), "results.json");
 
+#include "ktune/core/config.hpp"
 #include "ktune/guard/results.hpp"
 
 #include <cstdint>
@@ -32,11 +34,23 @@ struct command_entry {
     bool operator==(const command_entry&) const = default;
 };
 
-/// A registered op timed on the GPU by the tuner's runtime, once per shape.
+/// Which config of an op an entry times: one result key each ("softmax/f32@cached 4096x4096").
+struct op_config {
+    /// "default": the op's hand-picked config; "cached": what a program using the cache would
+    /// launch on this machine (exact key, else nearest bucket, else the default); "explicit".
+    std::string kind = "default";
+    config cfg; ///< the explicit config
+    /// "default", "cached", or the explicit config's text: the part of the key after '@'.
+    [[nodiscard]] std::string label() const;
+    bool operator==(const op_config&) const = default;
+};
+
+/// A registered op timed on the GPU by the tuner's runtime, once per shape and config.
 struct op_entry {
     std::string op;
     std::string dtype;
     std::vector<std::vector<std::int64_t>> shapes;
+    std::vector<op_config> configs{op_config{}}; ///< "config": one or a list; default: default
     int repeat = 30;
     bool operator==(const op_entry&) const = default;
 };
@@ -53,21 +67,33 @@ struct suite {
 suite parse_suite(const std::string& text, const std::string& source);
 suite read_suite(const std::string& path);
 
+/// One op measurement: per-launch samples and the fingerprint taken with them.
+struct op_timing {
+    std::vector<double> samples; ///< ns per launch, `repeat` of them
+    std::string config;          ///< the config measured, "name=value,…"
+    std::string config_source;   ///< "default", "cache exact", "cache nearest", "explicit"
+    unsigned sm_clock_mhz = 0, memory_clock_mhz = 0; ///< right after the timing loop
+    std::uint64_t throttle_reasons = 0;
+    bool operator==(const op_timing&) const = default;
+};
+
 /// Capabilities that live in other modules, injected so guard does not depend on them: the op
-/// runtime (tune/measure) and cache re-validation (cache). Unset = not available in this build.
+/// runtime (tune/measure; tools/ktune-cli/bench_ops.cpp wires it) and cache re-validation.
+/// Unset = not available (no GPU, or not in this build).
 struct bench_hooks {
-    /// Timing samples (ns) of `op` at `shape`, `repeat` of them.
-    std::function<std::vector<double>(const op_entry& op, const std::vector<std::int64_t>& shape,
-                                      int repeat)>
+    std::function<op_timing(const op_entry& op, const std::vector<std::int64_t>& shape,
+                            const op_config& cfg, int repeat)>
         time_op;
     /// Re-measures each cached winner against its runners-up; returns those that lost.
-    std::function<std::vector<stale_winner>(const std::string& cache_path)> revalidate;
+    std::function<std::vector<stale_winner>(const std::string& cache_path, int repeat)> revalidate;
 };
 
 struct bench_options {
     bench_hooks hooks;
     int repeat_override = 0;       ///< > 0: replaces every entry's repeat
     bool skip_unavailable = false; ///< record op entries without a runtime as "unavailable"
+    /// Why hooks are unset, for the error and the entries' detail.
+    std::string unavailable_reason = "this build has no op runtime";
     /// Called before each entry and run (progress display); may be empty.
     std::function<void(std::string_view entry, int run, int runs)> progress;
 };

@@ -84,6 +84,29 @@ TEST_CASE("suite files parse, and bad ones say where") {
     REQUIRE(o.ops.size() == 1);
     CHECK(o.ops[0].shapes.size() == 2);
     CHECK(o.ops[0].shapes[1] == std::vector<std::int64_t>{8192, 1024});
+    REQUIRE(o.ops[0].configs.size() == 2);
+    CHECK(o.ops[0].configs[0].kind == "cached");
+    CHECK(o.ops[0].configs[1].label() == "default");
+    const auto one = parse_suite(R"({"schema":"ktune.suite","version":"1.0.0","name":"x",
+        "ops":[{"op":"rowsum","shapes":[[64,64]],"config":{"block":128,"vec":4}}]})",
+                                 "m");
+    REQUIRE(one.ops[0].configs.size() == 1);
+    CHECK(one.ops[0].configs[0].kind == "explicit");
+    CHECK(one.ops[0].configs[0].cfg.get<std::int64_t>("block") == 128);
+    CHECK(one.ops[0].configs[0].label() == one.ops[0].configs[0].cfg.to_string());
+    CHECK(parse_suite(R"({"schema":"ktune.suite","version":"1.0.0","name":"x",
+        "ops":[{"op":"rowsum","shapes":[[64,64]]}]})",
+                      "m")
+              .ops[0]
+              .configs == std::vector<op_config>{op_config{}});
+    try {
+        (void)parse_suite(R"({"schema":"ktune.suite","version":"1.0.0","name":"x",
+            "ops":[{"op":"rowsum","shapes":[[64,64]],"config":["default","fastest"]}]})",
+                          "m.json");
+        FAIL("accepted config 'fastest'");
+    } catch (const ktune::error& e) {
+        CHECK(std::string(e.what()).find("m.json: ops[0].config[1]: must be") != std::string::npos);
+    }
     try {
         (void)read_suite(data + "suite_bad.json");
         FAIL("accepted repeat 0");
@@ -114,16 +137,35 @@ TEST_CASE("running a suite: commands are timed, op entries need the runtime") {
     bench_options skip;
     skip.skip_unavailable = true;
     const auto partial = run_suite(ops, skip);
-    REQUIRE(partial.entries.size() == 3);
+    REQUIRE(partial.entries.size() == 5);
     CHECK(partial.entries[1].status == "unavailable");
-    // With a runtime hook the op entries are measured through it.
+    CHECK(partial.entries[1].detail == skip.unavailable_reason);
+    // With a runtime hook the op entries are measured through it, one key per config, and the
+    // run's fingerprint takes the clocks under load (its idle reading varies run to run).
     bench_options hooked;
-    hooked.hooks.time_op = [](const op_entry&, const std::vector<std::int64_t>& shape, int n) {
-        return std::vector<double>(static_cast<std::size_t>(n), double(shape[0]));
+    hooked.hooks.time_op = [](const op_entry&, const std::vector<std::int64_t>& shape,
+                              const op_config& c, int n) {
+        op_timing t;
+        t.samples.assign(static_cast<std::size_t>(n), double(shape[0]));
+        t.config = c.kind == "cached" ? "block=256" : "block=128";
+        t.config_source = c.kind;
+        t.sm_clock_mhz = 1980;
+        t.memory_clock_mhz = 2619;
+        t.throttle_reasons = shape[0] == 8192 ? 4 : 0;
+        return t;
     };
     const auto full = run_suite(ops, hooked);
-    CHECK(full.entries[2].data.samples.size() == 30);
-    CHECK(full.entries[2].data.shape == "8192x1024");
+    REQUIRE(full.entries.size() == 5);
+    CHECK(full.entries[3].data.samples.size() == 30);
+    CHECK(full.entries[3].data.shape == "8192x1024");
+    CHECK(full.entries[3].data.name == "softmax/f32@cached");
+    CHECK(full.entries[4].data.name == "softmax/f32@default");
+    CHECK(full.entries[4].config == "block=128");
+    CHECK(full.env.sm_clock_mhz == 1980);
+    CHECK(full.env.throttle_reasons == 4);
+    CHECK(full.entries[1].sm_clock_mhz == 1980);
+    // Op fields survive the results file.
+    CHECK(parse_results(results_to_json(full), "r") == full);
 
     command_entry bad{"false", {"false"}, 2, 0, 10};
     CHECK_THROWS_AS(time_command(bad), ktune::error);
