@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace ktune::analysis {
@@ -140,21 +141,36 @@ kernel_work work_from_sample(const metrics::kernel_sample& s) {
     w.flops[idx(compute_kind::fp64)] = sass_flops(s, 'd');
     w.flops[idx(compute_kind::fp32)] = sass_flops(s, 'f');
     w.flops[idx(compute_kind::fp16)] = sass_flops(s, 'h');
-    for (const auto& [name, v] : s.values) {
-        if (!name.starts_with(metrics::names::tensor_prefix)) continue;
-        const std::string_view src =
-            std::string_view(name).substr(metrics::names::tensor_prefix.size());
+    // Tensor FLOPs per roof, from whichever counters the set carried: the aggregate
+    // `…tensor_src_<p>` counts every instruction of precision p; the per-instruction
+    // `…tensor_op_<inst>_src_<p>` ones are disjoint parts of it. Both may be present (the
+    // `measure` set), so per roof the larger of the aggregate and the sum of parts is the work.
+    std::array<double, compute_kind_count> aggregate{}, parts{};
+    const auto roof_of = [](std::string_view src) -> std::optional<compute_kind> {
         // ops_path counts are FLOPs already (2·M·N·K on a GEMM); int8 and FP64 MMA have no roof.
-        if (src.starts_with("bf16") || src.starts_with("fp16"))
-            w.flops[idx(compute_kind::tensor_16)] += v;
-        else if (src.starts_with("tf32"))
-            w.flops[idx(compute_kind::tensor_tf32)] += v;
-        else if (src.starts_with("fp8") || src.starts_with("fp4_fp6_fp8"))
-            w.flops[idx(compute_kind::tensor_fp8)] += v;
+        if (src.starts_with("bf16") || src.starts_with("fp16")) return compute_kind::tensor_16;
+        if (src.starts_with("tf32")) return compute_kind::tensor_tf32;
+        if (src.starts_with("fp8") || src.starts_with("fp4_fp6_fp8"))
+            return compute_kind::tensor_fp8;
+        return std::nullopt;
+    };
+    for (const auto& [name, v] : s.values) {
+        const std::string_view n = name;
+        if (n.starts_with(metrics::names::tensor_prefix)) {
+            if (auto k = roof_of(n.substr(metrics::names::tensor_prefix.size())))
+                aggregate[idx(*k)] += v;
+        } else if (n.starts_with(metrics::names::tensor_op_prefix)) {
+            const auto src = n.find("_src_");
+            if (src == std::string_view::npos) continue;
+            if (auto k = roof_of(n.substr(src + 5))) parts[idx(*k)] += v;
+        }
     }
+    for (auto k : {compute_kind::tensor_16, compute_kind::tensor_tf32, compute_kind::tensor_fp8})
+        w.flops[idx(k)] = std::max(aggregate[idx(k)], parts[idx(k)]);
     w.launches = s.launches;
     w.total_time_ns = s.total_time_ns;
     w.mean_gap_ns = s.mean_gap_ns;
+    w.launch_index = s.launch_index;
     return w;
 }
 
@@ -171,6 +187,7 @@ std::vector<roofline_point> classify(std::span<const kernel_work> works,
                 fmt::format("kernel '{}': duration {} ns is not positive", w.name, w.duration_ns));
         roofline_point p;
         p.name = w.name;
+        p.launch_index = w.launch_index;
         p.time_ns = w.total_time_ns > 0 ? w.total_time_ns : w.duration_ns * double(w.launches);
         total += p.time_ns;
         const double secs = w.duration_ns * 1e-9;

@@ -11,7 +11,9 @@
 //   KTUNE_HOLD_SUBSCRIPTION=0  release CUPTI's subscriber slot after the start-up check
 //   KTUNE_ZEROED_BUFFERS=0     let CUPTI zero its buffers on the launching thread (ablation)
 //   KTUNE_DEVICE_BUFFER_MB     CUPTI's device buffer size (ablation)
+//   KTUNE_METRICS…  sampled range-profiler metrics (metrics_hook.hpp)
 #include "ktune/trace/session.hpp"
+#include "metrics_hook.hpp"
 
 #include <unistd.h>
 
@@ -71,7 +73,12 @@ std::vector<std::string> command_line() {
 void save_at_exit() {
     // A forked child inherits this handler but not the recording: only the owner saves.
     if (!g_session || getpid() != g_owner) return;
-    if (!g_session->save()) std::fprintf(stderr, "%s\n", g_session->message().c_str());
+    ktune::inject::metrics_hook_stop(); // decode the last ranges while contexts are alive
+    if (!g_session->save()) {
+        std::fprintf(stderr, "%s\n", g_session->message().c_str());
+        return;
+    }
+    ktune::inject::metrics_hook_write(g_session->options().output);
 }
 
 } // namespace
@@ -100,6 +107,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
             o.zeroed_buffers = false;
         o.device_buffer_bytes = static_cast<std::size_t>(env_seconds("KTUNE_DEVICE_BUFFER_MB") *
                                                          (1u << 20));
+        // The metrics hook needs the subscriber slot for its launch callbacks (one subscriber
+        // per process before CUDA 13.3); activity records need none.
+        if (ktune::inject::metrics_requested()) o.hold_subscription = false;
         auto* s = new ktune::trace::session(std::move(o));
         if (!s->start()) {
             std::fprintf(stderr, "%s\n", s->message().c_str());
@@ -109,6 +119,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         g_session = s;
         g_owner = getpid();
         std::atexit(save_at_exit);
+        ktune::inject::metrics_hook_start();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "ktune: profiling disabled: %s\n", e.what());
     } catch (...) {

@@ -71,9 +71,10 @@ std::size_t count_passes(std::string_view chip, std::span<const std::string> met
     return detail::passes_of(image);
 }
 
-metric_set resolve_metric_set(const metric_set_spec& spec, std::string_view chip,
-                              std::size_t max_passes) {
-    require_known_chip(chip);
+namespace {
+
+metric_set resolve_required(const metric_set_spec& spec, std::string_view chip,
+                            std::size_t max_passes) {
     metric_set out{spec.name, std::string(chip), {}, {}, 0};
     std::vector<std::string> invalid;
     // Fast path: when every first candidate is valid, one host object checks them all. Only a
@@ -111,6 +112,38 @@ metric_set resolve_metric_set(const metric_set_spec& spec, std::string_view chip
                                 spec.name, chip, fmt::join(invalid, ", ")));
     out.passes = count_passes(chip, out.metrics);
     if (out.passes > max_passes) throw_over_budget(out, max_passes);
+    return out;
+}
+
+} // namespace
+
+metric_set resolve_metric_set(const metric_set_spec& spec, std::string_view chip,
+                              std::size_t max_passes) {
+    require_known_chip(chip);
+    metric_set_spec core{spec.name, {}};
+    std::vector<const metric_request*> extras;
+    for (const auto& req : spec.requests)
+        if (req.if_fits)
+            extras.push_back(&req);
+        else
+            core.requests.push_back(req);
+    metric_set out = resolve_required(core, chip, max_passes);
+    // Greedy: each extra is kept when the set with it still fits. One host object per try
+    // (a failed add poisons the object), so an unknown name costs no more than a known one.
+    for (const auto* req : extras)
+        for (const auto& c : req->candidates) {
+            if (std::ranges::find(out.metrics, c) != out.metrics.end()) break;
+            auto trial = out.metrics;
+            trial.push_back(c);
+            detail::host_object h(chip);
+            if (!h.try_add(trial)) continue; // not a metric on this chip: next candidate
+            auto image = h.config_image();
+            if (const auto passes = detail::passes_of(image); passes <= max_passes) {
+                out.metrics = std::move(trial);
+                out.passes = passes;
+            }
+            break;
+        }
     return out;
 }
 

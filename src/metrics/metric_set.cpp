@@ -16,13 +16,14 @@ struct precision_name {
     tensor_precision p;
     std::string_view name;
 };
-constexpr std::array<precision_name, 7> k_precisions{{{tensor_precision::none, "none"},
+constexpr std::array<precision_name, 8> k_precisions{{{tensor_precision::none, "none"},
                                                       {tensor_precision::bf16, "bf16"},
                                                       {tensor_precision::fp16, "fp16"},
                                                       {tensor_precision::tf32, "tf32"},
                                                       {tensor_precision::fp8, "fp8"},
                                                       {tensor_precision::int8, "int8"},
-                                                      {tensor_precision::fp64, "fp64"}}};
+                                                      {tensor_precision::fp64, "fp64"},
+                                                      {tensor_precision::measure, "measure"}}};
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -56,9 +57,30 @@ metric_request tensor_request(tensor_precision p) {
     case tensor_precision::fp64:
         return {{t("fp64")}, true};
     case tensor_precision::none:
+    case tensor_precision::measure:
         break;
     }
     return {};
+}
+
+// `measure`: every tensor counter worth having, most useful first; resolution keeps those that
+// fit the pass budget. The per-instruction Hopper counters come first because they are nearly
+// free (GH100: base + op_hgmma bf16/fp16/tf32 = 2 passes; each aggregate precision costs ~1).
+std::vector<metric_request> tensor_measure_requests() {
+    std::vector<metric_request> out;
+    const auto add = [&](std::string_view name) {
+        out.push_back({{std::string(name) + ".sum"}, false, true});
+    };
+    for (std::string_view op :
+         {"hgmma_src_bf16_dst_fp32", "hgmma_src_fp16", "hgmma_src_tf32_dst_fp32"})
+        add(std::string(names::tensor_op_prefix) + std::string(op));
+    for (std::string_view src : {"bf16_dst_fp32", "fp16", "fp16_dst_fp32", "tf32_dst_fp32", "fp8",
+                                 "fp4_fp6_fp8_dst_fp32", "fp64", "int8"})
+        add(std::string(names::tensor_prefix) + std::string(src));
+    for (std::string_view op : {"igmma_src_int8", "hmma_src_bf16_dst_fp32", "hmma_src_fp16",
+                                "hmma_src_fp16_dst_fp32", "hmma_src_tf32_dst_fp32"})
+        add(std::string(names::tensor_op_prefix) + std::string(op));
+    return out;
 }
 
 metric_set_spec roofline_set(tensor_precision tensor) {
@@ -71,7 +93,11 @@ metric_set_spec roofline_set(tensor_precision tensor) {
          {"fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma"})
         s.requests.push_back(one(std::string(names::sass_prefix) + std::string(op) +
                                  std::string(names::sass_suffix)));
-    if (tensor != tensor_precision::none) s.requests.push_back(tensor_request(tensor));
+    if (tensor == tensor_precision::measure)
+        for (auto& r : tensor_measure_requests())
+            s.requests.push_back(std::move(r));
+    else if (tensor != tensor_precision::none)
+        s.requests.push_back(tensor_request(tensor));
     return s;
 }
 

@@ -47,15 +47,17 @@ bool denied_by_default(std::string_view name) noexcept {
 sampling_policy::sampling_policy(sampling_options options) : options_(std::move(options)) {
     if (options_.sample_every == 0)
         throw error(error_kind::usage, "sample rate 1/0: use 1/N with N >= 1");
-    if (!options_.kernel_regex.empty()) {
+    const auto compile = [](const std::string& re, const char* option) {
+        if (re.empty()) return std::unique_ptr<regex_holder>{};
         try {
-            regex_ =
-                std::make_unique<regex_holder>(regex_holder{std::regex(options_.kernel_regex)});
+            return std::make_unique<regex_holder>(regex_holder{std::regex(re)});
         } catch (const std::regex_error& e) {
-            throw error(error_kind::usage, "--kernels '" + options_.kernel_regex +
+            throw error(error_kind::usage, std::string(option) + " '" + re +
                                                "' is not a valid regular expression: " + e.what());
         }
-    }
+    };
+    regex_ = compile(options_.kernel_regex, "--kernels");
+    deny_regex_ = compile(options_.deny_regex, "--deny");
 }
 
 sampling_policy::~sampling_policy() = default;
@@ -65,7 +67,9 @@ sampling_policy& sampling_policy::operator=(sampling_policy&&) noexcept = defaul
 sample_decision sampling_policy::decide(std::string_view name, bool cooperative) {
     const bool user_denied = std::ranges::any_of(
         options_.deny, [&](const std::string& d) { return !d.empty() && contains_ci(name, d); });
-    if (cooperative || user_denied || denied_by_default(name)) {
+    const bool regex_denied =
+        deny_regex_ && std::regex_search(name.begin(), name.end(), deny_regex_->re);
+    if (cooperative || user_denied || regex_denied || denied_by_default(name)) {
         if (std::ranges::find(denied_, name) == denied_.end()) denied_.emplace_back(name);
         return sample_decision::deny;
     }

@@ -18,6 +18,10 @@ enum class chunk : std::uint32_t {
     nvtx = 7,
     trailer = 8, ///< JSON environment (end: GPUs, driver, clocks)
     footer = 9,  ///< JSON counters; its presence means the recording ended cleanly
+    /// After the footer (appended once the trace is complete): zstd of a ktune.kernel_metrics
+    /// JSON document, the range profiler's metrics joined to their launches. Readers that stop
+    /// at the footer never see it, so older ktune versions still read such a trace.
+    metrics = 10,
 };
 
 struct chunk_header {

@@ -1,5 +1,8 @@
-// ktune profile [-o out.ktrace] [--delay S] [--duration S] [--limit N] -- <cmd> [args...]
+// ktune profile [-o out.ktrace] [--delay S] [--duration S] [--limit N]
+//               [--metrics SET [--kernels RE] [--sample 1/N] [--max-metric-kernels K]
+//                [--deny RE] [--peaks FILE] [--max-passes P]] -- <cmd> [args...]
 #include "command.hpp"
+#include "profile_metrics.hpp"
 
 #include "ktune/analysis/aggregate.hpp"
 #include "ktune/analysis/top.hpp"
@@ -16,6 +19,7 @@ struct profile_options {
     trace::launch_request request;
     std::size_t limit = 15;
     bool no_top = false;
+    profile_metrics_options metrics;
 };
 
 } // namespace
@@ -38,10 +42,12 @@ command add_profile(CLI::App& root) {
     app->add_option("--limit", o->limit, "Rows of the top table printed at the end")
         ->capture_default_str();
     app->add_flag("--no-top", o->no_top, "Do not print the top table");
+    add_profile_metrics_options(*app, o->metrics);
     app->add_option("command", o->request.command, "The program and its arguments (after --)")
         ->required();
     app->positionals_at_end();
     return {app, [o] {
+                export_profile_metrics(o->metrics); // validated (and refused) before the run
                 const auto r = trace::run_profiled(o->request);
                 if (r.traces.empty()) {
                     fmt::print(stderr,
@@ -55,6 +61,9 @@ command add_profile(CLI::App& root) {
                 }
                 for (const auto& t : r.traces)
                     fmt::print(stderr, "ktune profile: wrote {}\n", t);
+                if (!o->metrics.set.empty())
+                    fmt::print(stderr, "ktune profile: roofline verdicts: ktune roofline {}\n",
+                               r.traces.front());
                 if (r.exit_code != 0)
                     fmt::print(stderr, "ktune profile: the program exited with {}\n", r.exit_code);
                 return r.exit_code;

@@ -1,10 +1,11 @@
-// ktune roofline <metrics> [--gpu auto|<name>] [--svg file] [--json]
+// ktune roofline <trace.ktrace | metrics.json> [--gpu auto|<name>] [--svg file] [--json]
 #include "command.hpp"
 
 #include "ktune/analysis/roofline.hpp"
 #include "ktune/analysis/roofline_svg.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
+#include "ktune/trace/trace_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ktune::cli {
@@ -24,6 +26,7 @@ struct roofline_options {
     std::string svg;
     std::string peaks;
     std::vector<std::string> traces;
+    std::string dump_metrics;
     bool json = false;
     double latency_pct = 30;
 };
@@ -53,6 +56,7 @@ nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kern
                      {"kernels", nlohmann::json::array()}};
     for (const auto& p : a.points)
         j["kernels"].push_back({{"name", p.name},
+                                {"launch_index", p.launch_index},
                                 {"class", to_string(p.cls)},
                                 {"lever", p.lever},
                                 {"why", p.why},
@@ -74,10 +78,15 @@ std::string fit(std::string_view s, std::size_t n) {
     return s.size() <= n ? std::string(s) : std::string(s.substr(0, n - 3)) + "...";
 }
 
-void print_table(const analysis::roofline_analysis& a, const metrics::kernel_metrics_doc& d) {
+void print_table(const analysis::roofline_analysis& a, const metrics::kernel_metrics_doc& d,
+                 const std::optional<std::size_t>& joined) {
     fmt::print("Roofline of {} kernels on {} ({})\n", a.points.size(), a.roofs.gpu, a.roofs.source);
-    fmt::print("metric set {} on {}: {} replay passes per kernel\n\n",
+    fmt::print("metric set {} on {}: {} replay passes per kernel\n",
                d.metric_set.empty() ? "?" : d.metric_set, d.chip.empty() ? "?" : d.chip, d.passes);
+    if (joined)
+        fmt::print("metrics joined to their launches by correlation id: {} of {}\n", *joined,
+                   d.kernels.size());
+    fmt::print("\n");
     fmt::print("{:>6}  {:<8} {:>9} {:>6} {:>9} {:>8} {:>6} {:>6} {:>6}  {}\n", "time%", "class",
                "FLOP/B", "ridge", "TFLOP/s", "GB/s", "DRAM%", "comp%", "%roof", "kernel");
     for (const auto& p : a.points) {
@@ -98,7 +107,16 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
 }
 
 int run(const roofline_options& o) {
-    auto doc = metrics::read_kernel_metrics(o.input);
+    metrics::kernel_metrics_doc doc;
+    std::optional<std::size_t> joined;
+    if (trace::is_trace_file(o.input)) {
+        auto t = analysis::metrics_from_trace(o.input);
+        doc = std::move(t.doc);
+        joined = t.joined_by_correlation;
+    } else {
+        doc = metrics::read_kernel_metrics(o.input);
+    }
+    if (!o.dump_metrics.empty()) metrics::write_kernel_metrics(o.dump_metrics, doc);
     if (!o.peaks.empty()) doc.measured = metrics::read_measured_peaks(o.peaks);
     analysis::join_trace_timeline(doc, o.traces);
     analysis::roofline_thresholds t;
@@ -109,10 +127,12 @@ int run(const roofline_options& o) {
         out << analysis::render_roofline_svg(a.points, a.roofs);
         if (!out) throw error(error_kind::io, fmt::format("{}: cannot write the SVG", o.svg));
     }
-    if (o.json)
-        fmt::print("{}\n", to_json(a, doc).dump(2));
-    else {
-        print_table(a, doc);
+    if (o.json) {
+        auto j = to_json(a, doc);
+        if (joined) j["joined_by_correlation"] = *joined;
+        fmt::print("{}\n", j.dump(2));
+    } else {
+        print_table(a, doc, joined);
         if (!o.svg.empty()) fmt::print("\nchart: {}\n", o.svg);
     }
     return ok;
@@ -123,7 +143,9 @@ int run(const roofline_options& o) {
 command add_roofline(CLI::App& root) {
     auto o = std::make_shared<roofline_options>();
     auto* app = root.add_subcommand("roofline", "Place kernels on the roofline of their GPU");
-    app->add_option("input", o->input, "Per-kernel metrics (ktune.kernel_metrics JSON)")
+    app->add_option("input", o->input,
+                    "A trace of `ktune profile --metrics roofline`, or per-kernel metrics "
+                    "(ktune.kernel_metrics JSON)")
         ->required()
         ->check(CLI::ExistingFile);
     app->add_option("--gpu", o->gpu,
@@ -137,6 +159,8 @@ command add_roofline(CLI::App& root) {
     app->add_option("--trace", o->traces,
                     "The profile's .ktrace: launch counts, GPU time and idle gaps per kernel")
         ->check(CLI::ExistingFile);
+    app->add_option("--dump-metrics", o->dump_metrics,
+                    "Also write the per-launch metrics (ktune.kernel_metrics JSON) to this file");
     app->add_flag("--json", o->json, "Machine-readable output (schema ktune.roofline 1.0.0)");
     app->add_option("--latency-pct", o->latency_pct,
                     "Latency-bound below this % of both the DRAM and the compute roof")

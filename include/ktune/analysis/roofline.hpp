@@ -51,8 +51,9 @@ struct kernel_work {
     double l2_bytes = 0;
     std::array<double, compute_kind_count> flops{};
     std::uint64_t launches = 1;
-    double total_time_ns = 0; ///< 0: duration_ns x launches
-    double mean_gap_ns = -1;  ///< < 0 unknown
+    double total_time_ns = 0;       ///< 0: duration_ns x launches
+    double mean_gap_ns = -1;        ///< < 0 unknown
+    std::uint64_t launch_index = 0; ///< the profiled launch (kernel_sample::launch_index)
     bool operator==(const kernel_work&) const = default;
 };
 
@@ -78,8 +79,9 @@ struct roofline_point {
     double memory_pct = 0;                  ///< DRAM bandwidth used, % of peak
     double compute_pct = 0;                 ///< busiest-pipe time share, % of the roofs
     bound_class cls = bound_class::latency;
-    std::string lever; ///< what to try first
-    std::string why;   ///< the facts behind the class
+    std::string lever;              ///< what to try first
+    std::string why;                ///< the facts behind the class
+    std::uint64_t launch_index = 0; ///< the profiled launch it describes
     bool operator==(const roofline_point&) const = default;
 };
 
@@ -99,6 +101,15 @@ std::vector<roofline_point> classify(std::span<const kernel_work> works,
 /// kernels (a whole-run figure: the aggregate keeps no per-kernel gaps), and the GPU name when
 /// the document has none. Kernels absent from the traces keep their values.
 void join_trace_timeline(metrics::kernel_metrics_doc& doc, const std::vector<std::string>& traces);
+
+/// The metrics a `ktune profile --metrics` run stored in its .ktrace (the metrics chunk), joined
+/// to that trace's timeline (join_trace_timeline), kernel names demangled.
+struct trace_metrics {
+    metrics::kernel_metrics_doc doc;
+    std::size_t joined_by_correlation = 0; ///< samples whose correlation id is a kernel record
+};
+/// Throws error_kind::input when the trace has no metrics chunk (recorded without --metrics).
+trace_metrics metrics_from_trace(const std::string& path);
 
 /// A whole metrics document on the roofline of its GPU.
 struct roofline_analysis {

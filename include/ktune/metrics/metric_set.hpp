@@ -19,11 +19,14 @@
 namespace ktune::metrics {
 
 /// The tensor-core input precision whose `sm__ops_path_tensor_*` metric a roofline set asks for.
-/// Each extra tensor precision costs about one replay pass, so a set asks for one only.
-enum class tensor_precision : std::uint8_t { none, bf16, fp16, tf32, fp8, int8, fp64 };
+/// Each extra aggregate tensor precision costs about one replay pass, so a set asks for one only
+/// — or, with `measure`, for every tensor counter that still fits the pass budget (on GH100 the
+/// per-instruction `op_hgmma_src_{bf16,fp16,tf32}` counters share the base set's 2 passes), and
+/// the kernel's precision is then read from which counter is non-zero, not from its name.
+enum class tensor_precision : std::uint8_t { none, bf16, fp16, tf32, fp8, int8, fp64, measure };
 
 std::string_view to_string(tensor_precision p) noexcept;
-/// "bf16", "fp16", "tf32", "fp8", "int8", "fp64", "none"; nullopt otherwise.
+/// "bf16", "fp16", "tf32", "fp8", "int8", "fp64", "none", "measure"; nullopt otherwise.
 std::optional<tensor_precision> parse_tensor_precision(std::string_view s) noexcept;
 /// The precision a kernel most likely feeds its tensor cores with, from tokens in its name
 /// (cuBLAS, CUTLASS and Triton names carry "bf16", "f16", "tf32", "e4m3", …); bf16 if none.
@@ -33,6 +36,9 @@ tensor_precision guess_tensor_precision(std::string_view kernel_name) noexcept;
 struct metric_request {
     std::vector<std::string> candidates;
     bool required = true; ///< false: dropped (and reported) where the chip has none of them
+    /// Added after every other request, in order, only while the set stays within the pass
+    /// budget; silently left out otherwise (the tensor counters of `measure`).
+    bool if_fits = false;
     bool operator==(const metric_request&) const = default;
 };
 
@@ -73,6 +79,9 @@ inline constexpr std::string_view sm_hz = "sm__cycles_elapsed.avg.per_second";
 inline constexpr std::string_view sass_prefix = "smsp__sass_thread_inst_executed_op_";
 inline constexpr std::string_view sass_suffix = "_pred_on.sum";
 inline constexpr std::string_view tensor_prefix = "sm__ops_path_tensor_src_";
+/// Per-instruction tensor counters (`…op_hgmma_src_bf16_dst_fp32.sum`): disjoint by instruction,
+/// each a part of the aggregate `tensor_prefix` counter of its precision.
+inline constexpr std::string_view tensor_op_prefix = "sm__ops_path_tensor_op_";
 } // namespace names
 
 } // namespace ktune::metrics

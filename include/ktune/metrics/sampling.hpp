@@ -22,6 +22,7 @@ struct sampling_options {
     std::uint64_t max_kernels = 10;   ///< distinct kernels that get metrics
     std::uint64_t max_per_kernel = 1; ///< profiled launches per kernel
     std::vector<std::string> deny;    ///< extra name substrings never to serialise
+    std::string deny_regex;           ///< `--deny REGEX`: ECMAScript, searched in the name
     bool operator==(const sampling_options&) const = default;
 };
 
@@ -50,7 +51,7 @@ public:
 private:
     struct regex_holder;
     sampling_options options_;
-    std::unique_ptr<regex_holder> regex_;
+    std::unique_ptr<regex_holder> regex_, deny_regex_;
     std::map<std::string, std::uint64_t, std::less<>> launches_, profiled_;
     std::vector<std::string> denied_;
 };

@@ -112,6 +112,17 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
+/// Appends a metrics chunk (a ktune.kernel_metrics JSON document, see
+/// include/ktune/metrics/kernel_metrics.hpp) after the footer of the complete trace at `path`.
+/// Throws ktune::error{io} when the file cannot be written, {input} when it is not a trace.
+void append_metrics_chunk(const std::string& path, std::string_view metrics_json);
+/// The JSON of the last metrics chunk of the trace at `path`; empty when it has none (a trace
+/// recorded without --metrics, or by an older ktune). Throws ktune::error{input} when the file
+/// is not a trace or its metrics chunk is corrupt.
+std::string read_metrics_chunk(const std::string& path);
+/// True when `path` starts with the .ktrace magic (false for a missing or short file).
+bool is_trace_file(const std::string& path) noexcept;
+
 /// Demangled form of a C++/CUDA symbol, or the input itself when it is not mangled.
 std::string demangle(std::string_view mangled);
 

@@ -167,3 +167,33 @@ TEST_CASE("tensor precision names and guesses from kernel names") {
     CHECK(guess_tensor_precision("ampere_sgemm_tf32_128x64") == tensor_precision::tf32);
     CHECK(guess_tensor_precision("vectorized_elementwise_kernel") == tensor_precision::bf16);
 }
+
+TEST_CASE("the measured-precision roofline set carries every tensor counter that fits") {
+    if (host_api_skipped()) return;
+    const auto spec = metric_set_request("roofline", tensor_precision::measure);
+    // GH100: the per-instruction wgmma counters of bf16, fp16 and tf32 ride in the base set's
+    // 2 passes, so the precision is measured, not guessed from the kernel's name.
+    const auto two = resolve_metric_set(spec, "GH100", 2);
+    CHECK(two.passes == 2);
+    CHECK(two.passes == count_passes("GH100", two.metrics));
+    for (auto m : {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",
+                   "sm__ops_path_tensor_op_hgmma_src_fp16.sum",
+                   "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum",
+                   "sm__ops_path_tensor_src_bf16_dst_fp32.sum"}) {
+        INFO(m);
+        CHECK(contains(two.metrics, m));
+    }
+    // A budget of 3 buys more precisions (fp8 and the aggregate tf32), never a 4th pass.
+    const auto three = resolve_metric_set(spec, "GH100", 3);
+    CHECK(three.passes <= 3);
+    CHECK(three.metrics.size() > two.metrics.size());
+    CHECK(contains(three.metrics, "sm__ops_path_tensor_src_fp8.sum"));
+    // Older chips: the aggregate counters, as many as fit.
+    const auto ga = resolve_metric_set(spec, "GA100", 3);
+    CHECK(ga.passes <= 3);
+    CHECK(contains(ga.metrics, "sm__ops_path_tensor_src_bf16_dst_fp32.sum"));
+    CHECK_FALSE(contains(ga.metrics, "sm__ops_path_tensor_op_hgmma_src_fp16.sum")); // no wgmma
+    // The required part over budget is still refused up front.
+    CHECK_THROWS_AS(resolve_metric_set(spec, "GH100", 1), ktune::error);
+    CHECK(parse_tensor_precision("measure") == tensor_precision::measure);
+}

@@ -68,7 +68,7 @@ TEST_CASE("sample rates parse as 1/N") {
 }
 
 TEST_CASE("the policy samples 1/N launches of at most K kernels and denies unsafe ones") {
-    sampling_policy p({"gemm|softmax", 3, 2, 1, {"my_spin_kernel"}});
+    sampling_policy p({"gemm|softmax", 3, 2, 1, {"my_spin_kernel"}, ""});
     using d = sample_decision;
     CHECK(p.decide("gemm_a", false) == d::profile);   // launch 0 of gemm_a
     CHECK(p.decide("gemm_a", false) == d::skip);      // max one per kernel
@@ -82,20 +82,20 @@ TEST_CASE("the policy samples 1/N launches of at most K kernels and denies unsaf
     CHECK(p.denied() == std::vector<std::string>{"ncclDevKernel_AllReduce_Sum", "gemm_coop",
                                                  "MY_SPIN_KERNEL_gemm"});
 
-    sampling_policy every3({"", 3, 10, 100, {}});
+    sampling_policy every3({"", 3, 10, 100, {}, ""});
     std::vector<int> profiled;
     for (int i = 0; i < 10; ++i)
         if (every3.decide("k", false) == d::profile) profiled.push_back(i);
     CHECK(profiled == std::vector<int>{0, 3, 6, 9});
     CHECK(denied_by_default("persistent_gemm_kernel"));
     CHECK_FALSE(denied_by_default("gemm_kernel"));
-    CHECK_THROWS_AS(sampling_policy({"(unclosed", 1, 1, 1, {}}), ktune::error);
+    CHECK_THROWS_AS(sampling_policy({"(unclosed", 1, 1, 1, {}, ""}), ktune::error);
 }
 
 TEST_CASE("a session profiles sampled launches only and joins ranges to them") {
     auto backend = std::make_unique<fake_backend>();
     auto* fake = backend.get();
-    range_session s(two_metrics(), {"", 2, 10, 100, {}}, std::move(backend), 3);
+    range_session s(two_metrics(), {"", 2, 10, 100, {}, ""}, std::move(backend), 3);
     CHECK(fake->configured_ranges == 3);
     std::vector<std::uint64_t> sampled;
     for (std::uint64_t i = 0; i < 12; ++i) {
@@ -170,4 +170,15 @@ TEST_CASE("each kernel gets the tensor metric of its precision") {
     CHECK(fake->configures == 3); // bf16, fp16, bf16 again
     CHECK(asked == std::vector<tensor_precision>{tensor_precision::bf16, tensor_precision::fp16});
     CHECK(doc.passes == 3); // the costliest set used
+}
+
+TEST_CASE("--deny takes a regular expression") {
+    sampling_options o;
+    o.deny_regex = "^spin_|_persistent_loop$";
+    sampling_policy p(o);
+    CHECK(p.decide("spin_wait", false) == sample_decision::deny);
+    CHECK(p.decide("gemm_persistent_loop", false) == sample_decision::deny);
+    CHECK(p.decide("my_spin_wait", false) == sample_decision::profile);
+    o.deny_regex = "(";
+    CHECK_THROWS_AS(sampling_policy(o), ktune::error);
 }

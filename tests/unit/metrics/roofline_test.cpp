@@ -132,3 +132,30 @@ TEST_CASE("bad classifier input is refused") {
     CHECK_THROWS_AS(classify(std::vector<kernel_work>{}, roofline_roofs{}), ktune::error);
     CHECK(classify(std::vector<kernel_work>{}, h200()).empty());
 }
+
+TEST_CASE("tensor FLOPs: aggregate and per-instruction counters are never added twice") {
+    using ktune::metrics::kernel_sample;
+    kernel_sample s{
+        "gemm", 0, 0, 1, 0, -1, {{"gpu__time_duration.sum", 1e6}, {"dram__bytes.sum", 1e8}}};
+    const double n3 = 2.0 * 4096 * 4096 * 4096;
+    // A wgmma bf16 GEMM seen by the `measure` set: aggregate and hgmma count the same work.
+    s.values["sm__ops_path_tensor_src_bf16_dst_fp32.sum"] = n3;
+    s.values["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"] = n3;
+    s.values["sm__ops_path_tensor_op_hgmma_src_fp16.sum"] = 0;
+    s.values["sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum"] = 0;
+    auto w = work_from_sample(s);
+    CHECK(w.flops[std::size_t(compute_kind::tensor_16)] == Approx(n3));
+    CHECK(w.flops[std::size_t(compute_kind::tensor_tf32)] == 0);
+    // An fp16 wgmma kernel where only per-instruction counters fit: they are the work.
+    s.values.erase("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    s.values["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"] = 0;
+    s.values["sm__ops_path_tensor_op_hgmma_src_fp16.sum"] = n3;
+    w = work_from_sample(s);
+    CHECK(w.flops[std::size_t(compute_kind::tensor_16)] == Approx(n3));
+    // tf32 lands on its own roof.
+    s.values["sm__ops_path_tensor_op_hgmma_src_fp16.sum"] = 0;
+    s.values["sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum"] = n3 / 2;
+    w = work_from_sample(s);
+    CHECK(w.flops[std::size_t(compute_kind::tensor_tf32)] == Approx(n3 / 2));
+    CHECK(w.flops[std::size_t(compute_kind::tensor_16)] == 0);
+}

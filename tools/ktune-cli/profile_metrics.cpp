@@ -1,0 +1,71 @@
+#include "profile_metrics.hpp"
+
+#include "ktune/core/device.hpp"
+#include "ktune/metrics/kernel_metrics.hpp"
+#include "ktune/metrics/metric_host.hpp"
+#include "ktune/metrics/sampling.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace ktune::cli {
+
+void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o) {
+    app.add_option("--metrics", o.set,
+                   "Hardware metrics of sampled launches, stored in the trace: roofline, "
+                   "occupancy, stalls or a comma list of metric names");
+    app.add_option("--kernels", o.kernels,
+                   "Only kernels whose name matches this regex get metrics");
+    app.add_option("--sample", o.sample, "Profile launch 0, N, 2N, ... of each kernel (1/N)")
+        ->capture_default_str();
+    app.add_option("--max-metric-kernels", o.max_kernels, "Distinct kernels that get metrics")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--max-per-kernel", o.per_kernel, "Profiled launches per kernel")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--deny", o.deny,
+                   "Regex of kernels never to serialise (NCCL, cooperative and persistent "
+                   "kernels are always denied)");
+    app.add_option("--peaks", o.peaks,
+                   "Measured roofs to record in the trace (`ktune device --measure --json`)")
+        ->check(CLI::ExistingFile);
+    app.add_option("--max-passes", o.max_passes, "Replay-pass budget per profiled kernel")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+}
+
+void export_profile_metrics(const profile_metrics_options& o) {
+    if (o.set.empty()) return;
+    metrics::sampling_options s;
+    s.kernel_regex = o.kernels;
+    s.deny_regex = o.deny;
+    s.sample_every = metrics::parse_sample_rate(o.sample);
+    s.max_kernels = o.max_kernels;
+    s.max_per_kernel = o.per_kernel;
+    metrics::sampling_policy check(s); // throws for a bad regex
+    const auto spec = metrics::metric_set_request(o.set, metrics::tensor_precision::measure);
+    if (!o.peaks.empty()) (void)metrics::read_measured_peaks(o.peaks);
+    // With a GPU here, resolve on its chip now: an unknown metric or a set over the pass
+    // budget is refused before the program runs, not at its first sampled launch.
+    const auto q = query_devices();
+    if (!q.devices.empty())
+        if (const auto chip = metrics::default_chip_for_arch(q.devices.front().arch()))
+            (void)metrics::resolve_metric_set(spec, *chip, o.max_passes);
+    const auto put = [](const char* name, const std::string& v) {
+        if (!v.empty()) setenv(name, v.c_str(), 1);
+    };
+    put("KTUNE_METRICS", o.set);
+    put("KTUNE_METRICS_KERNELS", o.kernels);
+    put("KTUNE_METRICS_DENY", o.deny);
+    put("KTUNE_METRICS_SAMPLE", std::to_string(s.sample_every));
+    put("KTUNE_METRICS_MAX_KERNELS", std::to_string(o.max_kernels));
+    put("KTUNE_METRICS_PER_KERNEL", std::to_string(o.per_kernel));
+    put("KTUNE_METRICS_MAX_PASSES", std::to_string(o.max_passes));
+    // The program may change directory: hand it an absolute path.
+    if (!o.peaks.empty()) put("KTUNE_METRICS_PEAKS", std::filesystem::absolute(o.peaks).string());
+}
+
+} // namespace ktune::cli

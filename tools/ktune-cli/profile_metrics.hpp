@@ -1,0 +1,29 @@
+#pragma once
+// The --metrics options of `ktune profile`: parsed here, checked by the metrics library before
+// the program starts (a set over the pass budget is refused up front), and handed to
+// libktune_inject.so as KTUNE_METRICS* environment variables (src/inject/metrics_hook.hpp).
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ktune::cli {
+
+struct profile_metrics_options {
+    std::string set; ///< empty: no metrics
+    std::string kernels;
+    std::string sample = "1/1";
+    std::uint64_t max_kernels = 10;
+    std::uint64_t per_kernel = 1;
+    std::string deny;
+    std::string peaks;
+    std::size_t max_passes = 3;
+};
+
+void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o);
+/// Validates `o` and sets the environment the profiled program inherits; no-op without --metrics.
+/// Throws ktune::error (usage, input, unsupported) for a request that cannot run.
+void export_profile_metrics(const profile_metrics_options& o);
+
+} // namespace ktune::cli
