@@ -30,10 +30,11 @@ ktune_cli_test(diff_bad_threshold RC 2 ARGS diff ${_g}/base.json ${_g}/cand_same
 ktune_cli_test(bench_commands RC 0
   ARGS bench ${_g}/suite_commands.json -o ${CMAKE_CURRENT_BINARY_DIR}/guard_bench.json --repeat 3
   EXPECT "suite 'smoke', 2 entries measured")
-ktune_cli_test(bench_ops_unavailable RC 2
+# Hiding every GPU gives the no-GPU path of op entries on any machine, GPU machines included.
+ktune_cli_test(bench_ops_unavailable RC 2 ENV CUDA_VISIBLE_DEVICES=
   ARGS bench ${_g}/suite_ops.json -o ${CMAKE_CURRENT_BINARY_DIR}/guard_ops.json
   EXPECT "no usable GPU" "--skip-unavailable")
-ktune_cli_test(bench_ops_skipped RC 0
+ktune_cli_test(bench_ops_skipped RC 0 ENV CUDA_VISIBLE_DEVICES=
   ARGS bench ${_g}/suite_ops.json -o ${CMAKE_CURRENT_BINARY_DIR}/guard_ops.json --skip-unavailable
   EXPECT "4 unavailable" "no usable GPU")
 ktune_cli_test(bench_failing_command RC 2
