@@ -27,6 +27,17 @@ step_guard() {
     done
     echo "tuned 4 ops in $((SECONDS - t0)) s" | tee -a "$tab"
 
+    # 3. One kernel made 5 % slower, seen through traces.
+    $k profile --no-top -o "$t/base.ktrace" -- guard_workload 40 >>"$log" 2>&1
+    $k profile --no-top -o "$t/base2.ktrace" -- guard_workload 40 >>"$log" 2>&1
+    GUARD_SLOW_KERNEL=fma GUARD_SLOW_PCT=5 \
+        $k profile --no-top -o "$t/slow.ktrace" -- guard_workload 40 >>"$log" 2>&1
+    $k diff "$t/base.ktrace" "$t/base2.ktrace" >"$t/trace_aa.txt" 2>&1
+    echo "trace A/A diff: exit $?" | tee -a "$tab"
+    $k diff "$t/base.ktrace" "$t/slow.ktrace" >"$t/trace_slow.txt" 2>&1
+    echo "trace 5 % slower guard_fma: exit $? (expect 1)" | tee -a "$tab"
+    sed -n 1,25p "$t/trace_slow.txt" >>"$tab"
+
     # 2. A/A reruns, each a fresh process.
     local t1=$SECONDS n=$((runs + 2)) fails=0 flagged=0 passes=0 other=0
     for i in $(seq 1 $n); do
@@ -72,17 +83,6 @@ for k, v in meds.items():
     unit = "s" if k.startswith("profile") else "ns"
     print(f"| {k} | {len(v)} | {m:.6g} {unit} | {100*(min(v)/m-1):+.2f} % | {100*(max(v)/m-1):+.2f} % | {cfg.get(k, '')} |")
 EOF
-
-    # 3. One kernel made 5 % slower, seen through traces.
-    $k profile --no-top -o "$t/base.ktrace" -- guard_workload 40 >>"$log" 2>&1
-    $k profile --no-top -o "$t/base2.ktrace" -- guard_workload 40 >>"$log" 2>&1
-    GUARD_SLOW_KERNEL=fma GUARD_SLOW_PCT=5 \
-        $k profile --no-top -o "$t/slow.ktrace" -- guard_workload 40 >>"$log" 2>&1
-    $k diff "$t/base.ktrace" "$t/base2.ktrace" >"$t/trace_aa.txt" 2>&1
-    echo "trace A/A diff: exit $?" | tee -a "$tab"
-    $k diff "$t/base.ktrace" "$t/slow.ktrace" >"$t/trace_slow.txt" 2>&1
-    echo "trace 5 % slower guard_fma: exit $? (expect 1)" | tee -a "$tab"
-    sed -n 1,25p "$t/trace_slow.txt" >>"$tab"
 
     # 4. Re-validation of cached winners: the tuned cache, then one with a poor rowsum winner.
     python3 - "$t/cache.json" "$t/cache_poor.json" <<'EOF' >>"$log" 2>&1
