@@ -75,6 +75,7 @@ step_profile_overhead() {
         kt k_memcpy kernel,memcpy >>"$j"
         kt k_memset kernel,memset >>"$j"
         kt k_sync kernel,sync >>"$j"
+        kt k_nosync kernel,memcpy,memset,nvtx >>"$j"
         kt k_all "$all" >>"$j"
         cmd=("$b/profile_workload" graph 1000 20)
         "${cmd[@]}" | tag base >>"$j"
@@ -97,6 +98,7 @@ step_profile_overhead() {
         python3 $py base >>"$j" 2>>"$log"
         rw raw kernel 0 >>"$j"
         kt k_kernel kernel >>"$j"
+        kt k_nosync kernel,memcpy,memset,nvtx >>"$j"
         kt k_all "$all" >>"$j"
     done
     python3 bench/profile/summarize.py "$j" >"$OUT/profile_overhead.txt"

@@ -18,17 +18,19 @@ def med(v):
     return statistics.median(v), min(v), max(v), len(v)
 
 
-print("| workload | mode | median ms | min..max | n | vs base |")
-print("|---|---|---|---|---|---|")
+print("| workload | mode | median ms | min..max | n | vs base | vs raw CUPTI |")
+print("|---|---|---|---|---|---|---|")
 for w in sorted({k[0] for k in by}):
     base = statistics.median(by[(w, "base")]) if (w, "base") in by else None
+    raw = statistics.median(by[(w, "raw")]) if (w, "raw") in by else None
     modes = list(dict.fromkeys(k[1] for k in by if k[0] == w))
     for m in ["base"] + [x for x in modes if x != "base"]:
         if (w, m) not in by:
             continue
         md, lo, hi, n = med(by[(w, m)])
         rel = f"{100 * (md / base - 1):+.1f} %" if base else ""
-        print(f"| {w} | {m} | {md:.2f} | {lo:.2f}..{hi:.2f} | {n} | {rel} |")
+        over_raw = f"{100 * (md / raw - 1):+.1f} %" if raw and m.startswith("k_") else ""
+        print(f"| {w} | {m} | {md:.2f} | {lo:.2f}..{hi:.2f} | {n} | {rel} | {over_raw} |")
 for r in rows:
     if r.get("bench") == "session":
         print(f"session: {r['kernels']} kernels, start {r['start_ms']:.2f} ms, stop {r['stop_ms']:.1f} ms"

@@ -249,7 +249,8 @@ void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8
         if (api_.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS)
             counters_.dropped_by_cupti += dropped;
         if (staged_.records() >= options_.block_records) enqueue_locked();
-        if (options_.zeroed_buffers) std::memset(buffer, 0, valid);
+        // CUPTI was promised zeroed buffers; zero all of it here, off the launching thread.
+        if (options_.zeroed_buffers) std::memset(buffer, 0, options_.buffer_bytes);
         free_buffers_.push_back(buffer);
     } catch (...) {
         // Out of memory while staging: the records of this buffer are lost; say so in the file.
