@@ -23,3 +23,20 @@ ktune_cli_test(device_measure_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES= ARGS device 
 ktune_cli_test(roofline_measured_peaks RC 0
   ARGS roofline ${_rf} --peaks tests/data/metrics/h200_measured_peaks.json
   EXPECT "measured (ktune device --measure)" "188.1" REJECT "206.1")
+# ktune profile --metrics: a bad request is refused before the program runs.
+ktune_cli_test(profile_metrics_bad_sample RC 2
+  ARGS profile --metrics roofline --sample 1/0 -o ${CMAKE_CURRENT_BINARY_DIR}/x.ktrace -- true
+  EXPECT "--sample '1/0'")
+ktune_cli_test(profile_metrics_bad_regex RC 2
+  ARGS profile --metrics roofline --kernels "(gemm" -o ${CMAKE_CURRENT_BINARY_DIR}/x.ktrace -- true
+  EXPECT "--kernels '(gemm' is not a valid regular expression")
+ktune_cli_test(profile_metrics_bad_deny RC 2
+  ARGS profile --metrics roofline --deny "[" -o ${CMAKE_CURRENT_BINARY_DIR}/x.ktrace -- true
+  EXPECT "--deny '['")
+ktune_cli_test(profile_metrics_empty_set RC 2
+  ARGS profile --metrics " , " -o ${CMAKE_CURRENT_BINARY_DIR}/x.ktrace -- true
+  EXPECT "empty metric set")
+# A trace recorded without --metrics has no metrics chunk: say how to record one.
+ktune_cli_test(roofline_trace_without_metrics RC 2
+  ARGS roofline examples/data/transformer_layer_h200.ktrace
+  EXPECT "no metrics in this trace" "ktune profile --metrics roofline")

@@ -69,10 +69,11 @@ TEST_CASE("the range session measures DRAM bytes and FFMA counts of sampled laun
     module m;
     auto backend = make_cupti_range_backend();
     const std::string chip = backend->chip();
-    const auto set = resolve_metric_set(metric_set_request("roofline"), chip, 3);
+    const auto set =
+        resolve_metric_set(metric_set_request("roofline", tensor_precision::measure), chip, 3);
     std::printf("chip %s: roofline set of %zu metrics needs %zu passes\n", chip.c_str(),
                 set.metrics.size(), set.passes);
-    range_session s(set, {"ktune_", 1, 10, 1, {}}, std::move(backend), 8);
+    range_session s(set, {"ktune_", 1, 10, 1, {}, ""}, std::move(backend), 8);
 
     const unsigned long long n4 = (256ull << 20) / 16; // 256 MiB of float4
     ktune::device_buffer x(n4 * 16), y(n4 * 16), out(64);
