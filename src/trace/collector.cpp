@@ -8,9 +8,17 @@
 
 namespace ktune::trace::detail {
 
+namespace {
+std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+}
+} // namespace
+
 collector::collector(cupti_api& api, const record_decoder& decoder,
                      std::unique_ptr<trace_writer> writer, collector_options options)
-    : api_(api), decoder_(decoder), options_(options), writer_(std::move(writer)) {
+    : api_(api), decoder_(decoder), serial_(next_serial()), options_(options),
+      writer_(std::move(writer)) {
     if (options_.zeroed_buffers) {
         std::uint8_t one = 1;
         if (api_.set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, sizeof one, &one) !=

@@ -65,6 +65,8 @@ public:
     /// subscriber slot is not held).
     void enable_launch_links() noexcept;
     [[nodiscard]] std::uint64_t now() noexcept;
+    /// Unique per collector of the process (an address may be reused by a later one).
+    [[nodiscard]] std::uint64_t serial() const noexcept { return serial_; }
     /// Device ids seen in kernel records (for the end-of-trace GPU identity).
     [[nodiscard]] std::vector<std::uint32_t> devices() const;
 
@@ -95,6 +97,7 @@ private:
 
     cupti_api& api_;
     const record_decoder& decoder_;
+    std::uint64_t serial_;
     collector_options options_;
     std::unique_ptr<trace_writer> writer_;
 

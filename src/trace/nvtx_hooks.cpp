@@ -52,9 +52,34 @@ const char* message_of(const nvtxEventAttributes_t* a) {
     }
 }
 
+// Names already interned by this thread: a push then takes no lock (the collector's staging
+// lock can be held for a whole CUPTI buffer by the completion thread).
+struct name_cache {
+    std::uint64_t owner = 0; ///< collector serial
+    std::unordered_map<std::string, collector::nvtx_ids> ids;
+};
+thread_local name_cache t_names;
+
+collector::nvtx_ids names_of(collector& c, const char* message, const char* domain,
+                             std::uint32_t parent) {
+    if (t_names.owner != c.serial()) {
+        t_names.ids.clear();
+        t_names.owner = c.serial();
+    }
+    std::string key = std::to_string(parent);
+    key += '\x1f';
+    key += domain;
+    key += '\x1f';
+    key += message;
+    if (const auto it = t_names.ids.find(key); it != t_names.ids.end()) return it->second;
+    const auto ids = c.nvtx_intern(message, parent, domain);
+    t_names.ids.emplace(std::move(key), ids);
+    return ids;
+}
+
 frame open_frame(collector& c, const char* message, const char* domain, std::uint32_t parent) {
     frame f;
-    const auto names = c.nvtx_intern(message ? message : "", parent, domain ? domain : "");
+    const auto names = names_of(c, message ? message : "", domain ? domain : "", parent);
     f.name = names.name + 1;
     f.path = names.path + 1;
     f.domain = names.domain;
