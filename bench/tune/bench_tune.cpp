@@ -5,7 +5,10 @@
 //   bench_tune repeat OP SHAPE DTYPE N [BUDGET]      N independent tunes: do winners share a tie
 //   band? bench_tune faults OP SHAPE DTYPE RATE [BUDGET]   fault injection: wrong winners,
 //   completion
-// The binary is its own worker (`bench_tune __worker`).
+//   bench_tune compile OP SHAPE DTYPE N [THREADS]   NVRTC ms per candidate, 1/2/4/8 per program
+// The binary is its own worker (`bench_tune __worker`). KTUNE_BENCH_PER_PROGRAM=1 and
+// KTUNE_BENCH_AHEAD=0 switch off batched compiles and compile-ahead (before/after runs).
+#include "bench_compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/measure/worker.hpp"
@@ -15,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <string>
@@ -31,6 +35,9 @@ tune::tune_request request(char** argv, std::size_t budget) {
     rq.budget = budget;
     rq.read_cache = false;
     rq.cache_file = "bench_tune_cache.json";
+    if (const char* k = std::getenv("KTUNE_BENCH_PER_PROGRAM"))
+        rq.candidates_per_program = std::stoul(k);
+    if (const char* a = std::getenv("KTUNE_BENCH_AHEAD")) rq.compile_ahead = std::string(a) != "0";
     return rq;
 }
 
@@ -59,6 +66,9 @@ json summary(const tune::tune_report& r) {
            {"gpu_busy_s", r.gpu_busy_s},
            {"gpu_busy_pct", 100 * r.gpu_busy_s / r.wall_s},
            {"compile_cpu_s", r.compile_s},
+           {"compile_wait_s", r.compile_wait_s},
+           {"cubin_cache_hits", std::count_if(r.candidates.begin(), r.candidates.end(),
+                                              [](const auto& c) { return c.cubin_cache_hit; })},
            {"non_gpu_ms_per_candidate", overhead_ms},
            {"workers_spawned", r.workers_spawned},
            {"per_candidate_ms",
@@ -226,7 +236,8 @@ int main(int argc, char** argv) {
     if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
         return measure::worker_main(0, 1);
     if (argc < 5) {
-        fmt::print(stderr, "usage: bench_tune tune|brute|repeat|faults OP SHAPE DTYPE ...\n");
+        fmt::print(stderr,
+                   "usage: bench_tune tune|brute|repeat|faults|compile OP SHAPE DTYPE ...\n");
         return 2;
     }
     try {
@@ -243,6 +254,7 @@ int main(int argc, char** argv) {
             return r.winner.cfg.empty() ? 1 : 0;
         }
         if (mode == "brute" && argc > 5) return brute(argv);
+        if (mode == "compile" && argc > 5) return bench::compile_costs(argv, argc);
         if (mode == "repeat" && argc > 5)
             return repeat(argv, std::stoi(argv[5]), argc > 6 ? std::stoul(argv[6]) : 0);
         if (mode == "faults" && argc > 5)

@@ -7,8 +7,8 @@ export PATH=/usr/local/cuda/bin:$PATH OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_WERROR=OFF \
-    -DKTUNE_WITH_XGBOOST=OFF >"$OUT/build.log" 2>&1
-ninja -C build-gpu -k 0 bench_tune ktune_cli gpu_ops unit_ops unit_measure example_tuned_launch >>"$OUT/build.log" 2>&1 ||
+    -DKTUNE_WITH_XGBOOST=OFF -DKTUNE_BUILD_EXAMPLES=${KTUNE_BUILD_EXAMPLES:-OFF} >"$OUT/build.log" 2>&1
+ninja -C build-gpu -k 0 bench_tune ktune_cli gpu_ops gpu_tune unit_ops unit_measure ${EXTRA_TARGETS:-} >>"$OUT/build.log" 2>&1 ||
     grep -E "error|FAILED" "$OUT/build.log" | head -20
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv
@@ -20,8 +20,10 @@ for s in "$@"; do
     ts=$(date +%s)
     case $name in
     gpu_tests)
-        timeout "$limit" "$(find build-gpu -name gpu_ops -type f | head -1)" 2>&1 | tail -25
-        timeout 60 "$(find build-gpu -name unit_ops -type f | head -1)" 2>&1 | tail -2 ;;
+        timeout 60 "$(find build-gpu -name unit_measure -type f | head -1)" 2>&1 | tail -3
+        timeout 60 "$(find build-gpu -name unit_ops -type f | head -1)" 2>&1 | tail -3
+        timeout "$limit" "$(find build-gpu -name gpu_tune -type f | head -1)" 2>&1 | tail -25
+        timeout "$limit" "$(find build-gpu -name gpu_ops -type f | head -1)" 2>&1 | tail -25 ;;
     *) export -f "step_$name"; timeout "$limit" bash -c "source bench/tune/gpu_step.sh; step_$name" ;;
     esac
     echo "== $name: rc $? in $(( $(date +%s) - ts )) s"

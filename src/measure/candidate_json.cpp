@@ -15,9 +15,13 @@ constexpr std::string_view status_names[] = {
     "ok", "launch_error", "wrong_result", "timeout", "resource_limit", "worker_died", "load_error"};
 
 json policy_json(const measure_policy& p) {
-    return {{"warmup", p.warmup},           {"min_samples", p.min_samples},
-            {"max_samples", p.max_samples}, {"target_rel_ci", p.target_rel_ci},
-            {"max_ms", p.max_ms},           {"flush_l2", p.flush_l2}};
+    return {{"warmup", p.warmup},
+            {"min_samples", p.min_samples},
+            {"max_samples", p.max_samples},
+            {"target_rel_ci", p.target_rel_ci},
+            {"max_ms", p.max_ms},
+            {"flush_l2", p.flush_l2},
+            {"restore_in_place", p.restore_in_place}};
 }
 
 template <class T>
@@ -113,6 +117,7 @@ candidate_request decode_request(std::string_view line) {
     r.policy.target_rel_ci = field<double>(p, "target_rel_ci");
     r.policy.max_ms = field<double>(p, "max_ms");
     r.policy.flush_l2 = field<bool>(p, "flush_l2");
+    r.policy.restore_in_place = field<bool>(p, "restore_in_place");
     return r;
 }
 

@@ -3,6 +3,7 @@
 #include "core/check_private.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/core/handle.hpp"
+#include "measure/compile_private.hpp"
 
 #include <fmt/format.h>
 
@@ -10,15 +11,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace ktune::measure {
-namespace {
-
-struct program_deleter {
-    void operator()(nvrtcProgram p) const noexcept { nvrtcDestroyProgram(&p); }
-};
-using program = unique_handle<nvrtcProgram, program_deleter>;
+namespace detail {
 
 std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
     for (unsigned char ch : s) {
@@ -40,7 +37,10 @@ std::string read_file(const std::filesystem::path& p) {
 }
 
 void write_atomic(const std::filesystem::path& p, std::string_view data) {
-    const auto tmp = p.string() + fmt::format(".tmp{}", static_cast<long>(getpid()));
+    // Unique per process and thread: pool threads may store the same key at once.
+    const auto tmp =
+        p.string() + fmt::format(".tmp{}.{:x}", static_cast<long>(getpid()),
+                                 std::hash<std::thread::id>{}(std::this_thread::get_id()));
     {
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
         if (!f)
@@ -53,7 +53,69 @@ void write_atomic(const std::filesystem::path& p, std::string_view data) {
     std::filesystem::rename(tmp, p);
 }
 
-} // namespace
+std::vector<std::string> base_options(const std::string& arch, bool minimal) {
+    std::vector<std::string> o{"--gpu-architecture=" + arch, "--std=c++17", "-default-device"};
+    // -minimal (NVRTC >= 12.4) leaves out the runtime-API declarations NVRTC otherwise parses
+    // for every program; generated kernels use none of them (docs/perf/tune.md, runtime).
+    if (minimal) o.emplace_back("-minimal");
+    return o;
+}
+
+program_output compile_program(const std::string& source,
+                               const std::vector<std::string>& name_expressions,
+                               std::vector<std::string> opts) {
+    nvrtcProgram raw = nullptr;
+    KTUNE_NVRTC_CALL(
+        nvrtcCreateProgram(&raw, source.c_str(), "ktune_candidate.cu", 0, nullptr, nullptr), raw);
+    program prog(raw);
+    for (const auto& n : name_expressions)
+        KTUNE_NVRTC_CALL(nvrtcAddNameExpression(prog.get(), n.c_str()), prog.get());
+    std::vector<const char*> argv;
+    for (const auto& o : opts)
+        argv.push_back(o.c_str());
+    KTUNE_NVRTC_CALL(nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data()),
+                     prog.get());
+    program_output out;
+    out.log = ktune::detail::nvrtc_log(prog.get());
+    std::size_t n = 0;
+    KTUNE_NVRTC_CALL(nvrtcGetCUBINSize(prog.get(), &n), prog.get());
+    out.cubin.resize(n);
+    KTUNE_NVRTC_CALL(nvrtcGetCUBIN(prog.get(), out.cubin.data()), prog.get());
+    for (const auto& name : name_expressions) {
+        const char* lowered = nullptr;
+        KTUNE_NVRTC_CALL(nvrtcGetLoweredName(prog.get(), name.c_str(), &lowered), prog.get());
+        out.lowered.emplace_back(lowered);
+    }
+    return out;
+}
+
+program_output compile_program_minimal_first(const std::string& source,
+                                             const std::vector<std::string>& names,
+                                             const std::string& arch,
+                                             const std::vector<std::string>& extra) {
+    auto with = [&](bool minimal) {
+        auto o = base_options(arch, minimal);
+        o.insert(o.end(), extra.begin(), extra.end());
+        return compile_program(source, names, std::move(o));
+    };
+    // KTUNE_NVRTC_MINIMAL=0 turns -minimal off (for a before/after measurement, or a source
+    // that needs what it leaves out).
+    const char* env = std::getenv("KTUNE_NVRTC_MINIMAL");
+    if (nvrtc_version() < 12040 || (env && std::string_view(env) == "0")) return with(false);
+    try {
+        return with(true);
+    } catch (const error&) {
+        // A source that needs what -minimal leaves out (or a real error: then the second
+        // attempt throws the same log).
+        return with(false);
+    }
+}
+
+} // namespace detail
+
+using detail::fnv1a;
+using detail::read_file;
+using detail::write_atomic;
 
 int nvrtc_version() {
     int major = 0, minor = 0;
@@ -63,28 +125,12 @@ int nvrtc_version() {
 
 compile_result nvrtc_compile(const compile_request& r) {
     const auto t0 = std::chrono::steady_clock::now();
-    nvrtcProgram raw = nullptr;
-    KTUNE_NVRTC_CALL(
-        nvrtcCreateProgram(&raw, r.source.c_str(), "ktune_candidate.cu", 0, nullptr, nullptr), raw);
-    program prog(raw);
-    KTUNE_NVRTC_CALL(nvrtcAddNameExpression(prog.get(), r.name_expression.c_str()), prog.get());
-    std::vector<std::string> opts{"--gpu-architecture=" + r.arch, "--std=c++17", "-default-device"};
-    opts.insert(opts.end(), r.options.begin(), r.options.end());
-    std::vector<const char*> argv;
-    for (const auto& o : opts)
-        argv.push_back(o.c_str());
-    KTUNE_NVRTC_CALL(nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data()),
-                     prog.get());
+    auto p =
+        detail::compile_program_minimal_first(r.source, {r.name_expression}, r.arch, r.options);
     compile_result out;
-    out.log = detail::nvrtc_log(prog.get());
-    std::size_t n = 0;
-    KTUNE_NVRTC_CALL(nvrtcGetCUBINSize(prog.get(), &n), prog.get());
-    out.cubin.resize(n);
-    KTUNE_NVRTC_CALL(nvrtcGetCUBIN(prog.get(), out.cubin.data()), prog.get());
-    const char* lowered = nullptr;
-    KTUNE_NVRTC_CALL(nvrtcGetLoweredName(prog.get(), r.name_expression.c_str(), &lowered),
-                     prog.get());
-    out.lowered_name = lowered;
+    out.log = std::move(p.log);
+    out.cubin = std::move(p.cubin);
+    out.lowered_name = std::move(p.lowered.front());
     out.ok = true;
     out.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

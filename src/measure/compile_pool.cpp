@@ -11,24 +11,41 @@ struct compile_pool::impl {
     std::optional<cubin_cache> cache;
     std::mutex mu;
     std::condition_variable cv;
-    std::deque<std::pair<compile_request, std::promise<compile_result>>> queue;
+    struct job {
+        std::vector<compile_request> requests;
+        std::vector<std::promise<compile_result>> promises;
+    };
+    std::deque<job> queue;
     bool stopping = false;
     std::vector<std::thread> threads;
 
     void loop() {
         for (;;) {
-            std::pair<compile_request, std::promise<compile_result>> job;
+            job j;
             {
                 std::unique_lock lock(mu);
                 cv.wait(lock, [&] { return stopping || !queue.empty(); });
                 if (queue.empty()) return; // stopping and drained
-                job = std::move(queue.front());
+                j = std::move(queue.front());
                 queue.pop_front();
             }
+            const cubin_cache* c = cache ? &*cache : nullptr;
             try {
-                job.second.set_value(compile_cached(job.first, cache ? &*cache : nullptr));
+                if (j.requests.size() == 1) {
+                    j.promises[0].set_value(compile_cached(j.requests[0], c));
+                    continue;
+                }
+                auto rs = compile_batch(j.requests, c);
+                for (std::size_t i = 0; i < rs.size(); ++i)
+                    j.promises[i].set_value(std::move(rs[i]));
             } catch (...) {
-                job.second.set_exception(std::current_exception());
+                for (auto& p : j.promises) {
+                    try {
+                        p.set_exception(std::current_exception());
+                    } catch (const std::future_error&) {
+                        // already satisfied
+                    }
+                }
             }
         }
     }
@@ -53,14 +70,26 @@ compile_pool::~compile_pool() {
 }
 
 std::future<compile_result> compile_pool::submit(compile_request r) {
-    std::promise<compile_result> p;
-    auto f = p.get_future();
+    std::vector<compile_request> one;
+    one.push_back(std::move(r));
+    return std::move(submit_batch(std::move(one)).front());
+}
+
+std::vector<std::future<compile_result>>
+compile_pool::submit_batch(std::vector<compile_request> rs) {
+    impl::job j;
+    std::vector<std::future<compile_result>> fs;
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        j.promises.emplace_back();
+        fs.push_back(j.promises.back().get_future());
+    }
+    j.requests = std::move(rs);
     {
         std::lock_guard lock(impl_->mu);
-        impl_->queue.emplace_back(std::move(r), std::move(p));
+        impl_->queue.push_back(std::move(j));
     }
     impl_->cv.notify_one();
-    return f;
+    return fs;
 }
 
 unsigned compile_pool::threads() const noexcept {

@@ -86,6 +86,8 @@ struct problem_state {
     std::vector<ops::buffer_spec> specs;
     std::vector<device_buffer> bufs; ///< candidate buffers, op order
     std::vector<device_buffer> refs; ///< fp32 reference outputs, one per output buffer
+    /// Per buffer: the inputs an in-place buffer had before the candidate ran (else empty).
+    std::vector<device_buffer> pristine;
     std::unique_ptr<module> reference;
 };
 
@@ -137,6 +139,7 @@ struct gpu_runner::impl {
         for (const auto& b : s.specs) {
             s.bufs.emplace_back(b.elements * ops::size_of(s.prob.type));
             if (b.output) s.refs.emplace_back(b.elements * sizeof(float));
+            s.pristine.emplace_back(b.in_place ? s.bufs.back().size() : 0);
         }
         s.reference = compile_load(s.op->reference_source(s.prob), "ktune_op_kernel");
         return problems.emplace(key, std::move(s)).first->second;
@@ -146,9 +149,15 @@ struct gpu_runner::impl {
                    bool reference) {
         std::vector<void*> ptrs;
         std::size_t out_i = 0;
-        for (std::size_t i = 0; i < s.specs.size(); ++i)
-            ptrs.push_back(reference && s.specs[i].output ? s.refs[out_i++].data()
-                                                          : s.bufs[i].data());
+        for (std::size_t i = 0; i < s.specs.size(); ++i) {
+            if (!reference || !s.specs[i].output) {
+                ptrs.push_back(s.bufs[i].data());
+                continue;
+            }
+            // The reference of an in-place buffer reads the pristine input, writes fp32 apart.
+            if (s.specs[i].in_place) ptrs.push_back(s.pristine[i].data());
+            ptrs.push_back(s.refs[out_i++].data());
+        }
         int rows = static_cast<int>(s.prob.shape.rows), cols = static_cast<int>(s.prob.shape.cols);
         std::vector<void*> args;
         for (auto& p : ptrs)
@@ -158,6 +167,15 @@ struct gpu_runner::impl {
         launch(f, g, args.data());
     }
 
+    /// Puts every in-place buffer back to its pristine inputs (stream-ordered, before a launch).
+    void restore(const problem_state& s) {
+        for (std::size_t i = 0; i < s.specs.size(); ++i)
+            if (s.specs[i].in_place)
+                KTUNE_CUDA_CALL(cudaMemcpyAsync(s.bufs[i].data(), s.pristine[i].data(),
+                                                s.bufs[i].size(), cudaMemcpyDeviceToDevice,
+                                                stream.get()));
+    }
+
     /// Fresh inputs, poisoned outputs, reference, candidate, compare.
     std::optional<fault> check(problem_state& s, const module& cand, const candidate_request& r,
                                candidate_result& out) {
@@ -165,7 +183,7 @@ struct gpu_runner::impl {
         const ops::launch_geometry g1{{1024, 1, 1}, {256, 1, 1}, 0};
         KTUNE_CUDA_CALL(cudaEventRecord(check_begin.get(), stream.get()));
         for (std::size_t i = 0; i < s.specs.size(); ++i) {
-            if (s.specs[i].output) {
+            if (s.specs[i].output && !s.specs[i].in_place) {
                 KTUNE_CUDA_CALL(
                     cudaMemsetAsync(s.bufs[i].data(), 0xff, s.bufs[i].size(), stream.get()));
                 continue;
@@ -176,9 +194,20 @@ struct gpu_runner::impl {
             float lo = -2.f, hi = 2.f;
             void* args[] = {&p, &n, &seed, &lo, &hi};
             launch(fill[t], g1, args);
+            if (s.specs[i].in_place)
+                KTUNE_CUDA_CALL(cudaMemcpyAsync(s.pristine[i].data(), p, s.bufs[i].size(),
+                                                cudaMemcpyDeviceToDevice, stream.get()));
         }
         launch_op(s, s.reference->f, s.op->reference_geometry(s.prob), true);
         if (auto f = guarded_launch(s, cand, r)) return f;
+        return compare_outputs(s, out, true, "");
+    }
+
+    /// Every output against the reference; wrong_result naming `what` when any is off.
+    std::optional<fault> compare_outputs(const problem_state& s, candidate_result& out,
+                                         bool count_busy, const char* what) {
+        const int t = s.prob.type == ops::dtype::f32 ? 0 : 1;
+        const ops::launch_geometry g1{{1024, 1, 1}, {256, 1, 1}, 0};
         const ops::tolerance tol = s.op->tolerance_for(s.prob);
         std::size_t out_i = 0;
         std::int64_t bad_total = 0;
@@ -202,7 +231,8 @@ struct gpu_runner::impl {
             KTUNE_CUDA_CALL(cudaEventRecord(check_end.get(), stream.get()));
             KTUNE_CUDA_CALL(cudaEventSynchronize(check_end.get()));
             // The check is GPU work too: fill, reference, candidate, compare back to back.
-            if (out_i == 1) out.gpu_busy_ms += ms_between(check_begin.get(), check_end.get());
+            if (count_busy && out_i == 1)
+                out.gpu_busy_ms += ms_between(check_begin.get(), check_end.get());
             bad_total += static_cast<std::int64_t>(host[0]);
             float m;
             const unsigned bits = static_cast<unsigned>(host[1]);
@@ -213,9 +243,9 @@ struct gpu_runner::impl {
         out.max_error = max_err;
         if (bad_total > 0)
             return fault{run_status::wrong_result,
-                         fmt::format("{} elements outside |out-ref| <= {:g} + {:g}|ref| (or "
+                         fmt::format("{}{} elements outside |out-ref| <= {:g} + {:g}|ref| (or "
                                      "unwritten/NaN); largest finite error {:g}",
-                                     bad_total, tol.atol, tol.rtol, max_err),
+                                     what, bad_total, tol.atol, tol.rtol, max_err),
                          false};
         return std::nullopt;
     }
@@ -239,8 +269,13 @@ struct gpu_runner::impl {
     std::optional<fault> time(const problem_state& s, const module& cand,
                               const candidate_request& r, candidate_result& out) {
         const auto g = s.op->geometry(r.cfg, s.prob);
-        for (int i = 0; i < r.policy.warmup; ++i)
+        // In-place kernels start every launch from the checked inputs, restored outside the
+        // timed window (before the L2 flush, so the copy leaves nothing useful in L2).
+        const bool restore_each = r.policy.restore_in_place;
+        for (int i = 0; i < r.policy.warmup; ++i) {
+            if (restore_each) restore(s);
             launch_op(s, cand.f, g, false);
+        }
         if (const cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess)
             return fault{run_status::launch_error, cudaGetErrorString(e), true};
         constexpr int batch = 8;
@@ -249,6 +284,7 @@ struct gpu_runner::impl {
         for (;;) {
             KTUNE_CUDA_CALL(cudaEventRecord(ev[2 * batch].get(), stream.get()));
             for (int i = 0; i < batch; ++i) {
+                if (restore_each) restore(s);
                 // Flush L2 outside the timed window so every launch reads from DRAM.
                 if (r.policy.flush_l2)
                     KTUNE_CUDA_CALL(
@@ -357,6 +393,10 @@ candidate_result gpu_runner::run(const candidate_request& r) {
     const auto t2 = std::chrono::steady_clock::now();
     if (r.time)
         if (auto f = impl_->time(s, *cand, r, out)) return finish(f);
+    // The last timed launch must have computed the checked result: catches in-place inputs
+    // that were not restored and kernels whose result depends on what an earlier launch left.
+    if (r.check && r.time)
+        if (auto f = impl_->compare_outputs(s, out, false, "after timing: ")) return finish(f);
     out.timing_ms = since(t2);
     return finish(std::nullopt);
 }

@@ -25,7 +25,15 @@ bool write_line(int fd, const std::string& s) {
 } // namespace
 
 int worker_main(int in_fd, int out_fd) {
+    // The GPU context, buffers and helper kernels are set up before the first request arrives:
+    // the client spawns the worker early, so this overlaps with its own start-up.
     std::optional<detail::gpu_runner> runner;
+    std::string setup_error;
+    try {
+        runner.emplace();
+    } catch (const std::exception& e) {
+        setup_error = e.what();
+    }
     std::string buf;
     char chunk[65536];
     for (;;) {
@@ -42,7 +50,7 @@ int worker_main(int in_fd, int out_fd) {
         candidate_result res;
         try {
             const candidate_request rq = decode_request(line);
-            if (!runner) runner.emplace();
+            if (!runner) throw error(error_kind::no_device, setup_error);
             res = runner->run(rq);
         } catch (const error& e) {
             // Setup failures (no GPU, allocation) end this worker: the client reports them.

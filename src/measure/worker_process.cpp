@@ -104,38 +104,76 @@ std::string worker_process::describe_exit() noexcept {
     return "worker closed its pipe";
 }
 
+void worker_process::start() {
+    if (pid_ <= 0) spawn();
+}
+
+void worker_process::send_pending() noexcept {
+    // A write to a worker that just died fails; collect() then sees its EOF and respawns.
+    for (const auto& line : pending_) {
+        try {
+            write_all(to_fd_, line);
+        } catch (const error&) {
+            return;
+        }
+    }
+}
+
+void worker_process::submit(const candidate_request& r) {
+    pending_.push_back(encode(r) + "\n");
+    if (pid_ <= 0) {
+        spawn();
+        send_pending();
+        return;
+    }
+    try {
+        write_all(to_fd_, pending_.back());
+    } catch (const error&) {
+        // The worker is gone; its answers to earlier requests may still be in the pipe, so
+        // it is not replaced here but when collect() reaches its end.
+    }
+}
+
 candidate_result worker_process::run(const candidate_request& r,
                                      std::chrono::milliseconds timeout) {
-    if (pid_ <= 0) spawn();
+    while (!pending_.empty())
+        (void)collect(timeout);
+    submit(r);
+    return collect(timeout);
+}
+
+candidate_result worker_process::collect(std::chrono::milliseconds timeout) {
+    if (pending_.empty()) throw error(error_kind::usage, "worker_process::collect: nothing sent");
     candidate_result out;
-    try {
-        write_all(to_fd_, encode(r) + "\n");
-    } catch (const error&) {
-        out.status = run_status::worker_died;
-        out.message = describe_exit();
+    // Ends the oldest request without an answer and hands the rest to a fresh worker.
+    const auto replace = [&](run_status st, std::string msg) {
+        out.status = st;
+        out.message = std::move(msg);
         kill_worker();
+        pending_.pop_front();
+        if (!pending_.empty()) {
+            spawn();
+            send_pending();
+        }
         return out;
-    }
+    };
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
             const std::string line = buffer_.substr(0, nl);
             buffer_.erase(0, nl + 1);
             out = decode_result(line);
-            if (out.fatal) {
-                // The worker exits after a context-destroying fault; the next run() respawns.
-                kill_worker();
-            }
+            // The worker exits after a context-destroying fault; the rest go to a new one.
+            if (out.fatal) return replace(out.status, out.message);
+            pending_.pop_front();
             return out;
         }
+        if (pid_ <= 0) return replace(run_status::worker_died, "worker not running");
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            out.status = run_status::timeout;
-            out.message = fmt::format("no answer within {} ms; worker killed", timeout.count());
-            kill_worker();
-            return out;
-        }
+        if (left.count() <= 0)
+            return replace(run_status::timeout,
+                           fmt::format("no answer within {} ms; worker killed", timeout.count()));
         pollfd p{from_fd_, POLLIN, 0};
         const int rc = ::poll(&p, 1, static_cast<int>(left.count()));
         if (rc < 0 && errno == EINTR) continue;
@@ -143,12 +181,7 @@ candidate_result worker_process::run(const candidate_request& r,
         char buf[65536];
         const ssize_t n = ::read(from_fd_, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            out.status = run_status::worker_died;
-            out.message = describe_exit();
-            kill_worker();
-            return out;
-        }
+        if (n <= 0) return replace(run_status::worker_died, describe_exit());
         buffer_.append(buf, static_cast<std::size_t>(n));
     }
 }

@@ -7,4 +7,5 @@ const op& softmax_op();
 const op& layernorm_op();
 const op& rowsum_op();
 const op& transpose_op();
+const op& scale_bias_op();
 } // namespace ktune::ops::detail

@@ -72,7 +72,8 @@ std::vector<config> op::enumerate(const problem& p) const {
 
 std::span<const op* const> all_ops() {
     static const op* const ops[] = {&detail::softmax_op(), &detail::layernorm_op(),
-                                    &detail::rowsum_op(), &detail::transpose_op()};
+                                    &detail::rowsum_op(), &detail::transpose_op(),
+                                    &detail::scale_bias_op()};
     return ops;
 }
 

@@ -66,20 +66,45 @@ public:
     evaluator(const tune_request& rq, const ops::op& o, const std::string& arch)
         : rq_(rq), op_(o), arch_(arch), pool_(rq.compile_threads, make_cache()),
           worker_(rq.worker_command.empty() ? measure::default_worker_command()
-                                            : rq.worker_command) {}
-
-    std::future<measure::compile_result> submit(const config& c, injected_fault f) {
-        measure::compile_request cr{
-            detail::inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};
-        return pool_.submit(std::move(cr));
+                                            : rq.worker_command) {
+        // The worker sets up its GPU context while this process measures and searches.
+        worker_.start();
     }
 
-    candidate_record finish(const config& c, injected_fault f,
-                            std::future<measure::compile_result>& fut) {
+    measure::compile_request request(const config& c, injected_fault f) const {
+        return {
+            detail::inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};
+    }
+
+    std::future<measure::compile_result> submit(const config& c, injected_fault f) {
+        return pool_.submit(request(c, f));
+    }
+
+    /// Compiles in programs of `per_program` candidates (one NVRTC program each).
+    std::vector<std::future<measure::compile_result>>
+    submit_all(const std::vector<config>& cs, const std::vector<injected_fault>& fs,
+               std::size_t per_program) {
+        std::vector<std::future<measure::compile_result>> out;
+        for (std::size_t i = 0; i < cs.size(); i += per_program) {
+            std::vector<measure::compile_request> group;
+            for (std::size_t k = i; k < std::min(cs.size(), i + per_program); ++k)
+                group.push_back(request(cs[k], fs[k]));
+            for (auto& f : pool_.submit_batch(std::move(group)))
+                out.push_back(std::move(f));
+        }
+        return out;
+    }
+
+    /// Waits for the compile; a record with compile_error, or the worker request in `out`.
+    candidate_record compiled(const config& c, injected_fault f,
+                              std::future<measure::compile_result>& fut,
+                              measure::candidate_request& out) {
         candidate_record rec;
         rec.cfg = c;
         rec.injected = f;
+        const auto t0 = clock_type::now();
         const measure::compile_result cr = fut.get();
+        compile_wait_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
         rec.compile_ms = cr.compile_ms;
         rec.cubin_cache_hit = cr.cache_hit;
         if (!cr.ok) {
@@ -87,7 +112,7 @@ public:
             rec.message = cr.log;
             return rec;
         }
-        measure::candidate_request r;
+        measure::candidate_request& r = out;
         r.op = std::string(op_.name());
         r.rows = rq_.prob.shape.rows;
         r.cols = rq_.prob.shape.cols;
@@ -97,11 +122,29 @@ public:
         r.kernel = cr.lowered_name;
         r.seed = rq_.seed * 1000003ULL + (++requests_);
         r.policy = policy_override_ ? *policy_override_ : rq_.policy;
-        rec.run = worker_.run(r, rq_.candidate_timeout);
-        rec.status = to_eval(rec.run.status);
-        rec.message = rec.run.message;
         return rec;
     }
+
+    /// Queues a compiled candidate behind the ones in flight (the worker never waits for us).
+    void send(const measure::candidate_request& r) { worker_.submit(r); }
+    /// The oldest queued candidate's answer, into its record.
+    void receive(candidate_record& rec) {
+        rec.run = worker_.collect(rq_.candidate_timeout);
+        rec.status = to_eval(rec.run.status);
+        rec.message = rec.run.message;
+    }
+    [[nodiscard]] std::size_t in_flight() const noexcept { return worker_.in_flight(); }
+
+    candidate_record finish(const config& c, injected_fault f,
+                            std::future<measure::compile_result>& fut) {
+        measure::candidate_request r;
+        candidate_record rec = compiled(c, f, fut, r);
+        if (rec.status == eval_status::compile_error) return rec;
+        send(r);
+        receive(rec);
+        return rec;
+    }
+    [[nodiscard]] double compile_wait_s() const noexcept { return compile_wait_s_; }
 
     [[nodiscard]] int spawned() const noexcept { return worker_.spawned(); }
     [[nodiscard]] unsigned compile_threads() const noexcept { return pool_.threads(); }
@@ -131,6 +174,7 @@ private:
     measure::worker_process worker_;
     std::uint64_t requests_ = 0;
     std::optional<measure::measure_policy> policy_override_;
+    double compile_wait_s_ = 0;
 };
 
 /// The confirmation round: the search's leaders (medians within 3 % of the best, at most 4) are
@@ -221,6 +265,7 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     const auto q = query_devices();
     if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
     const device_info& dev = q.devices.front();
+    evaluator ev(rq, o, dev.arch()); // starts the worker: its set-up overlaps what follows
     rep.copy_gbs = measure_copy_gbs();
 
     const space sp = op_space(o, rq.prob);
@@ -230,10 +275,10 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     // is all of most, so independent tunes agree (docs/perf/tune.md: 6-8 of 10 at 64-128).
     so.budget = std::min<std::size_t>(rq.budget ? rq.budget : 256, sp.valid_count());
     so.seed = rq.seed;
-    evaluator ev(rq, o, dev.arch());
-    // Batches of two per compile thread: the pool keeps compiling while the worker measures the
-    // first results, so the GPU waits for one compile per batch, not one per candidate.
+    // Two candidates per compile thread and batch, compiled as one NVRTC program per thread
+    // (compile_batch: NVRTC's fixed cost per program paid once for the two).
     so.batch = 2 * ev.compile_threads();
+    const std::size_t per_program = std::max<std::size_t>(1, rq.candidates_per_program);
 
     // The default config first: the baseline of the speed-up, measured like every candidate.
     {
@@ -241,35 +286,85 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
         auto f = ev.submit(d, injected_fault::none);
         rep.baseline = ev.finish(d, injected_fault::none, f);
     }
-    const evaluate_fn evaluate = [&](const std::vector<point>& batch) {
+    struct batch_work {
+        std::vector<point> points;
         std::vector<config> cfgs;
         std::vector<injected_fault> faults;
-        std::deque<std::future<measure::compile_result>> futures;
-        for (const auto& p : batch) {
-            cfgs.push_back(sp.to_config(p));
-            faults.push_back(detail::choose_fault(cfgs.back(), rq.fault_injection, rq.seed));
-            futures.push_back(ev.submit(cfgs.back(), faults.back()));
+        std::vector<std::future<measure::compile_result>> futures;
+    };
+    const auto start = [&](std::vector<point> pts) {
+        batch_work b;
+        b.points = std::move(pts);
+        for (const auto& p : b.points) {
+            b.cfgs.push_back(sp.to_config(p));
+            b.faults.push_back(detail::choose_fault(b.cfgs.back(), rq.fault_injection, rq.seed));
         }
+        b.futures = ev.submit_all(b.cfgs, b.faults, per_program);
+        return b;
+    };
+    // Compiled candidates are queued to the worker as they arrive, up to two in flight, so it
+    // goes from one candidate to the next without waiting for this process.
+    const auto measure_batch = [&](batch_work& b) {
+        const std::size_t n = b.points.size();
+        std::vector<candidate_record> recs(n);
+        std::vector<bool> done(n, false);
         std::vector<observation> obs;
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-            candidate_record rec = ev.finish(cfgs[i], faults[i], futures[i]);
-            observation ob;
-            ob.where = batch[i];
-            ob.status = rec.status;
-            if (rec.status == eval_status::ok) {
-                ob.time = rec.run.median_ms;
-                ob.samples = rec.run.samples_ms;
+        // Records go to the report in batch order as soon as they are complete (progress).
+        const auto emit = [&] {
+            while (obs.size() < n && done[obs.size()]) {
+                candidate_record& rec = recs[obs.size()];
+                observation ob;
+                ob.where = b.points[obs.size()];
+                ob.status = rec.status;
+                if (rec.status == eval_status::ok) {
+                    ob.time = rec.run.median_ms;
+                    ob.samples = rec.run.samples_ms;
+                }
+                ob.cost_s = (rec.compile_ms + rec.run.worker_ms) / 1000.0;
+                obs.push_back(std::move(ob));
+                rep.gpu_busy_s += rec.run.gpu_busy_ms / 1000.0;
+                rep.compile_s += rec.compile_ms / 1000.0;
+                rep.candidates.push_back(std::move(rec));
+                if (progress) progress(rep, rep.candidates.size(), so.budget);
             }
-            ob.cost_s = (rec.compile_ms + rec.run.worker_ms) / 1000.0;
-            obs.push_back(std::move(ob));
-            rep.gpu_busy_s += rec.run.gpu_busy_ms / 1000.0;
-            rep.compile_s += rec.compile_ms / 1000.0;
-            rep.candidates.push_back(std::move(rec));
-            if (progress) progress(rep, rep.candidates.size(), so.budget);
+        };
+        std::deque<std::size_t> queued;
+        const auto receive_oldest = [&] {
+            ev.receive(recs[queued.front()]);
+            done[queued.front()] = true;
+            queued.pop_front();
+            emit();
+        };
+        for (std::size_t i = 0; i < n; ++i) {
+            measure::candidate_request r;
+            recs[i] = ev.compiled(b.cfgs[i], b.faults[i], b.futures[i], r);
+            if (recs[i].status == eval_status::compile_error) {
+                done[i] = true;
+                emit();
+                continue;
+            }
+            while (queued.size() >= 2)
+                receive_oldest();
+            ev.send(r);
+            queued.push_back(i);
         }
+        while (!queued.empty())
+            receive_oldest();
         return obs;
     };
-    run_search(*searcher, sp, so, evaluate);
+    // Compile-ahead: the next batch is proposed and compiling while this one is measured (the
+    // strategy decides one batch behind its newest results; every built-in strategy proposes
+    // from what it has observed so far).
+    searcher->init(sp, so);
+    batch_work cur = start(searcher->propose());
+    while (!cur.points.empty()) {
+        batch_work next;
+        if (rq.compile_ahead && !searcher->done()) next = start(searcher->propose());
+        searcher->observe(measure_batch(cur));
+        if (!rq.compile_ahead && !searcher->done()) next = start(searcher->propose());
+        cur = std::move(next);
+    }
+    rep.compile_wait_s = ev.compile_wait_s();
     rep.workers_spawned = ev.spawned();
     rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
 

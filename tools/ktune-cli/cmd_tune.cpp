@@ -173,6 +173,9 @@ command add_tune(CLI::App& root) {
                   "Replay: charge the recorded compile time to each evaluation");
     app->add_option("--jobs", o->jobs,
                     "Replay: runs in parallel (default: all cores; same output)");
+    app->add_flag("--vs-torch", o->op.vs_torch,
+                  "Op mode: also time PyTorch's equivalent with the same protocol and print the "
+                  "speed-up (python3 with torch; KTUNE_PYTHON picks the interpreter)");
     app->add_flag("--json", o->op.json, "Machine-readable output (schema ktune.tune.replay 1.0.0)");
     return {app, [o] {
                 if (!o->space.empty()) {

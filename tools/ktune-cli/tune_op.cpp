@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 
 namespace ktune::cli {
 namespace {
@@ -40,7 +41,34 @@ void print_progress(const tune::tune_report& r, std::size_t done, std::size_t bu
     if (done == budget) fmt::print(stderr, "\n");
 }
 
-int print_json(const tune::tune_report& r, const tune::tune_request& rq) {
+void torch_json(nlohmann::ordered_json& j, const tune::tune_report& r,
+                const std::optional<tune::torch_timing>& t) {
+    if (!t) return;
+    if (!t->ok) {
+        j["torch"] = {{"error", t->message}};
+        return;
+    }
+    j["torch"] = {{"expression", t->expression},
+                  {"version", t->torch_version},
+                  {"median_us", t->median_ms * 1000}};
+    if (!r.winner.cfg.empty())
+        j["torch"]["speedup"] = t->median_ms * 1000 / r.winner.time.median_us;
+}
+
+void torch_text(const tune::tune_report& r, const std::optional<tune::torch_timing>& t) {
+    if (!t) return;
+    if (!t->ok) {
+        fmt::print("  PyTorch: not timed: {}\n", t->message);
+        return;
+    }
+    if (r.winner.cfg.empty()) return;
+    const double ms = r.winner.time.median_us / 1000;
+    fmt::print("  PyTorch {} (torch {}) {:.4f} ms: speed-up {:.2f}x\n", t->expression,
+               t->torch_version, t->median_ms, t->median_ms / ms);
+}
+
+int print_json(const tune::tune_report& r, const tune::tune_request& rq,
+               const std::optional<tune::torch_timing>& torch) {
     nlohmann::ordered_json j{{"schema", "ktune.tune_op"},
                              {"version", "1.0.0"},
                              {"op", rq.op},
@@ -55,6 +83,7 @@ int print_json(const tune::tune_report& r, const tune::tune_request& rq) {
                        {"ci_high_us", r.winner.time.ci_high_us},
                        {"samples", r.winner.time.samples}};
     }
+    torch_json(j, r, torch);
     if (!r.cache_hit) {
         j["strategy"] = r.strategy;
         j["tied"] = r.tied;
@@ -66,6 +95,7 @@ int print_json(const tune::tune_report& r, const tune::tune_request& rq) {
         j["wall_s"] = r.wall_s;
         j["gpu_busy_s"] = r.gpu_busy_s;
         j["compile_cpu_s"] = r.compile_s;
+        j["compile_wait_s"] = r.compile_wait_s;
         j["workers_spawned"] = r.workers_spawned;
         auto& cs = j["candidates"] = nlohmann::ordered_json::array();
         for (const auto& c : r.candidates)
@@ -141,8 +171,12 @@ int run_tune_op(const tune_op_options& o) {
     const bool show = !o.json && stderr_is_tty();
     const auto report =
         tune::tune_op(rq, show ? tune::tune_progress(print_progress) : tune::tune_progress{});
-    if (o.json) return print_json(report, rq);
+    // After the tune: the worker has stopped using the GPU.
+    std::optional<tune::torch_timing> torch;
+    if (o.vs_torch) torch = tune::time_torch_equivalent(rq);
+    if (o.json) return print_json(report, rq, torch);
     print_text(report);
+    torch_text(report, torch);
     return report.winner.cfg.empty() ? finding : ok;
 }
 

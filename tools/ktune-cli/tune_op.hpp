@@ -16,6 +16,7 @@ struct tune_op_options {
     std::string cache; ///< cache file; empty: the default location
     std::uint64_t seed = 0;
     bool json = false;
+    bool vs_torch = false; ///< also time PyTorch's equivalent (python3 with torch)
 };
 
 /// Runs the op mode; returns an exit code (0 ok, 1 finding, 2 usage/input error).

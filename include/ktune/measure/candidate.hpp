@@ -25,6 +25,9 @@ struct measure_policy {
     double target_rel_ci = 0.01;
     double max_ms = 1000; ///< wall-time cap of the timing loop per candidate
     bool flush_l2 = true;
+    /// Copy the pristine inputs back into in-place buffers before every launch (outside the
+    /// timed window). Only a test turns it off, to show what the restore prevents.
+    bool restore_in_place = true;
     bool operator==(const measure_policy&) const = default;
 };
 

@@ -66,7 +66,18 @@ private:
 /// Cache lookup, else compile and store. Never throws for a compile error: ok=false + log.
 compile_result compile_cached(const compile_request& r, const cubin_cache* cache);
 
-/// A fixed set of threads compiling requests in submission order.
+/// Several requests in one NVRTC program, so NVRTC's fixed cost per program is paid once per
+/// batch (docs/perf/tune.md has the split). Each source is wrapped in its own namespace (its
+/// macros #undef'd after it, its `extern "C"` kernel found by name expression); the cubin holds
+/// the whole batch and is cached under every request's key. Cache hits are answered first;
+/// requests that cannot share a program (an #include, a name expression that is not a plain
+/// identifier, other arch/options) and every request of a batch that fails to compile are
+/// compiled alone, so each failure keeps its own log. Results in request order; never throws
+/// for a compile error.
+std::vector<compile_result> compile_batch(const std::vector<compile_request>& rs,
+                                          const cubin_cache* cache);
+
+/// A fixed set of threads compiling requests (or batches of them) in submission order.
 class compile_pool {
 public:
     explicit compile_pool(unsigned threads = 0, std::optional<cubin_cache> cache = std::nullopt);
@@ -75,6 +86,8 @@ public:
     compile_pool& operator=(const compile_pool&) = delete;
 
     std::future<compile_result> submit(compile_request r);
+    /// One program for the batch (compile_batch); one future per request, same order.
+    std::vector<std::future<compile_result>> submit_batch(std::vector<compile_request> rs);
     [[nodiscard]] unsigned threads() const noexcept;
 
 private:

@@ -7,11 +7,13 @@
 //   candidate_result r = w.run(request, std::chrono::seconds(10));  // never throws for a fault
 //
 // The worker side is worker_main(): one JSON line in (candidate_request), one JSON line out
-// (candidate_result). `ktune __worker` runs it; any binary linked with ktune can, too.
+// (candidate_result), in order; requests may be queued ahead (submit/collect). `ktune __worker`
+// runs it; any binary linked with ktune can, too.
 
 #include "ktune/measure/candidate.hpp"
 
 #include <chrono>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -35,8 +37,20 @@ public:
     worker_process& operator=(const worker_process&) = delete;
 
     /// Sends r, waits up to `timeout` for the answer. Timeout → the worker is killed and the
-    /// status is timeout; EOF → worker_died (with the exit status). Spawns lazily.
+    /// status is timeout; EOF → worker_died (with the exit status). Spawns lazily. Answers
+    /// every request submitted before it first.
     candidate_result run(const candidate_request& r, std::chrono::milliseconds timeout);
+
+    /// Pipelined use: submit() queues r behind the requests in flight, so the worker starts on
+    /// it the moment it has answered the one before (no round trip between candidates);
+    /// collect() waits up to `timeout` for the oldest answer. A fault, timeout or death ends
+    /// only the oldest request: the ones queued behind it are sent again to a fresh worker.
+    void submit(const candidate_request& r);
+    candidate_result collect(std::chrono::milliseconds timeout);
+    [[nodiscard]] std::size_t in_flight() const noexcept { return pending_.size(); }
+
+    /// Starts the worker now (it sets up its GPU context while the caller does other work).
+    void start();
     /// Workers started so far (1 + replacements after faults).
     [[nodiscard]] int spawned() const noexcept { return spawned_; }
 
@@ -49,7 +63,10 @@ private:
     int pid_ = -1;
     int to_fd_ = -1;
     int from_fd_ = -1;
+    void send_pending() noexcept;
+
     std::string buffer_;
+    std::deque<std::string> pending_; ///< encoded requests not answered yet, oldest first
     int spawned_ = 0;
 };
 

@@ -54,6 +54,10 @@ struct buffer_spec {
     std::string name;
     std::size_t elements = 0;
     bool output = false;
+    /// Read and written by the kernel (an output that aliases an input): the runtime fills it
+    /// like an input, keeps a pristine copy and restores it before every checked or timed launch.
+    /// The reference kernel takes two arguments for it: the pristine input, then its fp32 output.
+    bool in_place = false;
     bool operator==(const buffer_spec&) const = default;
 };
 

@@ -36,6 +36,11 @@ struct tune_request {
     std::chrono::milliseconds candidate_timeout{10000};
     std::vector<std::string> worker_command; ///< empty: measure::default_worker_command()
     unsigned compile_threads = 0;            ///< 0: every core
+    /// Candidates compiled together in one NVRTC program (compile_batch); 1: one each.
+    std::size_t candidates_per_program = 2;
+    /// Propose and compile the next batch while this one is measured (the search then decides
+    /// one batch behind its newest results); false: strictly propose → measure → observe.
+    bool compile_ahead = true;
     /// Tests and benchmarks only: this fraction of candidates is compiled with an injected
     /// fault (a wrong element, an out-of-bounds write, or a hang), chosen by config hash.
     double fault_injection = 0;
@@ -64,8 +69,9 @@ struct tune_report {
     double bytes = 0;                         ///< the op's byte model
     double copy_gbs = 0;                      ///< measured device-to-device copy, read + written
     double wall_s = 0;
-    double gpu_busy_s = 0; ///< device-side spans of all candidates' work
-    double compile_s = 0;  ///< summed over compile threads
+    double gpu_busy_s = 0;     ///< device-side spans of all candidates' work
+    double compile_s = 0;      ///< summed over compile threads
+    double compile_wait_s = 0; ///< the loop waited for a compile (the GPU idled unless queued)
     int workers_spawned = 0;
     std::string strategy;
 };
@@ -79,6 +85,20 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress = {});
 
 /// The cache key a tune of rq would file its winner under, on this machine.
 cache::cache_key tune_key(const tune_request& rq);
+
+/// PyTorch's equivalent of an op, timed with the same protocol (L2 flushed outside the events,
+/// CUDA events, median of 50; in-place inputs restored before each launch).
+struct torch_timing {
+    bool ok = false;
+    double median_ms = 0;
+    std::string expression;    ///< what was timed, e.g. "torch.softmax(x, dim=-1)"
+    std::string torch_version; ///< torch.__version__
+    std::string message;       ///< why not, when !ok (no python, no torch, no equivalent)
+};
+
+/// Runs the bundled timing script with $KTUNE_PYTHON (default python3) on rq's op and problem.
+/// Never throws for a missing interpreter, torch or GPU: ok=false and a message saying so.
+torch_timing time_torch_equivalent(const tune_request& rq);
 
 /// Device-to-device copy bandwidth (bytes read + written per second / 1e9), median of 10
 /// event-timed 512 MiB copies: the roof that "% of copy BW" refers to.

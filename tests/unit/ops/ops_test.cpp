@@ -15,7 +15,8 @@ TEST_CASE("registry lists the four built-ins and finds them by name") {
     std::set<std::string> names;
     for (const op* o : all_ops())
         names.insert(std::string(o->name()));
-    CHECK(names == std::set<std::string>{"softmax", "layernorm", "rowsum", "transpose"});
+    CHECK(names ==
+          std::set<std::string>{"softmax", "layernorm", "rowsum", "transpose", "scale_bias_"});
     CHECK(find_op("softmax").name() == "softmax");
     CHECK_THROWS_AS(find_op("gemm"), ktune::error);
     try {

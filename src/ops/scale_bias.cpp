@@ -1,0 +1,181 @@
+// In-place affine x[r, c] = x[r, c] * gamma[c] + beta[c] ("scale_bias_", PyTorch's trailing
+// underscore): the built-in whose output aliases its input. It exists so the tuner's in-place
+// handling is exercised for real: every timed launch must start from the same inputs (the
+// runtime restores them outside the timed window), and the check compares against a reference
+// that reads a pristine copy. Self-contained (own prelude) so it does not depend on the row
+// ops' shared device code.
+#include "ops/builtin_ops.hpp"
+
+#include "ktune/core/error.hpp"
+
+#include <fmt/format.h>
+
+namespace ktune::ops::detail {
+namespace {
+
+std::string prelude_of(dtype d) {
+    if (d == dtype::f32)
+        return R"(typedef float T;
+__device__ __forceinline__ float to_f(T v) { return v; }
+__device__ __forceinline__ T from_f(float v) { return v; }
+)";
+    // bf16 as raw bits, round-to-nearest-even: no cuda_bf16.h, so NVRTC parses no header.
+    return R"(typedef unsigned short T;
+__device__ __forceinline__ float to_f(T v) { return __uint_as_float(((unsigned)v) << 16); }
+__device__ __forceinline__ T from_f(float v) {
+    unsigned u = __float_as_uint(v);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (T)0x7fc0u;
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (T)(u >> 16);
+}
+)";
+}
+
+// Each thread owns UNROLL vectors of VEC elements, BLOCK apart, so a warp's loads stay
+// coalesced; the UNROLL loads are issued before any store (several 16-byte loads in flight).
+const char* const body = R"(
+#ifndef KTUNE_EPILOGUE
+#define KTUNE_EPILOGUE(out, n)
+#endif
+template <int N> struct __align__(sizeof(T) * N) vec_t { T v[N]; };
+typedef vec_t<VEC> V;
+constexpr long long NV = (long long)ROWS * C / VEC;
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+ktune_op_kernel(T* __restrict__ x, const T* __restrict__ g, const T* __restrict__ b, int rows,
+                int cols) {
+    V* xv = reinterpret_cast<V*>(x);
+    const long long base = (long long)blockIdx.x * BLOCK * UNROLL + threadIdx.x;
+    V a[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+        const long long i = base + (long long)u * BLOCK;
+        if (i < NV) a[u] = xv[i];
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+        const long long i = base + (long long)u * BLOCK;
+        if (i >= NV) continue;
+        const int c0 = (int)((i * VEC) % C);
+        const V gv = *reinterpret_cast<const V*>(g + c0);
+        const V bv = *reinterpret_cast<const V*>(b + c0);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            a[u].v[k] = from_f(fmaf(to_f(a[u].v[k]), to_f(gv.v[k]), to_f(bv.v[k])));
+        xv[i] = a[u];
+    }
+    KTUNE_EPILOGUE(x, NV * VEC)
+}
+)";
+
+// The in-place buffer appears twice in the reference's arguments: the pristine input, then the
+// fp32 result (buffer_spec::in_place).
+const char* const reference = R"(
+extern "C" __global__ void ktune_op_kernel(const T* x, float* y, const T* g, const T* b, int rows,
+                                           int cols) {
+    const long long n = (long long)rows * cols;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        const int c = (int)(i % cols);
+        y[i] = (float)((double)to_f(x[i]) * (double)to_f(g[c]) + (double)to_f(b[c]));
+    }
+}
+)";
+
+std::vector<param_value> ints(std::initializer_list<std::int64_t> v) {
+    return {v.begin(), v.end()};
+}
+
+std::int64_t pow2_at_least(std::int64_t v) noexcept {
+    std::int64_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+class scale_bias final : public op {
+public:
+    std::string_view name() const noexcept override { return "scale_bias_"; }
+    int version() const noexcept override { return 1; }
+    std::string_view description() const noexcept override {
+        return "in-place x = x * gamma + beta per column (output aliases the input)";
+    }
+    std::string_view torch_equivalent() const noexcept override {
+        return "torch.addcmul(beta, x, gamma, out=x)";
+    }
+    std::vector<param_axis> axes() const override {
+        return {{"block", ints({64, 128, 256, 512, 1024}), "threads per block"},
+                {"vec", ints({1, 2, 4, 8}), "elements per load (16 bytes at most)"},
+                {"unroll", ints({1, 2, 4, 8}), "vectors in flight per thread"}};
+    }
+    bool valid(const config& c, const problem& p, std::string* why) const override {
+        const auto vec = c.get<std::int64_t>("vec");
+        const auto fail = [why](const char* m) {
+            if (why) *why = m;
+            return false;
+        };
+        if (vec * static_cast<std::int64_t>(size_of(p.type)) > 16)
+            return fail("vector wider than 16 bytes");
+        if (p.shape.cols % vec != 0) return fail("vec must divide cols");
+        return true;
+    }
+    config default_config(const problem& p) const override {
+        return {{"block", std::int64_t{256}},
+                {"vec", std::int64_t{p.shape.cols % 4 == 0 ? 4 : 1}},
+                {"unroll", std::int64_t{1}}};
+    }
+    std::string source(const config& c, const problem& p) const override {
+        return prelude_of(p.type) +
+               fmt::format("#define BLOCK {}\n#define VEC {}\n#define UNROLL {}\n"
+                           "constexpr long long ROWS = {};\nconstexpr int C = {};\n",
+                           c.get<std::int64_t>("block"), c.get<std::int64_t>("vec"),
+                           c.get<std::int64_t>("unroll"), p.shape.rows, p.shape.cols) +
+               body;
+    }
+    std::string reference_source(const problem& p) const override {
+        return prelude_of(p.type) + reference;
+    }
+    launch_geometry geometry(const config& c, const problem& p) const override {
+        const auto block = c.get<std::int64_t>("block");
+        const auto per_block = block * c.get<std::int64_t>("unroll");
+        const std::int64_t nv = p.shape.rows * p.shape.cols / c.get<std::int64_t>("vec");
+        launch_geometry g;
+        g.grid[0] = static_cast<unsigned>((nv + per_block - 1) / per_block);
+        g.block[0] = static_cast<unsigned>(block);
+        return g;
+    }
+    launch_geometry reference_geometry(const problem&) const override {
+        launch_geometry g;
+        g.grid[0] = 1024;
+        g.block[0] = 256;
+        return g;
+    }
+    std::vector<buffer_spec> buffers(const problem& p) const override {
+        const auto cols = static_cast<std::size_t>(p.shape.cols);
+        buffer_spec x{"x", static_cast<std::size_t>(p.shape.rows) * cols, true};
+        x.in_place = true;
+        return {x, {"gamma", cols, false}, {"beta", cols, false}};
+    }
+    tolerance tolerance_for(const problem& p) const override {
+        // One fma in fp32 (|x*g| <= 4): a few 1e-7 absolute; bf16: the output's rounding.
+        return p.type == dtype::f32 ? tolerance{1e-6, 1e-6} : tolerance{2.0 / 256, 1e-5};
+    }
+    double bytes(const problem& p) const override {
+        return static_cast<double>(2 * p.shape.rows * p.shape.cols + 2 * p.shape.cols) *
+               static_cast<double>(size_of(p.type));
+    }
+    double flops(const problem& p) const override {
+        return 2.0 * static_cast<double>(p.shape.rows * p.shape.cols);
+    }
+    // Rows are baked into the source (the bound NV), so they are part of the key, rounded up.
+    shape2d bucket(const shape2d& s) const override { return {pow2_at_least(s.rows), s.cols}; }
+};
+
+} // namespace
+
+const op& scale_bias_op() {
+    static const scale_bias instance;
+    return instance;
+}
+
+} // namespace ktune::ops::detail

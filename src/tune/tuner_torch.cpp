@@ -1,0 +1,124 @@
+// PyTorch's equivalent of a tuned op, timed with ktune's protocol by a bundled Python script
+// (python3 with torch on the same GPU): the "speed-up over PyTorch" of `ktune tune --vs-torch`.
+// The script is embedded so an installed ktune needs no data files; it runs after the tune,
+// when the worker no longer uses the GPU.
+#include "ktune/core/error.hpp"
+#include "ktune/tune/tuner.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace ktune::tune {
+namespace {
+
+// Same protocol as the worker: 3 warm-ups, then per launch a 2x-L2 buffer zeroed (L2 flushed)
+// outside the CUDA events, median of 50. Inputs U(-2, 2) like the worker's fill.
+const char* const script = R"PY(
+import json, statistics, sys
+def out(**kw):
+    print("KTUNE_TORCH " + json.dumps(kw), flush=True)
+try:
+    import torch
+except Exception as e:
+    out(ok=False, message="PyTorch is not importable by this python (%s): install torch or set KTUNE_PYTHON" % e)
+    sys.exit(0)
+if not torch.cuda.is_available():
+    out(ok=False, message="PyTorch sees no CUDA device")
+    sys.exit(0)
+op, dt, rows, cols = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[dt]
+def u(*shape):
+    return (torch.rand(*shape, device="cuda", dtype=torch.float32) * 4 - 2).to(dtype)
+x, g, b = u(rows, cols), u(cols), u(cols)
+x0 = x.clone()
+fns = {
+    "softmax": ("torch.softmax(x, dim=-1)", lambda: torch.softmax(x, dim=-1)),
+    "layernorm": ("torch.nn.functional.layer_norm(x, (cols,), g, b)",
+                  lambda: torch.nn.functional.layer_norm(x, (cols,), g, b)),
+    "rowsum": ("x.sum(dim=-1)", lambda: x.sum(dim=-1)),
+    "transpose": ("x.t().contiguous()", lambda: x.t().contiguous()),
+    "scale_bias_": ("torch.addcmul(b, x, g, out=x)", lambda: torch.addcmul(b, x, g, out=x)),
+}
+if op not in fns:
+    out(ok=False, message="no PyTorch equivalent is known for op '%s'" % op)
+    sys.exit(0)
+expr, fn = fns[op]
+inplace = op.endswith("_")
+l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
+flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+for _ in range(3):
+    fn()
+times = []
+for _ in range(50):
+    if inplace:
+        x.copy_(x0)  # every launch from the same inputs, outside the events
+    flush.zero_()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    fn()
+    e.record()
+    e.synchronize()
+    times.append(s.elapsed_time(e))
+out(ok=True, median_ms=statistics.median(times), expression=expr, torch=torch.__version__)
+)PY";
+
+} // namespace
+
+torch_timing time_torch_equivalent(const tune_request& rq) {
+    torch_timing t;
+    const ops::op& o = ops::find_op(rq.op);
+    if (o.torch_equivalent().empty()) {
+        t.message = fmt::format("op '{}' has no PyTorch equivalent", rq.op);
+        return t;
+    }
+    std::string python = "python3";
+    if (const char* p = std::getenv("KTUNE_PYTHON"); p && *p) python = p;
+    const auto path = std::filesystem::temp_directory_path() /
+                      fmt::format("ktune_torch_{}.py", static_cast<long>(getpid()));
+    {
+        std::ofstream f(path);
+        f << script;
+        if (!f) throw error(error_kind::io, fmt::format("cannot write {}", path.string()));
+    }
+    // Every argument is a registered op name, a dtype name or a number: nothing to quote but
+    // the interpreter and the script path.
+    const std::string cmd =
+        fmt::format("'{}' '{}' {} {} {} {} 2>&1", python, path.string(), o.name(),
+                    ops::to_string(rq.prob.type), rq.prob.shape.rows, rq.prob.shape.cols);
+    std::string output;
+    if (FILE* p = ::popen(cmd.c_str(), "r")) {
+        char buf[4096];
+        std::size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
+            output.append(buf, n);
+        ::pclose(p);
+    }
+    std::filesystem::remove(path);
+    const auto at = output.rfind("KTUNE_TORCH ");
+    if (at == std::string::npos) {
+        t.message = fmt::format("'{}' did not run the PyTorch timing (set KTUNE_PYTHON to a "
+                                "python with torch): {}",
+                                python, output.substr(0, 300));
+        return t;
+    }
+    try {
+        const auto j = nlohmann::json::parse(output.substr(at + 12));
+        t.ok = j.value("ok", false);
+        t.message = j.value("message", "");
+        t.median_ms = j.value("median_ms", 0.0);
+        t.expression = j.value("expression", std::string(o.torch_equivalent()));
+        t.torch_version = j.value("torch", "");
+    } catch (const nlohmann::json::exception& e) {
+        t.ok = false;
+        t.message = fmt::format("unreadable answer from the PyTorch script: {}", e.what());
+    }
+    return t;
+}
+
+} // namespace ktune::tune
