@@ -20,8 +20,8 @@ for s in "$@"; do
     ts=$(date +%s)
     case $name in
     gpu_tests)
-        timeout 60 "$(find build-gpu -name unit_measure -type f | head -1)" 2>&1 | tail -3
-        timeout 60 "$(find build-gpu -name unit_ops -type f | head -1)" 2>&1 | tail -3
+        timeout 40 "$(find build-gpu -name unit_measure -type f | head -1)" 2>&1 | tail -3
+        timeout 40 "$(find build-gpu -name unit_ops -type f | head -1)" 2>&1 | tail -3
         timeout "$limit" "$(find build-gpu -name gpu_tune -type f | head -1)" 2>&1 | tail -25
         timeout "$limit" "$(find build-gpu -name gpu_ops -type f | head -1)" 2>&1 | tail -25 ;;
     *) export -f "step_$name"; timeout "$limit" bash -c "source bench/tune/gpu_step.sh; step_$name" ;;
