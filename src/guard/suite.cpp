@@ -186,7 +186,17 @@ results run_suite(const suite& s, const bench_options& o) {
                     continue;
                 }
                 if (o.progress) o.progress(e.data.key(), 0, 1);
-                op_timing t = o.hooks.time_op(op, shape, cfg, repeat);
+                op_timing t;
+                try {
+                    t = o.hooks.time_op(op, shape, cfg, repeat);
+                } catch (const error& err) {
+                    // One broken entry (a config that no longer compiles, a wrong result)
+                    // must not hide the timings of the rest: recorded, reported, exit 2.
+                    e.status = "failed";
+                    e.detail = err.what();
+                    r.entries.push_back(std::move(e));
+                    continue;
+                }
                 e.data.samples = std::move(t.samples);
                 e.config = std::move(t.config);
                 e.config_source = std::move(t.config_source);

@@ -88,10 +88,15 @@ public:
         rq.prob = p;
         const config fallback = o.default_config(p);
         const auto hit = index_->lookup(tune::tune_key(rq), &fallback);
-        const std::string source = hit.tier == cache::lookup_tier::op_default
-                                       ? "default (no cache entry)"
-                                       : fmt::format("cache {}", cache::to_string(hit.tier));
-        return {*hit.cfg, source};
+        if (hit.tier == cache::lookup_tier::op_default)
+            return {fallback, "default (no cache entry)"};
+        // A winner of a neighbouring bucket may break this shape's constraints (registers,
+        // divisibility): a program launching from the cache falls back to the default then.
+        std::string why;
+        if (!o.valid(*hit.cfg, p, &why))
+            return {fallback, fmt::format("default (cache {} config invalid here: {})",
+                                          cache::to_string(hit.tier), why)};
+        return {*hit.cfg, fmt::format("cache {}", cache::to_string(hit.tier))};
     }
 
     [[nodiscard]] const device_info& device() const noexcept { return dev_; }

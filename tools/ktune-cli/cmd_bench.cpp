@@ -33,21 +33,25 @@ int run_bench(const bench_cli& o) {
     const guard::results r = guard::run_suite(s, opts);
     if (stderr_is_tty()) fmt::print(stderr, "\r\033[K");
     guard::write_results(r, o.output);
-    std::size_t ok_entries = 0, unavailable = 0;
-    for (const auto& e : r.entries)
-        (e.status == "ok" ? ok_entries : unavailable)++;
-    if (unavailable)
-        for (const auto& e : r.entries)
-            if (e.status != "ok") {
-                fmt::print(stderr, "ktune bench: {} entries unavailable: {}\n", unavailable,
-                           e.detail);
-                break;
-            }
-    fmt::print("ktune bench: suite '{}', {} entries measured{} -> {}\n", r.suite, ok_entries,
-               unavailable ? fmt::format(", {} unavailable", unavailable) : "", o.output);
+    std::size_t ok_entries = 0, unavailable = 0, failed = 0;
+    for (const auto& e : r.entries) {
+        if (e.status == "ok") {
+            ++ok_entries;
+        } else if (e.status == "failed") {
+            ++failed;
+            fmt::print(stderr, "ktune bench: {} failed: {}\n", e.data.key(), e.detail);
+        } else if (unavailable++ == 0) {
+            fmt::print(stderr, "ktune bench: entries unavailable: {}\n", e.detail);
+        }
+    }
+    fmt::print("ktune bench: suite '{}', {} entries measured{}{} -> {}\n", r.suite, ok_entries,
+               unavailable ? fmt::format(", {} unavailable", unavailable) : "",
+               failed ? fmt::format(", {} FAILED", failed) : "", o.output);
     for (const auto& w : r.stale_winners)
         fmt::print("stale winner: {}: {} now beaten by {} ({:.1f} % faster)\n", w.key, w.winner,
                    w.better, 100 * w.rel_gain);
+    // A failed entry is a broken suite (exit 2, like a failing command), over a stale winner.
+    if (failed) return usage_error;
     return r.stale_winners.empty() ? ok : finding;
 }
 
@@ -64,8 +68,7 @@ command add_bench(CLI::App& root) {
     app->add_option("--repeat", o->repeat, "Timed runs per entry, replacing the suite's");
     app->add_flag("--skip-unavailable", o->skip_unavailable,
                   "Record entries this machine cannot run (op entries and cache re-validation "
-                  "without a GPU) as "
-                  "unavailable instead of failing");
+                  "without a GPU) as unavailable instead of failing");
     app->add_option("--stale-band", o->stale_band,
                     "Percent by which a re-measured runner-up must beat a cached winner to "
                     "report it stale (default 3)")

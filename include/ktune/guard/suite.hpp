@@ -100,7 +100,8 @@ struct bench_options {
 
 /// Runs every entry. Throws ktune::error(unsupported) for an op entry or a cache without the
 /// capability (unless skip_unavailable), and ktune::error(input/timeout) when a command fails,
-/// naming it, its exit status and the run.
+/// naming it, its exit status and the run. An op entry whose measurement throws (invalid
+/// config, compile error, wrong result) is recorded with status "failed" and the reason.
 results run_suite(const suite& s, const bench_options& options);
 
 /// Times one command `repeat` times after `warmup` runs; seconds per run. Its stdout goes to

@@ -83,6 +83,30 @@ TEST_CASE("verdicts: slower, faster, same, below threshold, inconclusive") {
     CHECK(compare(base, cand) == r);
 }
 
+TEST_CASE("a quiet kernel made exactly T slower is slower, a quiet 4 % stays same") {
+    // As measured on an H200 (bench/guard/gpu_step.sh): 5 % more loop iterations made a
+    // 708 us kernel +4.99 % [4.98, 5.00] slower; launch-to-launch noise ~0.05 %.
+    const auto quiet = [](double m, double scale, std::uint64_t seed) {
+        splitmix64 g(seed);
+        std::vector<double> v;
+        for (int i = 0; i < 40; ++i)
+            v.push_back(m * scale * (1 + 0.0005 * g.uniform()));
+        return v;
+    };
+    series_set base, cand;
+    base.items = {key("fma", quiet(708.2, 1, 1)), key("four", quiet(100, 1, 2)),
+                  key("fast", quiet(100, 1, 3))};
+    cand.items = {key("fma", quiet(708.2, 1.0499, 4)), key("four", quiet(100, 1.04, 5)),
+                  key("fast", quiet(100, 1 / 1.0499, 6))};
+    const auto r = compare(base, cand);
+    CHECK(find(r, "fma").rel < 0.05);
+    CHECK(find(r, "fma").rel_hi < 0.05);
+    CHECK(find(r, "fma").result == verdict::slower);
+    CHECK(find(r, "fma").why == cause::kernel_time);
+    CHECK(find(r, "fast").result == verdict::faster);
+    CHECK(find(r, "four").result == verdict::same); // real, but under the 5 % minimum effect
+}
+
 TEST_CASE("noise too large to rule out the threshold is inconclusive, not same") {
     series_set base, cand;
     splitmix64 g(9);

@@ -166,6 +166,20 @@ TEST_CASE("running a suite: commands are timed, op entries need the runtime") {
     CHECK(full.entries[1].sm_clock_mhz == 1980);
     // Op fields survive the results file.
     CHECK(parse_results(results_to_json(full), "r") == full);
+    // A measurement that throws fails its entry only; the rest is measured.
+    bench_options broken = hooked;
+    broken.hooks.time_op = [&](const op_entry& e, const std::vector<std::int64_t>& shape,
+                               const op_config& c, int n) {
+        if (c.kind == "cached" && shape[0] == 4096)
+            throw ktune::error(ktune::error_kind::input, "softmax 4096x4096: not a valid config");
+        return hooked.hooks.time_op(e, shape, c, n);
+    };
+    const auto part = run_suite(ops, broken);
+    REQUIRE(part.entries.size() == 5);
+    CHECK(part.entries[1].status == "failed");
+    CHECK(part.entries[1].detail.find("not a valid config") != std::string::npos);
+    CHECK(part.entries[2].status == "ok");
+    CHECK(to_series_set(part, "p").items.size() == 4);
 
     command_entry bad{"false", {"false"}, 2, 0, 10};
     CHECK_THROWS_AS(time_command(bad), ktune::error);
