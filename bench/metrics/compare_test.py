@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """compare.py's ncu CSV parser and SOL class on small samples (run by ctest: metrics_compare_py).
 
-tests/data/metrics/ncu_raw_wide.csv is the wide form of `ncu --csv --page raw` (header, units
-row, one row per launch, "==PROF==" lines around it)."""
+tests/data/metrics/ncu_raw_wide.csv is captured from ncu 2025 on an H200 (2026-11-21,
+bench/metrics/gpu_step.sh step_metrics_ncu, 3 of its 16 launches kept): the wide form of
+`ncu --csv --page raw` (header with ~300 columns, units row, one row per launch, "==PROF==" and
+"==WARNING==" lines around it)."""
 import os
 import sys
 
@@ -13,11 +15,14 @@ import compare  # noqa: E402
 data = os.path.join(here, "..", "..", "tests", "data", "metrics")
 rows = compare.parse_ncu_csv(open(os.path.join(data, "ncu_raw_wide.csv")).read())
 assert [r["name"] for r in rows] == ["k_copy", "k_tiny",
-                                     "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"], rows
-assert rows[0]["dram__bytes_read.sum"] == 268476416.0  # thousands separators
-assert rows[1]["dram__bytes_write.sum"] is None  # "n/a"
+                                     "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"], rows
+assert rows[0]["dram__bytes_read.sum"] == 268447744.0  # thousands separators
+assert rows[2]["sm__ops_path_tensor_src_bf16_dst_fp32.sum"] == 2.0 * 4096 ** 3
+assert rows[0]["device__attribute_display_name"] is None  # a text column is no number
 assert "Block Size" not in rows[0] and "ID" not in rows[0]  # only metric columns
 assert [compare.ncu_class(r) for r in rows] == ["memory", "latency", "compute"]
+na = '"ID","Kernel Name","dram__bytes_write.sum"\n"","","byte"\n"0","k","n/a"'
+assert compare.parse_ncu_csv(na)[0]["dram__bytes_write.sum"] is None
 
 long_form = "\n".join([
     '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"',

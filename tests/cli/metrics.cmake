@@ -40,3 +40,12 @@ ktune_cli_test(profile_metrics_empty_set RC 2
 ktune_cli_test(roofline_trace_without_metrics RC 2
   ARGS roofline examples/data/transformer_layer_h200.ktrace
   EXPECT "no metrics in this trace" "ktune profile --metrics roofline")
+# A real trace of `ktune profile --metrics roofline` (H200, PyTorch transformer layer): the
+# metrics chunk joined to its launches, precision measured (cuDNN's fp16 wgmma attention).
+set(_rt tests/data/metrics/h200_transformer_layer.metrics.ktrace)
+ktune_cli_test(roofline_from_trace RC 0 ARGS roofline ${_rt}
+  EXPECT "Roofline of 10 kernels on H200" "3 replay passes"
+         "joined to their launches by correlation id: 10 of 10" "cudnn_generated_fort_native_sdpa"
+         "compute " "latency " "launch ")
+ktune_cli_test(roofline_from_trace_json RC 0 ARGS roofline ${_rt} --json
+  EXPECT "\"joined_by_correlation\": 10" "\"precision\": \"BF16/FP16 tensor\"" "\"launch_index\"")
