@@ -1,83 +1,80 @@
 // LayerNorm over the last dimension: y = (x - mean) / sqrt(var + 1e-5) * gamma + beta.
-// Same row-group structure as softmax: the row cached in registers (exact two-pass variance)
-// or streamed twice (sum and sum of squares in the first pass).
+// Same row-group structure as softmax: the row cached in registers (exact two-pass variance),
+// or streamed twice (sum and sum of squares in the first pass), or split across a cluster
+// (each block's slice mean and centred sum of squares, combined exactly through DSMEM).
 #include "ops/builtin_ops.hpp"
-#include "ops/source_common.hpp"
-
-#include <fmt/format.h>
+#include "ops/row_op.hpp"
 
 namespace ktune::ops::detail {
 namespace {
 
 const char* const layernorm_body = R"(
-constexpr int NV = C / VEC;
-constexpr int ITEMS = (NV + TPR - 1) / TPR;
-typedef vec_t<VEC> V;
-
-extern "C" __global__ void __launch_bounds__(TPR * RPB)
+extern "C" __global__ void __launch_bounds__(TPR * RPB) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
                 T* __restrict__ y, int rows, int cols) {
     __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
-    const int lrow = threadIdx.x / TPR, t = threadIdx.x % TPR;
-    const long long row = (long long)blockIdx.x * RPB + lrow;
-    const bool active = row < rows;
-    const V* xr = reinterpret_cast<const V*>(x + (active ? row : 0) * (long long)C);
-    V* yr = reinterpret_cast<V*>(y + (active ? row : 0) * (long long)C);
-    const V* gv = reinterpret_cast<const V*>(gamma);
-    const V* bv = reinterpret_cast<const V*>(beta);
+    const row_pos p = row_position(rows);
+    const V* xr = reinterpret_cast<const V*>(x + p.first);
+    V* yr = reinterpret_cast<V*>(y + p.first);
+    const V* gv = reinterpret_cast<const V*>(gamma + p.col0);
+    const V* bv = reinterpret_cast<const V*>(beta + p.col0);
 #if CACHE_ROW
     float v[ITEMS][VEC];
+    load_row(v, xr, p, 0.f);
     float s = 0.f;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int j = t + i * TPR;
-        if (active && j < NV) {
-            const V a = xr[j];
+    for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) { v[i][k] = to_f(a.v[k]); s += v[i][k]; }
-        } else {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) v[i][k] = 0.f;
-        }
-    }
-    const float mean = group_sum(s, red, lrow, t) * (1.f / C);
+        for (int k = 0; k < VEC; ++k) s += v[i][k];
+    float mean = group_sum(s, red, p) * (1.f / CS);
     float q = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
-        const int j = t + i * TPR;
-        if (j < NV)
+        if (p.t + i * TPR < NV)
 #pragma unroll
             for (int k = 0; k < VEC; ++k) { const float d = v[i][k] - mean; q += d * d; }
     }
-    const float rstd = rsqrtf(group_sum(q, red, lrow, t) * (1.f / C) + 1e-5f);
+    q = group_sum(q, red, p);
+#if CLUSTER > 1
+    // Equal-sized slices: the row mean is the mean of the slice means, and the centred sum of
+    // squares adds each slice's plus CS * (slice mean - row mean)^2 (Chan et al.).
+    cluster_publish(make_float2(mean, q));
+    float gmean = 0.f, gq = 0.f;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int j = t + i * TPR;
-        if (active && j < NV) {
-            const V g = gv[j], b = bv[j];
-            V o;
+    for (int r = 0; r < CLUSTER; ++r) gmean += cluster_part(r).x;
+    gmean *= 1.f / CLUSTER;
 #pragma unroll
-            for (int k = 0; k < VEC; ++k)
-                o.v[k] = from_f((v[i][k] - mean) * rstd * to_f(g.v[k]) + to_f(b.v[k]));
-            yr[j] = o;
-        }
+    for (int r = 0; r < CLUSTER; ++r) {
+        const float2 b = cluster_part(r);
+        gq += b.y + CS * (b.x - gmean) * (b.x - gmean);
     }
+    cluster_done();
+    mean = gmean;
+    q = gq;
+#endif
+    const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
+    store_row(yr, v, p, [&](int j, int k, float e) {
+        return (e - mean) * rstd * to_f(gv[j].v[k]) + to_f(bv[j].v[k]);
+    });
+#if CLUSTER > 1
+    cluster_finish();
+#endif
 #else
     float s = 0.f, q = 0.f;
-    if (active) {
+    if (p.active) {
 #pragma unroll UNROLL
-        for (int j = t; j < NV; j += TPR) {
+        for (int j = p.t; j < NV; j += TPR) {
             const V a = xr[j];
 #pragma unroll
             for (int k = 0; k < VEC; ++k) { const float xv = to_f(a.v[k]); s += xv; q += xv * xv; }
         }
     }
-    const float mean = group_sum(s, red, lrow, t) * (1.f / C);
-    const float var = fmaxf(group_sum(q, red, lrow, t) * (1.f / C) - mean * mean, 0.f);
+    const float mean = group_sum(s, red, p) * (1.f / C);
+    const float var = fmaxf(group_sum(q, red, p) * (1.f / C) - mean * mean, 0.f);
     const float rstd = rsqrtf(var + 1e-5f);
-    if (active) {
+    if (p.active) {
 #pragma unroll UNROLL
-        for (int j = t; j < NV; j += TPR) {
+        for (int j = p.t; j < NV; j += TPR) {
             const V a = xr[j], g = gv[j], b = bv[j];
             V o;
 #pragma unroll
@@ -125,59 +122,16 @@ extern "C" __global__ void ktune_op_kernel(const T* x, const T* gamma, const T* 
 }
 )";
 
-class layernorm final : public op {
+class layernorm final : public row_op {
 public:
+    layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 1; }
+    int version() const noexcept override { return 2; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
     std::string_view torch_equivalent() const noexcept override {
         return "torch.nn.functional.layer_norm(x, (cols,), gamma, beta)";
-    }
-    std::vector<param_axis> axes() const override {
-        return {{"threads_per_row", ints({32, 64, 128, 256, 512, 1024}), "threads sharing a row"},
-                {"rows_per_block", ints({1, 2, 4, 8}), "rows per thread block"},
-                {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"},
-                {"cache_row", {true, false}, "keep the row in registers (one read) or read twice"},
-                {"unroll", ints({1, 2, 4}), "unroll of the streaming loops (two-pass only)"}};
-    }
-    bool valid(const config& c, const problem& p, std::string* why) const override {
-        if (!row_op_valid(c, p, true, why)) return false;
-        if (c.get<bool>("cache_row") && c.get<std::int64_t>("unroll") != 1) {
-            if (why) *why = "unroll applies to the two-pass form only";
-            return false;
-        }
-        return true;
-    }
-    config default_config(const problem& p) const override {
-        const std::int64_t vec = 16 / static_cast<std::int64_t>(size_of(p.type));
-        config c{{"threads_per_row", std::int64_t{256}},
-                 {"rows_per_block", std::int64_t{1}},
-                 {"vec", vec},
-                 {"cache_row", true},
-                 {"unroll", std::int64_t{1}}};
-        if (!valid(c, p, nullptr)) {
-            c.set("cache_row", false);
-            c.set("unroll", std::int64_t{2});
-        }
-        return c;
-    }
-    std::string source(const config& c, const problem& p) const override {
-        return prelude(p.type) + constants(c) +
-               fmt::format("#define TPR THREADS_PER_ROW\n#define RPB ROWS_PER_BLOCK\n"
-                           "constexpr int C = {};\n",
-                           p.shape.cols) +
-               row_reduce_source + layernorm_body;
-    }
-    std::string reference_source(const problem& p) const override {
-        return prelude(p.type) + layernorm_reference;
-    }
-    launch_geometry geometry(const config& c, const problem& p) const override {
-        return row_geometry(c, p);
-    }
-    launch_geometry reference_geometry(const problem& p) const override {
-        return row_reference_geometry(p);
     }
     std::vector<buffer_spec> buffers(const problem& p) const override {
         const auto n = static_cast<std::size_t>(p.shape.rows * p.shape.cols);
@@ -197,7 +151,10 @@ public:
     double flops(const problem& p) const override {
         return 8.0 * static_cast<double>(p.shape.rows * p.shape.cols);
     }
-    shape2d bucket(const shape2d& s) const override { return {next_pow2(s.rows), s.cols}; }
+
+private:
+    const char* body() const noexcept override { return layernorm_body; }
+    const char* reference_body() const noexcept override { return layernorm_reference; }
 };
 
 } // namespace

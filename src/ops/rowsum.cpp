@@ -1,9 +1,9 @@
-// Row-wise sum y[r] = sum_c x[r, c]: the reduction of the suite. unroll independent
-// accumulators keep several 16-byte loads in flight per thread.
+// Row-wise sum y[r] = sum_c x[r, c]: the reduction of the suite. Each thread issues unroll
+// independent (predicated) loads before it adds any: bytes in flight per SM are what a
+// bandwidth-bound reduction lives on. Short rows take several rows per warp (threads_per_row
+// below 32).
 #include "ops/builtin_ops.hpp"
-#include "ops/source_common.hpp"
-
-#include <fmt/format.h>
+#include "ops/row_op.hpp"
 
 #include <cmath>
 
@@ -11,41 +11,39 @@ namespace ktune::ops::detail {
 namespace {
 
 const char* const rowsum_body = R"(
-constexpr int NV = C / VEC;
-typedef vec_t<VEC> V;
-
 extern "C" __global__ void __launch_bounds__(TPR * RPB)
 ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) {
     __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
-    const int lrow = threadIdx.x / TPR, t = threadIdx.x % TPR;
-    const long long row = (long long)blockIdx.x * RPB + lrow;
-    const bool active = row < rows;
-    const V* xr = reinterpret_cast<const V*>(x + (active ? row : 0) * (long long)C);
+    const row_pos p = row_position(rows);
+    const V* xr = reinterpret_cast<const V*>(x + p.first);
     float acc[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) acc[u] = 0.f;
-    if (active) {
-        int j = t;
-        for (; j + (UNROLL - 1) * TPR < NV; j += UNROLL * TPR) {
+    if (p.active) {
+        // Whole chunks of UNROLL loads, the tail predicated: a row shorter than one chunk per
+        // thread still gets all its loads in flight at once.
+        for (int j = p.t; j < NV; j += UNROLL * TPR) {
             V a[UNROLL];
 #pragma unroll
-            for (int u = 0; u < UNROLL; ++u) a[u] = xr[j + u * TPR];
+            for (int u = 0; u < UNROLL; ++u) {
+                if (j + u * TPR < NV) {
+                    a[u] = xr[j + u * TPR];
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) a[u].v[k] = from_f(0.f);
+                }
+            }
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) acc[u] += to_f(a[u].v[k]);
         }
-        for (; j < NV; j += TPR) {
-            const V a = xr[j];
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) acc[0] += to_f(a.v[k]);
-        }
     }
     float s = 0.f;
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) s += acc[u];
-    s = group_sum(s, red, lrow, t);
-    if (active && t == 0) y[row] = from_f(s);
+    s = group_sum(s, red, p);
+    if (p.active && p.t == 0) y[p.row] = from_f(s);
     KTUNE_EPILOGUE(y, (long long)rows)
 }
 )";
@@ -66,46 +64,15 @@ extern "C" __global__ void ktune_op_kernel(const T* x, float* y, int rows, int c
 }
 )";
 
-class rowsum final : public op {
+class rowsum final : public row_op {
 public:
+    rowsum() noexcept : row_op(row_forms::streaming) {}
     std::string_view name() const noexcept override { return "rowsum"; }
-    int version() const noexcept override { return 1; }
+    int version() const noexcept override { return 2; }
     std::string_view description() const noexcept override {
         return "sum reduction along the last dimension";
     }
     std::string_view torch_equivalent() const noexcept override { return "x.sum(dim=-1)"; }
-    std::vector<param_axis> axes() const override {
-        return {{"threads_per_row", ints({32, 64, 128, 256, 512, 1024}), "threads sharing a row"},
-                {"rows_per_block", ints({1, 2, 4, 8}), "rows per thread block"},
-                {"vec", ints({1, 2, 4, 8}), "elements per load (16 bytes at most)"},
-                {"unroll", ints({1, 2, 4, 8}), "independent loads in flight per thread"}};
-    }
-    bool valid(const config& c, const problem& p, std::string* why) const override {
-        return row_op_valid(c, p, false, why);
-    }
-    config default_config(const problem& p) const override {
-        const std::int64_t vec = 16 / static_cast<std::int64_t>(size_of(p.type));
-        return {{"threads_per_row", std::int64_t{256}},
-                {"rows_per_block", std::int64_t{1}},
-                {"vec", vec},
-                {"unroll", std::int64_t{2}}};
-    }
-    std::string source(const config& c, const problem& p) const override {
-        return prelude(p.type) + constants(c) +
-               fmt::format("#define TPR THREADS_PER_ROW\n#define RPB ROWS_PER_BLOCK\n"
-                           "constexpr int C = {};\n",
-                           p.shape.cols) +
-               row_reduce_source + rowsum_body;
-    }
-    std::string reference_source(const problem& p) const override {
-        return prelude(p.type) + rowsum_reference;
-    }
-    launch_geometry geometry(const config& c, const problem& p) const override {
-        return row_geometry(c, p);
-    }
-    launch_geometry reference_geometry(const problem& p) const override {
-        return row_reference_geometry(p);
-    }
     std::vector<buffer_spec> buffers(const problem& p) const override {
         return {{"x", static_cast<std::size_t>(p.shape.rows * p.shape.cols), false},
                 {"y", static_cast<std::size_t>(p.shape.rows), true}};
@@ -124,7 +91,10 @@ public:
     double flops(const problem& p) const override {
         return static_cast<double>(p.shape.rows * p.shape.cols);
     }
-    shape2d bucket(const shape2d& s) const override { return {next_pow2(s.rows), s.cols}; }
+
+private:
+    const char* body() const noexcept override { return rowsum_body; }
+    const char* reference_body() const noexcept override { return rowsum_reference; }
 };
 
 } // namespace

@@ -1,66 +1,60 @@
 // Row softmax y = exp(x - max) / sum(exp(x - max)) along cols. A group of threads_per_row
-// threads owns a row; the row is either cached in registers (one DRAM read) or read twice
-// with an online max/sum in the first pass (long rows that would not fit in registers).
-#include "ktune/core/error.hpp"
+// threads owns a row; the row is cached in registers (one DRAM read), or read twice with an
+// online max/sum in the first pass, or, too long for one block, split across a thread-block
+// cluster whose blocks each cache a slice and combine their (max, sum) pairs through DSMEM.
 #include "ops/builtin_ops.hpp"
-#include "ops/source_common.hpp"
-
-#include <fmt/format.h>
+#include "ops/row_op.hpp"
 
 namespace ktune::ops::detail {
 namespace {
 
 const char* const softmax_body = R"(
-constexpr int NV = C / VEC;                   // vectors per row
-constexpr int ITEMS = (NV + TPR - 1) / TPR;  // vectors per thread when cached
-typedef vec_t<VEC> V;
-
-extern "C" __global__ void __launch_bounds__(TPR * RPB)
+extern "C" __global__ void __launch_bounds__(TPR * RPB) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) {
     __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
-    const int lrow = threadIdx.x / TPR, t = threadIdx.x % TPR;
-    const long long row = (long long)blockIdx.x * RPB + lrow;
-    const bool active = row < rows;
-    const V* xr = reinterpret_cast<const V*>(x + (active ? row : 0) * (long long)C);
-    V* yr = reinterpret_cast<V*>(y + (active ? row : 0) * (long long)C);
+    const row_pos p = row_position(rows);
+    const V* xr = reinterpret_cast<const V*>(x + p.first);
+    V* yr = reinterpret_cast<V*>(y + p.first);
 #if CACHE_ROW
     float v[ITEMS][VEC];
+    load_row(v, xr, p, -KTUNE_INF);
     float m = -KTUNE_INF;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int j = t + i * TPR;
-        if (active && j < NV) {
-            const V a = xr[j];
+    for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) { v[i][k] = to_f(a.v[k]); m = fmaxf(m, v[i][k]); }
-        } else {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) v[i][k] = -KTUNE_INF;
-        }
-    }
-    m = group_max(m, red, lrow, t);
+        for (int k = 0; k < VEC; ++k) m = fmaxf(m, v[i][k]);
+    m = group_max(m, red, p);
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
         for (int k = 0; k < VEC; ++k) { v[i][k] = __expf(v[i][k] - m); s += v[i][k]; }
-    s = group_sum(s, red, lrow, t);
-    const float inv = 1.f / s;
+    s = group_sum(s, red, p);
+#if CLUSTER > 1
+    // The row's max and sum from every block's (max, sum) of its slice, in rank order.
+    cluster_publish(make_float2(m, s));
+    float gm = -KTUNE_INF, gs = 0.f;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int j = t + i * TPR;
-        if (active && j < NV) {
-            V o;
+    for (int r = 0; r < CLUSTER; ++r) gm = fmaxf(gm, cluster_part(r).x);
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) o.v[k] = from_f(v[i][k] * inv);
-            yr[j] = o;
-        }
+    for (int r = 0; r < CLUSTER; ++r) {
+        const float2 q = cluster_part(r);
+        gs += q.y * __expf(q.x - gm);
     }
+    cluster_done();
+    const float scale = __expf(m - gm) / gs;
+#else
+    const float scale = 1.f / s;
+#endif
+    store_row(yr, v, p, [&](int, int, float e) { return e * scale; });
+#if CLUSTER > 1
+    cluster_finish();
+#endif
 #else
     float m = -KTUNE_INF, s = 0.f;
-    if (active) {
+    if (p.active) {
 #pragma unroll UNROLL
-        for (int j = t; j < NV; j += TPR) {
+        for (int j = p.t; j < NV; j += TPR) {
             const V a = xr[j];
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
@@ -70,13 +64,13 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
             }
         }
     }
-    const float gm = group_max(m, red, lrow, t);
+    const float gm = group_max(m, red, p);
     s = (m == -KTUNE_INF) ? 0.f : s * __expf(m - gm);
-    s = group_sum(s, red, lrow, t);
+    s = group_sum(s, red, p);
     const float inv = 1.f / s;
-    if (active) {
+    if (p.active) {
 #pragma unroll UNROLL
-        for (int j = t; j < NV; j += TPR) {
+        for (int j = p.t; j < NV; j += TPR) {
             const V a = xr[j];
             V o;
 #pragma unroll
@@ -118,59 +112,16 @@ extern "C" __global__ void ktune_op_kernel(const T* x, float* y, int rows, int c
 }
 )";
 
-class softmax final : public op {
+class softmax final : public row_op {
 public:
+    softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
-    int version() const noexcept override { return 1; }
+    int version() const noexcept override { return 2; }
     std::string_view description() const noexcept override {
         return "row softmax along the last dimension";
     }
     std::string_view torch_equivalent() const noexcept override {
         return "torch.softmax(x, dim=-1)";
-    }
-    std::vector<param_axis> axes() const override {
-        return {{"threads_per_row", ints({32, 64, 128, 256, 512, 1024}), "threads sharing a row"},
-                {"rows_per_block", ints({1, 2, 4, 8}), "rows per thread block"},
-                {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"},
-                {"cache_row", {true, false}, "keep the row in registers (one read) or read twice"},
-                {"unroll", ints({1, 2, 4}), "unroll of the streaming loops (two-pass only)"}};
-    }
-    bool valid(const config& c, const problem& p, std::string* why) const override {
-        if (!row_op_valid(c, p, true, why)) return false;
-        if (c.get<bool>("cache_row") && c.get<std::int64_t>("unroll") != 1) {
-            if (why) *why = "unroll applies to the two-pass form only";
-            return false;
-        }
-        return true;
-    }
-    config default_config(const problem& p) const override {
-        const std::int64_t vec = 16 / static_cast<std::int64_t>(size_of(p.type));
-        config c{{"threads_per_row", std::int64_t{256}},
-                 {"rows_per_block", std::int64_t{1}},
-                 {"vec", vec},
-                 {"cache_row", true},
-                 {"unroll", std::int64_t{1}}};
-        if (!valid(c, p, nullptr)) {
-            c.set("cache_row", false);
-            c.set("unroll", std::int64_t{2});
-        }
-        return c;
-    }
-    std::string source(const config& c, const problem& p) const override {
-        return prelude(p.type) + constants(c) +
-               fmt::format("#define TPR THREADS_PER_ROW\n#define RPB ROWS_PER_BLOCK\n"
-                           "constexpr int C = {};\n",
-                           p.shape.cols) +
-               row_reduce_source + softmax_body;
-    }
-    std::string reference_source(const problem& p) const override {
-        return prelude(p.type) + softmax_reference;
-    }
-    launch_geometry geometry(const config& c, const problem& p) const override {
-        return row_geometry(c, p);
-    }
-    launch_geometry reference_geometry(const problem& p) const override {
-        return row_reference_geometry(p);
     }
     std::vector<buffer_spec> buffers(const problem& p) const override {
         const auto n = static_cast<std::size_t>(p.shape.rows * p.shape.cols);
@@ -187,10 +138,10 @@ public:
     double flops(const problem& p) const override {
         return 5.0 * static_cast<double>(p.shape.rows * p.shape.cols);
     }
-    shape2d bucket(const shape2d& s) const override {
-        // cols are baked into the source (register caching): exact; rows only set the grid.
-        return {next_pow2(s.rows), s.cols};
-    }
+
+private:
+    const char* body() const noexcept override { return softmax_body; }
+    const char* reference_body() const noexcept override { return softmax_reference; }
 };
 
 } // namespace

@@ -36,42 +36,147 @@ __device__ __forceinline__ T from_f(float v) {
     return s;
 }
 
-const char* const row_reduce_source = R"(
-constexpr int WARPS = TPR / 32;
+const char* const row_common_source = R"(
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
+constexpr int WARPS = TPR / 32;             // 0: a row's group is part of one warp
+constexpr int LANES = TPR < 32 ? TPR : 32;  // lanes of a warp that share a row
+constexpr int CS = C / CLUSTER;             // elements of the row one block holds
+constexpr int NV = CS / VEC;                // vectors of those
+constexpr int ITEMS = (NV + TPR - 1) / TPR; // vectors per thread when cached
+typedef vec_t<VEC> V;
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    for (int o = LANES / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
 __device__ __forceinline__ float warp_max(float v) {
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    for (int o = LANES / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
 }
+
+#if CLUSTER > 1
+// Thread-block clusters (sm_90) in PTX: what cooperative_groups::cluster_group's block_rank(),
+// sync() (split into arrive and wait) and map_shared_rank() compile to, without its headers.
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ void cluster_arrive() {
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+template <class P> __device__ __forceinline__ P* map_shared_rank(P* p, unsigned rank) {
+    unsigned long long o;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(o) : "l"(p), "r"(rank));
+    return reinterpret_cast<P*>(o);
+}
+__shared__ float2 ktune_part; // this block's partial result, read by the whole cluster
+// Publish this block's pair; afterwards cluster_part(r) reads block r's (distributed shared
+// memory). cluster_done() ends the reads; cluster_finish() keeps the block (and its shared
+// memory) alive until every block of the cluster has finished reading.
+__device__ __forceinline__ void cluster_publish(float2 v) {
+    if (threadIdx.x == 0) ktune_part = v;
+    cluster_arrive();
+    cluster_wait();
+}
+__device__ __forceinline__ float2 cluster_part(unsigned r) { return *map_shared_rank(&ktune_part, r); }
+__device__ __forceinline__ void cluster_done() { cluster_arrive(); }
+__device__ __forceinline__ void cluster_finish() { cluster_wait(); }
+#define KTUNE_CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
+#else
+#define KTUNE_CLUSTER_DIMS
+#endif
+
+// Where this thread works: its row, its lane t in the row's group, and the first element of
+// the row (or, split across a cluster, of this block's slice of it).
+struct row_pos {
+    long long row, first;
+    int lrow, t, col0;
+    bool active;
+};
+__device__ __forceinline__ row_pos row_position(int rows) {
+    row_pos p;
+#if CLUSTER > 1
+    p.lrow = 0;
+    p.t = threadIdx.x;
+    p.row = blockIdx.x / CLUSTER; // the grid is rows * CLUSTER blocks exactly
+    p.active = true;
+    p.col0 = (int)cluster_rank() * CS;
+#else
+    p.lrow = threadIdx.x / TPR;
+    p.t = threadIdx.x % TPR;
+    p.row = (long long)blockIdx.x * RPB + p.lrow;
+    p.active = p.row < rows;
+    p.col0 = 0;
+#endif
+    p.first = (p.active ? p.row : 0) * (long long)C + p.col0;
+    return p;
+}
+
 // Every thread of the block must call these (they may hold __syncthreads).
-__device__ __forceinline__ float group_sum(float v, float* red, int lrow, int t) {
+__device__ __forceinline__ float group_sum(float v, float* red, const row_pos& p) {
     v = warp_sum(v);
     if (WARPS > 1) {
-        if ((t & 31) == 0) red[lrow * WARPS + (t >> 5)] = v;
+        if ((p.t & 31) == 0) red[p.lrow * WARPS + (p.t >> 5)] = v;
         __syncthreads();
         v = 0.f;
 #pragma unroll
-        for (int i = 0; i < WARPS; ++i) v += red[lrow * WARPS + i];
+        for (int i = 0; i < WARPS; ++i) v += red[p.lrow * WARPS + i];
         __syncthreads();
     }
     return v;
 }
-__device__ __forceinline__ float group_max(float v, float* red, int lrow, int t) {
+__device__ __forceinline__ float group_max(float v, float* red, const row_pos& p) {
     v = warp_max(v);
     if (WARPS > 1) {
-        if ((t & 31) == 0) red[lrow * WARPS + (t >> 5)] = v;
+        if ((p.t & 31) == 0) red[p.lrow * WARPS + (p.t >> 5)] = v;
         __syncthreads();
         v = -KTUNE_INF;
 #pragma unroll
-        for (int i = 0; i < WARPS; ++i) v = fmaxf(v, red[lrow * WARPS + i]);
+        for (int i = 0; i < WARPS; ++i) v = fmaxf(v, red[p.lrow * WARPS + i]);
         __syncthreads();
     }
     return v;
+}
+
+// The row (slice) cached in registers: v[i][k] is element (t + i * TPR) * VEC + k; `pad`
+// where a thread has no element. One DRAM read per element.
+__device__ __forceinline__ void load_row(float (&v)[ITEMS][VEC], const V* xr, const row_pos& p,
+                                         float pad) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int j = p.t + i * TPR;
+        if (p.active && j < NV) {
+            const V a = xr[j];
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) v[i][k] = to_f(a.v[k]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) v[i][k] = pad;
+        }
+    }
+}
+// y[j] = f(j, k, v[i][k]) for the vectors this thread owns.
+template <class F>
+__device__ __forceinline__ void store_row(V* yr, const float (&v)[ITEMS][VEC], const row_pos& p,
+                                          F f) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int j = p.t + i * TPR;
+        if (p.active && j < NV) {
+            V o;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) o.v[k] = from_f(f(j, k, v[i][k]));
+            yr[j] = o;
+        }
+    }
 }
 )";
 
@@ -100,48 +205,6 @@ std::int64_t next_pow2(std::int64_t v) noexcept {
     while (p < v)
         p <<= 1;
     return p;
-}
-
-namespace {
-bool fail(std::string* why, std::string msg) {
-    if (why) *why = std::move(msg);
-    return false;
-}
-} // namespace
-
-bool row_op_valid(const config& c, const problem& p, bool has_cache, std::string* why) {
-    const auto tpr = c.get<std::int64_t>("threads_per_row");
-    const auto rpb = c.get<std::int64_t>("rows_per_block");
-    const auto vec = c.get<std::int64_t>("vec");
-    const auto esize = static_cast<std::int64_t>(size_of(p.type));
-    if (tpr < 32 || tpr % 32 != 0) return fail(why, "threads_per_row must be a multiple of 32");
-    if (tpr * rpb > 1024) return fail(why, "threads_per_row * rows_per_block > 1024");
-    if (vec * esize > 16) return fail(why, "vector wider than 16 bytes");
-    if (p.shape.cols % vec != 0) return fail(why, "vec must divide cols");
-    const std::int64_t nv = p.shape.cols / vec;
-    if (nv < tpr / 2) return fail(why, "more than half the threads of a row would idle");
-    if (has_cache && c.get<bool>("cache_row")) {
-        const std::int64_t items = (nv + tpr - 1) / tpr;
-        // A row cached in registers: more than 64 floats per thread spills or starves occupancy.
-        if (items * vec > 64) return fail(why, "cached row needs more than 64 registers");
-    }
-    return true;
-}
-
-launch_geometry row_geometry(const config& c, const problem& p) {
-    const auto tpr = c.get<std::int64_t>("threads_per_row");
-    const auto rpb = c.get<std::int64_t>("rows_per_block");
-    launch_geometry g;
-    g.grid[0] = static_cast<unsigned>((p.shape.rows + rpb - 1) / rpb);
-    g.block[0] = static_cast<unsigned>(tpr * rpb);
-    return g;
-}
-
-launch_geometry row_reference_geometry(const problem& p) {
-    launch_geometry g;
-    g.grid[0] = static_cast<unsigned>(p.shape.rows);
-    g.block[0] = 256;
-    return g;
 }
 
 } // namespace ktune::ops::detail

@@ -22,16 +22,10 @@ std::vector<param_value> ints(std::initializer_list<std::int64_t> v);
 /// Round up to the next power of two (1 for 0).
 std::int64_t next_pow2(std::int64_t v) noexcept;
 
-/// Row-op checks shared by softmax, layernorm and rowsum: block size, vector width divides
-/// cols, 16-byte vectors at most, register-cached row fits.
-bool row_op_valid(const config& c, const problem& p, bool has_cache, std::string* why);
-
-/// Geometry of the row ops: one group of threads_per_row threads per row.
-launch_geometry row_geometry(const config& c, const problem& p);
-/// One 256-thread block per row: the reference kernels.
-launch_geometry row_reference_geometry(const problem& p);
-
-/// Reduction helpers shared by the row-op templates (needs TPR and RPB constants).
-extern const char* const row_reduce_source;
+/// Device code shared by the row-op templates (needs T, VEC, TPR, RPB, C and optionally
+/// CLUSTER defined): the per-row constants, warp/group reductions (a row's group may be part of
+/// a warp), the cluster exchange through distributed shared memory, the thread's row position,
+/// and loading/storing a register-cached row.
+extern const char* const row_common_source;
 
 } // namespace ktune::ops::detail

@@ -1,6 +1,8 @@
 // Tiled transpose out[c, r] = in[r, c] through shared memory: TILE x TILE tiles, a block of
 // (TILE / VEC) x BLOCK_ROWS threads, VEC-wide loads and stores on both sides, optional padding
-// of the shared tile against bank conflicts.
+// of the shared tile against bank conflicts. bf16 can pack: the pair in[2i][c], in[2i+1][c] is
+// one 4-byte word of the output row c, so the tile holds words (half the shared-memory
+// accesses, the banks' natural width) and the kernel is a 32-bit transpose of row pairs.
 #include "ops/builtin_ops.hpp"
 #include "ops/source_common.hpp"
 
@@ -15,10 +17,40 @@ constexpr int TX = TILE / VEC;
 
 extern "C" __global__ void __launch_bounds__(TX * BLOCK_ROWS)
 ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
-    __shared__ T tile[TILE][TILE + PAD];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const long long r0 = (long long)blockIdx.y * TILE, c0 = (long long)blockIdx.x * TILE;
     const long long c = c0 + tx * VEC;
+    // Output row oc = an input column, output columns = input rows r0 + tx*VEC + k.
+    const long long orow = r0 + tx * VEC;
+#if PACK
+    __shared__ unsigned tile[TILE / 2][TILE + PAD]; // tile[i][c] = in[2i][c] | in[2i+1][c] << 16
+#pragma unroll
+    for (int r = ty; r < TILE / 2; r += BLOCK_ROWS) {
+        const long long ir = r0 + 2 * r; // rows is even: ir < rows implies ir + 1 < rows
+        if (ir < rows && c < cols) {
+            const V a = *reinterpret_cast<const V*>(in + ir * cols + c);
+            const V b = *reinterpret_cast<const V*>(in + (ir + 1) * cols + c);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+                tile[r][tx * VEC + k] = (unsigned)a.v[k] | ((unsigned)b.v[k] << 16);
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int cc = ty; cc < TILE; cc += BLOCK_ROWS) {
+        if (c0 + cc < cols && orow < rows) {
+            V o;
+#pragma unroll
+            for (int q = 0; q < VEC / 2; ++q) {
+                const unsigned w = tile[tx * (VEC / 2) + q][cc];
+                o.v[2 * q] = (T)(w & 0xffffu);
+                o.v[2 * q + 1] = (T)(w >> 16);
+            }
+            *reinterpret_cast<V*>(out + (c0 + cc) * rows + orow) = o;
+        }
+    }
+#else
+    __shared__ T tile[TILE][TILE + PAD];
 #pragma unroll
     for (int r = ty; r < TILE; r += BLOCK_ROWS) {
         if (r0 + r < rows && c < cols) {
@@ -28,8 +60,6 @@ ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int col
         }
     }
     __syncthreads();
-    // Output row oc = an input column, output columns = input rows r0 + tx*VEC + k.
-    const long long orow = r0 + tx * VEC;
 #pragma unroll
     for (int cc = ty; cc < TILE; cc += BLOCK_ROWS) {
         if (c0 + cc < cols && orow < rows) {
@@ -39,6 +69,7 @@ ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int col
             *reinterpret_cast<V*>(out + (c0 + cc) * rows + orow) = o;
         }
     }
+#endif
     KTUNE_EPILOGUE(out, (long long)rows * cols)
 }
 )";
@@ -55,7 +86,7 @@ extern "C" __global__ void ktune_op_kernel(const T* in, float* out, int rows, in
 class transpose final : public op {
 public:
     std::string_view name() const noexcept override { return "transpose"; }
-    int version() const noexcept override { return 1; }
+    int version() const noexcept override { return 2; }
     std::string_view description() const noexcept override {
         return "2-D transpose into a new contiguous tensor";
     }
@@ -64,7 +95,8 @@ public:
         return {{"tile", ints({16, 32, 64}), "square tile edge staged in shared memory"},
                 {"block_rows", ints({2, 4, 8, 16, 32}), "thread rows per block"},
                 {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"},
-                {"pad", ints({0, 1}), "shared-memory padding per tile row (elements)"}};
+                {"pad", ints({0, 1}), "shared-memory padding per tile row (elements)"},
+                {"pack", ints({0, 1}), "bf16: stage pairs of rows as 4-byte words"}};
     }
     bool valid(const config& c, const problem& p, std::string* why) const override {
         const auto tile = c.get<std::int64_t>("tile");
@@ -83,6 +115,11 @@ public:
         if (p.shape.rows % vec != 0 || p.shape.cols % vec != 0)
             return fail("vec must divide rows and cols");
         if ((p.shape.rows + tile - 1) / tile > 65535) return fail("grid.y over 65535");
+        if (c.find("pack") && c.get<std::int64_t>("pack") != 0) {
+            if (p.type != dtype::bf16) return fail("pack pairs 2-byte elements: bf16 only");
+            if (vec < 2) return fail("pack writes whole words: vec at least 2");
+            if (by > tile / 2) return fail("pack: block_rows > tile / 2");
+        }
         return true;
     }
     config default_config(const problem& p) const override {
@@ -91,7 +128,8 @@ public:
         return {{"tile", std::int64_t{32}},
                 {"block_rows", std::int64_t{8}},
                 {"vec", std::int64_t{1}},
-                {"pad", std::int64_t{1}}};
+                {"pad", std::int64_t{1}},
+                {"pack", std::int64_t{0}}};
     }
     std::string source(const config& c, const problem& p) const override {
         return prelude(p.type) + constants(c) + transpose_body;

@@ -65,6 +65,9 @@ struct launch_geometry {
     unsigned grid[3] = {1, 1, 1};
     unsigned block[3] = {1, 1, 1};
     unsigned shared_bytes = 0; ///< dynamic shared memory
+    /// Thread-block cluster shape (sm_90). The kernel declares it (__cluster_dims__), so a plain
+    /// cuLaunchKernel launches it; grid[i] is a multiple of cluster[i]. Informational here.
+    unsigned cluster[3] = {1, 1, 1};
     bool operator==(const launch_geometry&) const = default;
 };
 

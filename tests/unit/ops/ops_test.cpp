@@ -59,6 +59,67 @@ TEST_CASE("constraints prune before compiling") {
     CHECK(d.get<bool>("cache_row") == false);
 }
 
+TEST_CASE("a row split across a cluster: constraints and geometry") {
+    const op& sm = find_op("softmax");
+    const problem wide{{1024, 131072}, dtype::f32};
+    config c = sm.default_config(wide);
+    CHECK(c.get<std::int64_t>("cluster") == 1);
+    c.set("cache_row", true);
+    c.set("unroll", std::int64_t{1});
+    c.set("threads_per_row", std::int64_t{1024});
+    c.set("vec", std::int64_t{4});
+    std::string why;
+    CHECK_FALSE(sm.valid(c, wide, &why)); // 128 floats per thread in one block
+    CHECK(why.find("registers") != std::string::npos);
+    c.set("cluster", std::int64_t{8}); // 16 floats per thread: fits
+    REQUIRE(sm.valid(c, wide, &why));
+    const launch_geometry g = sm.geometry(c, wide);
+    CHECK(g.grid[0] == 1024u * 8);
+    CHECK(g.block[0] == 1024u);
+    CHECK(g.cluster[0] == 8u);
+    CHECK(sm.source(c, wide).find("__cluster_dims__") != std::string::npos);
+    c.set("rows_per_block", std::int64_t{2});
+    c.set("threads_per_row", std::int64_t{512});
+    CHECK_FALSE(sm.valid(c, wide, &why));
+    CHECK(why.find("rows_per_block 1") != std::string::npos);
+    c.set("rows_per_block", std::int64_t{1});
+    c.set("cache_row", false);
+    CHECK_FALSE(sm.valid(c, wide, &why));      // the split form is the cached form
+    const problem odd{{64, 4100}, dtype::f32}; // 4100 = 4 * 1025: no 8 equal slices of vec 4
+    config d = find_op("layernorm").default_config(odd);
+    d.set("cluster", std::int64_t{8});
+    CHECK_FALSE(find_op("layernorm").valid(d, odd, &why));
+    CHECK(why.find("cluster") != std::string::npos);
+    // Long rows of both cached ops offer split-row configs; rowsum has no cluster axis.
+    for (const char* name : {"softmax", "layernorm"}) {
+        std::size_t split = 0;
+        for (const auto& e : find_op(name).enumerate(wide))
+            split += e.get<std::int64_t>("cluster") > 1;
+        CHECK(split >= 10);
+    }
+    CHECK(find_op("rowsum").geometry(find_op("rowsum").default_config(wide), wide).cluster[0] ==
+          1u);
+}
+
+TEST_CASE("short rows: several row groups per warp") {
+    const op& rs = find_op("rowsum");
+    const problem p{{32768, 1024}, dtype::bf16};
+    config c = rs.default_config(p);
+    c.set("threads_per_row", std::int64_t{16});
+    c.set("rows_per_block", std::int64_t{1});
+    std::string why;
+    CHECK_FALSE(rs.valid(c, p, &why)); // a 16-thread block is half a warp
+    CHECK(why.find("whole warps") != std::string::npos);
+    c.set("rows_per_block", std::int64_t{16});
+    REQUIRE(rs.valid(c, p, &why));
+    const launch_geometry g = rs.geometry(c, p);
+    CHECK(g.grid[0] == 32768u / 16);
+    CHECK(g.block[0] == 256u);
+    c.set("threads_per_row", std::int64_t{12});
+    CHECK_FALSE(rs.valid(c, p, &why));
+    CHECK(why.find("power of two") != std::string::npos);
+}
+
 TEST_CASE("every op enumerates a non-trivial valid space containing its default") {
     for (const op* o : all_ops()) {
         for (dtype t : {dtype::f32, dtype::bf16}) {
@@ -86,6 +147,32 @@ TEST_CASE("byte models count each input once and each output once") {
 TEST_CASE("shape buckets: rows to a power of two, exact cols for row ops") {
     CHECK(find_op("softmax").bucket({3000, 1000}) == shape2d{4096, 1000});
     CHECK(find_op("transpose").bucket({3000, 1000}) == shape2d{4096, 1024});
+}
+
+TEST_CASE("split-row and sub-warp kernels compile with NVRTC for sm_90") {
+    for (const char* name : {"softmax", "layernorm", "rowsum"}) {
+        const op& o = find_op(name);
+        for (dtype t : {dtype::f32, dtype::bf16}) {
+            for (const problem p : {problem{{64, 65536}, t}, problem{{64, 512}, t}}) {
+                std::vector<config> picks;
+                for (const auto& c : o.enumerate(p)) {
+                    const bool split = c.find("cluster") && c.get<std::int64_t>("cluster") > 1;
+                    const bool sub = c.get<std::int64_t>("threads_per_row") < 32;
+                    if ((split || sub) && picks.size() < 2) picks.push_back(c);
+                }
+                INFO(name << " " << to_string(t) << " " << to_string(p.shape));
+                if (std::string(name) != "rowsum" || p.shape.cols == 512)
+                    CHECK_FALSE(picks.empty());
+                for (const config& c : picks) {
+                    INFO(c.to_string());
+                    const auto r = measure::nvrtc_compile(
+                        {o.source(c, p), std::string(kernel_name), "sm_90", {}});
+                    CHECK(r.ok);
+                    CHECK(r.cubin.size() > 1000);
+                }
+            }
+        }
+    }
 }
 
 TEST_CASE("generated sources differ per config and compile with NVRTC for sm_90") {

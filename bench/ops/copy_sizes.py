@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""The copy each benchmark shape is compared with, at its own size: a device-to-device copy that
+reads and writes as many bytes as the op's byte model (half read, half written), timed like ktune
+times candidates (2x-L2 buffer zeroed before each launch, outside CUDA events; median of 50).
+Small shapes pay the same launch, ramp and flush write-back costs as the op; a 512 MiB copy
+(the tuner's copy_gbs) does not. One JSON line per byte count: {"bytes", "copy_ms", "copy_gbs",
+"p10_ms", "p90_ms"}; the first line is the 512 MiB copy."""
+import json
+import statistics
+import sys
+
+import torch
+
+SHAPES = [(4096, 4096), (8192, 8192), (16384, 4096), (32768, 1024), (4096, 32768), (1024, 131072)]
+
+
+def timed(fn, flush, reps=50):
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(reps):
+        flush.zero_()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return statistics.median(times), times[len(times) // 10], times[9 * len(times) // 10]
+
+
+def main():
+    dev = torch.cuda.get_device_properties(0)
+    l2 = getattr(dev, "L2_cache_size", 64 << 20)
+    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    sizes = [512 << 21]  # 512 MiB read + 512 MiB written
+    for esize in (4, 2):
+        for r, c in SHAPES:
+            sizes.append(2 * r * c * esize)
+    for total in dict.fromkeys(sizes):
+        a = torch.empty(total // 2, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        ms, p10, p90 = timed(lambda: b.copy_(a), flush)
+        print(json.dumps({"bytes": total, "copy_ms": ms, "copy_gbs": total / (ms * 1e6),
+                          "p10_ms": p10, "p90_ms": p90}), flush=True)
+        del a, b
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+#include "ops/row_op.hpp"
+
+#include "ops/source_common.hpp"
+
+#include <fmt/format.h>
+
+namespace ktune::ops::detail {
+namespace {
+
+bool fail(std::string* why, std::string msg) {
+    if (why) *why = std::move(msg);
+    return false;
+}
+
+std::int64_t cluster_of(const config& c) {
+    const param_value* v = c.find("cluster");
+    return v ? c.get<std::int64_t>("cluster") : 1;
+}
+
+} // namespace
+
+std::vector<param_axis> row_op::axes() const {
+    std::vector<param_axis> a{
+        {"threads_per_row", ints({8, 16, 32, 64, 128, 256, 512, 1024}),
+         "threads sharing a row (fewer than 32: several rows per warp)"},
+        {"rows_per_block", ints({1, 2, 4, 8, 16}), "rows per thread block"},
+        {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"}};
+    if (forms_ == row_forms::streaming) {
+        a.push_back({"unroll", ints({1, 2, 4, 8}), "independent loads in flight per thread"});
+        return a;
+    }
+    a.push_back({"cache_row", {true, false}, "keep the row in registers (one read) or read twice"});
+    a.push_back({"unroll", ints({1, 2, 4}), "unroll of the streaming loops (two-pass only)"});
+    a.push_back({"cluster", ints({1, 2, 4, 8}),
+                 "blocks of a thread-block cluster splitting one row (sm_90, DSMEM exchange)"});
+    return a;
+}
+
+bool row_op::valid(const config& c, const problem& p, std::string* why) const {
+    const auto tpr = c.get<std::int64_t>("threads_per_row");
+    const auto rpb = c.get<std::int64_t>("rows_per_block");
+    const auto vec = c.get<std::int64_t>("vec");
+    const auto cl = cluster_of(c);
+    const auto esize = static_cast<std::int64_t>(size_of(p.type));
+    const bool cached = forms_ == row_forms::cached && c.get<bool>("cache_row");
+    if (tpr < 8 || (tpr & (tpr - 1)) != 0)
+        return fail(why, "threads_per_row must be a power of two, at least 8");
+    if (tpr * rpb < 32 || tpr * rpb > 1024)
+        return fail(why, "threads_per_row * rows_per_block must be 32..1024 (whole warps)");
+    if (vec * esize > 16) return fail(why, "vector wider than 16 bytes");
+    if (cl < 1 || cl > 8 || (cl & (cl - 1)) != 0)
+        return fail(why, "cluster must be 1, 2, 4 or 8 (the portable cluster sizes)");
+    if (cl > 1) {
+        if (rpb != 1) return fail(why, "a row split across a cluster needs rows_per_block 1");
+        if (!cached) return fail(why, "a row split across a cluster is cached (cache_row true)");
+        if (p.shape.rows * cl > 0x7fffffff) return fail(why, "grid.x (rows * cluster) over 2^31");
+    }
+    if (p.shape.cols % (vec * cl) != 0) return fail(why, "vec * cluster must divide cols");
+    const std::int64_t nv = p.shape.cols / cl / vec;
+    if (nv < tpr / 2) return fail(why, "more than half the threads of a row would idle");
+    if (cached) {
+        // A row cached in registers: more than 64 floats per thread spills or starves occupancy.
+        if ((nv + tpr - 1) / tpr * vec > 64)
+            return fail(why, "cached row needs more than 64 registers per thread");
+        if (c.get<std::int64_t>("unroll") != 1)
+            return fail(why, "unroll applies to the two-pass form only");
+    }
+    return true;
+}
+
+config row_op::default_config(const problem& p) const {
+    const std::int64_t vec = 16 / static_cast<std::int64_t>(size_of(p.type));
+    if (forms_ == row_forms::streaming)
+        return {{"threads_per_row", std::int64_t{256}},
+                {"rows_per_block", std::int64_t{1}},
+                {"vec", vec},
+                {"unroll", std::int64_t{2}}};
+    // The baseline of the speed-ups: 256 threads per row, cached when it fits, else two-pass.
+    config c{{"threads_per_row", std::int64_t{256}},
+             {"rows_per_block", std::int64_t{1}},
+             {"vec", vec},
+             {"cache_row", true},
+             {"unroll", std::int64_t{1}},
+             {"cluster", std::int64_t{1}}};
+    if (!valid(c, p, nullptr)) {
+        c.set("cache_row", false);
+        c.set("unroll", std::int64_t{2});
+    }
+    return c;
+}
+
+std::string row_op::source(const config& c, const problem& p) const {
+    return prelude(p.type) + constants(c) +
+           fmt::format("#define TPR THREADS_PER_ROW\n#define RPB ROWS_PER_BLOCK\n"
+                       "constexpr int C = {};\n",
+                       p.shape.cols) +
+           row_common_source + body();
+}
+
+std::string row_op::reference_source(const problem& p) const {
+    return prelude(p.type) + reference_body();
+}
+
+launch_geometry row_op::geometry(const config& c, const problem& p) const {
+    const auto tpr = c.get<std::int64_t>("threads_per_row");
+    const auto rpb = c.get<std::int64_t>("rows_per_block");
+    const auto cl = cluster_of(c);
+    launch_geometry g;
+    g.grid[0] = static_cast<unsigned>(cl > 1 ? p.shape.rows * cl : (p.shape.rows + rpb - 1) / rpb);
+    g.block[0] = static_cast<unsigned>(tpr * rpb);
+    g.cluster[0] = static_cast<unsigned>(cl);
+    return g;
+}
+
+launch_geometry row_op::reference_geometry(const problem& p) const {
+    launch_geometry g;
+    g.grid[0] = static_cast<unsigned>(p.shape.rows);
+    g.block[0] = 256;
+    return g;
+}
+
+shape2d row_op::bucket(const shape2d& s) const {
+    return {next_pow2(s.rows), s.cols};
+}
+
+} // namespace ktune::ops::detail

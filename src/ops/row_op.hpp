@@ -1,0 +1,43 @@
+#pragma once
+// The row ops (softmax, layernorm, rowsum) share everything but their math: the space, its
+// constraints, the default config, the launch geometry, the shape buckets and how a source is
+// assembled. row_op holds that once; each op adds its kernel bodies and its models.
+#include "ktune/ops/op.hpp"
+
+namespace ktune::ops::detail {
+
+/// One row per group of threads_per_row threads, rows_per_block groups per block, or (cached
+/// forms, cluster > 1) one row split across a thread-block cluster.
+///
+///   class softmax final : public row_op { softmax() : row_op(row_forms::cached) {} ... };
+enum class row_forms {
+    streaming, ///< one pass over the row, unroll loads in flight (rowsum)
+    cached,    ///< the row in registers, read twice, or split across a cluster (softmax, ...)
+};
+
+class row_op : public op {
+public:
+    explicit row_op(row_forms forms) noexcept : forms_(forms) {}
+
+    [[nodiscard]] std::vector<param_axis> axes() const override;
+    [[nodiscard]] bool valid(const config& c, const problem& p,
+                             std::string* why = nullptr) const override;
+    [[nodiscard]] config default_config(const problem& p) const override;
+    [[nodiscard]] std::string source(const config& c, const problem& p) const override;
+    [[nodiscard]] std::string reference_source(const problem& p) const override;
+    [[nodiscard]] launch_geometry geometry(const config& c, const problem& p) const override;
+    [[nodiscard]] launch_geometry reference_geometry(const problem& p) const override;
+    /// cols are baked into the source (register caching, slices): exact; rows only set the grid.
+    [[nodiscard]] shape2d bucket(const shape2d& s) const override;
+
+protected:
+    /// The candidate kernel, after the prelude, the config's constants and row_common_source.
+    [[nodiscard]] virtual const char* body() const noexcept = 0;
+    /// The reference kernel (one 256-thread block per row, double accumulation).
+    [[nodiscard]] virtual const char* reference_body() const noexcept = 0;
+
+private:
+    row_forms forms_;
+};
+
+} // namespace ktune::ops::detail

@@ -1,0 +1,108 @@
+// The row kernels' newer forms on a real GPU, checked against the reference kernels: rows split
+// across a thread-block cluster (softmax, layernorm) and row groups smaller than a warp (all row
+// ops), on odd row counts. Compiled like the tuner does (cubin cache, pool), run in a worker.
+#include "catch.hpp"
+
+#include "ktune/measure/compile.hpp"
+#include "ktune/measure/worker.hpp"
+#include "ktune/ops/op.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <unistd.h>
+
+using namespace ktune;
+
+namespace {
+
+struct job {
+    const ops::op* op;
+    ops::problem prob;
+    config cfg;
+};
+
+/// At most `cap` configs of the space that satisfy `keep`, spread evenly over it.
+std::vector<config> pick(const ops::op& o, const ops::problem& p,
+                         const std::function<bool(const config&)>& keep, std::size_t cap) {
+    std::vector<config> all;
+    for (auto& c : o.enumerate(p))
+        if (keep(c)) all.push_back(std::move(c));
+    if (all.size() <= cap) return all;
+    std::vector<config> out;
+    for (std::size_t i = 0; i < cap; ++i)
+        out.push_back(all[i * all.size() / cap]);
+    return out;
+}
+
+std::int64_t get_or(const config& c, const char* name, std::int64_t fallback) {
+    return c.find(name) ? c.get<std::int64_t>(name) : fallback;
+}
+
+void check_all(const std::vector<job>& jobs) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("ktune_gpu_kernels_" + std::to_string(getpid()));
+    measure::compile_pool pool(0, measure::cubin_cache(dir));
+    std::vector<std::future<measure::compile_result>> compiled;
+    for (const auto& j : jobs)
+        compiled.push_back(
+            pool.submit({j.op->source(j.cfg, j.prob), std::string(ops::kernel_name), "sm_90", {}}));
+    measure::worker_process w(measure::default_worker_command());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const auto& j = jobs[i];
+        const auto c = compiled[i].get();
+        INFO(j.op->name() << " " << ops::to_string(j.prob.type) << " "
+                          << ops::to_string(j.prob.shape) << " " << j.cfg.to_string());
+        REQUIRE(c.ok);
+        measure::candidate_request r;
+        r.op = std::string(j.op->name());
+        r.rows = j.prob.shape.rows;
+        r.cols = j.prob.shape.cols;
+        r.dtype = std::string(ops::to_string(j.prob.type));
+        r.cfg = j.cfg;
+        r.cubin_path = c.cubin_path.string();
+        r.kernel = c.lowered_name;
+        r.seed = i + 1;
+        r.time = false;
+        const auto res = w.run(r, std::chrono::seconds(10));
+        INFO(res.message);
+        CHECK(res.status == measure::run_status::ok);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+} // namespace
+
+TEST_CASE("rows split across a cluster match the reference (softmax, layernorm)") {
+    std::vector<job> jobs;
+    for (const char* name : {"softmax", "layernorm"}) {
+        const ops::op& o = ops::find_op(name);
+        for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+            for (ops::shape2d s : {ops::shape2d{37, 32768}, ops::shape2d{5, 131072}}) {
+                const ops::problem p{s, t};
+                const auto cs = pick(
+                    o, p, [](const config& c) { return get_or(c, "cluster", 1) > 1; }, 10);
+                CHECK(cs.size() >= 6);
+                for (const auto& c : cs)
+                    jobs.push_back({&o, p, c});
+            }
+        }
+    }
+    check_all(jobs);
+}
+
+TEST_CASE("row groups smaller than a warp match the reference (short rows)") {
+    std::vector<job> jobs;
+    for (const ops::op* o : ops::all_ops()) {
+        if (o->name() == "transpose") continue;
+        for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+            const ops::problem p{{999, 1024}, t};
+            const auto cs = pick(
+                *o, p, [](const config& c) { return c.get<std::int64_t>("threads_per_row") < 32; },
+                6);
+            CHECK(cs.size() >= 3);
+            for (const auto& c : cs)
+                jobs.push_back({o, p, c});
+        }
+    }
+    check_all(jobs);
+}
