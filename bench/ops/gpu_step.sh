@@ -14,9 +14,9 @@ step_kernels_check() {
     return $rc
 }
 
-# Every op x dtype x benchmark shape, tuned (budget $KERNELS_BUDGET, strategy auto) vs the
-# op's default, a same-size copy and PyTorch. $KERNELS_OPS / $KERNELS_DTYPES / $KERNELS_SHAPES
-# narrow it (the whole sweep takes ~3 minutes on an H200 with a cold cubin cache).
+# Every op x dtype x benchmark shape, tuned (budget $KERNELS_BUDGET, default 64, strategy auto)
+# vs the op's default, a same-size copy and PyTorch. $KERNELS_OPS / $KERNELS_DTYPES /
+# $KERNELS_SHAPES narrow it, or $KERNELS_CASES lists "op:dtype:shape" triples.
 step_kernels_sweep() {
     local b=build-gpu/bench/tune/bench_tune
     [ -x "$b" ] || { echo "bench_tune not built"; return 1; }
@@ -25,13 +25,22 @@ step_kernels_sweep() {
     : >"$log"
     python3 bench/ops/copy_sizes.py >"$OUT/kernels_copy.jsonl" 2>>"$OUT/kernels_stderr.log"
     python3 bench/tune/torch_ops.py >"$OUT/kernels_torch.jsonl" 2>>"$OUT/kernels_stderr.log"
-    local op dt s
-    for op in ${KERNELS_OPS:-softmax layernorm rowsum transpose}; do
-        for dt in ${KERNELS_DTYPES:-fp32 bf16}; do
-            for s in ${KERNELS_SHAPES:-4096x4096 8192x8192 16384x4096 32768x1024 4096x32768 1024x131072}; do
-                $b tune "$op" "$s" "$dt" "${KERNELS_BUDGET:-96}" >>"$log" 2>>"$OUT/kernels_stderr.log"
+    local op dt s cases=()
+    if [ -n "${KERNELS_CASES:-}" ]; then
+        read -r -a cases <<<"$KERNELS_CASES" # "op:dtype:shape ..."
+    else
+        for op in ${KERNELS_OPS:-softmax layernorm rowsum transpose}; do
+            for dt in ${KERNELS_DTYPES:-fp32 bf16}; do
+                for s in ${KERNELS_SHAPES:-4096x4096 8192x8192 16384x4096 32768x1024 4096x32768 1024x131072}; do
+                    cases+=("$op:$dt:$s")
+                done
             done
         done
+    fi
+    local c
+    for c in "${cases[@]}"; do
+        IFS=: read -r op dt s <<<"$c"
+        $b tune "$op" "$s" "$dt" "${KERNELS_BUDGET:-64}" >>"$log" 2>>"$OUT/kernels_stderr.log"
     done
     python3 bench/ops/table.py "$log" "$OUT/kernels_torch.jsonl" "$OUT/kernels_copy.jsonl" |
         tee "$OUT/kernels_sweep.txt"
