@@ -127,6 +127,8 @@ int print_measured(const device_options& o) {
     const auto& d = q.devices.front();
     if (stderr_is_tty()) fmt::print(stderr, "measuring {} (a few seconds)...\n", d.name);
     const auto m = metrics::measure_device(d.ordinal);
+    // Kept per GPU so `ktune profile --metrics` records these roofs in the trace by itself.
+    const auto saved = metrics::save_measured_peaks(d.name, m.peaks);
     const auto spec = find_gpu_peaks(d.name);
     const auto spec_of = [&](const std::string& what) -> double {
         if (!spec) return 0;
@@ -142,7 +144,8 @@ int print_measured(const device_options& o) {
                           {{"dram_gbs", m.peaks.dram_gbs},
                            {"fp32_tflops", m.peaks.fp32_tflops},
                            {"bf16_tensor_tflops", m.peaks.bf16_tensor_tflops}}},
-                         {"rates", nlohmann::json::array()}};
+                         {"rates", nlohmann::json::array()},
+                         {"saved_to", saved.string()}};
         for (const auto& r : m.rates)
             j["rates"].push_back({{"what", r.what},
                                   {"median", r.median},
@@ -168,6 +171,7 @@ int print_measured(const device_options& o) {
         if (s > 0) fmt::print("  spec {:.1f}: {:.0f} %", s, 100 * r.median / s);
         fmt::print("\n");
     }
+    fmt::print("saved to {} (ktune profile --metrics records it in the trace)\n", saved.string());
     return ok;
 }
 

@@ -1,6 +1,7 @@
 #include "profile_metrics.hpp"
 
 #include "ktune/core/device.hpp"
+#include "ktune/metrics/device_measure.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_host.hpp"
 #include "ktune/metrics/sampling.hpp"
@@ -51,9 +52,17 @@ void export_profile_metrics(const profile_metrics_options& o) {
     // With a GPU here, resolve on its chip now: an unknown metric or a set over the pass
     // budget is refused before the program runs, not at its first sampled launch.
     const auto q = query_devices();
-    if (!q.devices.empty())
+    std::string peaks = o.peaks;
+    if (!q.devices.empty()) {
         if (const auto chip = metrics::default_chip_for_arch(q.devices.front().arch()))
             (void)metrics::resolve_metric_set(spec, *chip, o.max_passes);
+        // Without --peaks, the roofs `ktune device --measure` saved for this GPU, if any.
+        if (peaks.empty())
+            if (const auto saved = metrics::find_saved_peaks(q.devices.front().name)) {
+                peaks = saved->string();
+                fmt::print(stderr, "ktune profile: recording the measured peaks of {}\n", peaks);
+            }
+    }
     const auto put = [](const char* name, const std::string& v) {
         if (!v.empty()) setenv(name, v.c_str(), 1);
     };
@@ -65,7 +74,7 @@ void export_profile_metrics(const profile_metrics_options& o) {
     put("KTUNE_METRICS_PER_KERNEL", std::to_string(o.per_kernel));
     put("KTUNE_METRICS_MAX_PASSES", std::to_string(o.max_passes));
     // The program may change directory: hand it an absolute path.
-    if (!o.peaks.empty()) put("KTUNE_METRICS_PEAKS", std::filesystem::absolute(o.peaks).string());
+    if (!peaks.empty()) put("KTUNE_METRICS_PEAKS", std::filesystem::absolute(peaks).string());
 }
 
 } // namespace ktune::cli

@@ -8,7 +8,10 @@
 
 #include "ktune/metrics/kernel_metrics.hpp"
 
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ktune::metrics {
@@ -34,5 +37,15 @@ struct device_measurement {
 /// Measure device `ordinal`. A failing part (no cuBLASLt, NVRTC error) leaves its rate 0 with
 /// the error text; no GPU throws error_kind::no_device.
 device_measurement measure_device(int ordinal);
+
+/// Where `ktune device --measure` keeps the peaks of a GPU, so `ktune profile --metrics` records
+/// them in the trace without being told: $KTUNE_PEAKS_DIR, else $XDG_CACHE_HOME/ktune/peaks, else
+/// ~/.cache/ktune/peaks; one ktune.device_measure JSON per GPU name ("NVIDIA_H200.json").
+std::filesystem::path saved_peaks_path(std::string_view gpu_name);
+/// Writes `peaks` of `gpu_name` to saved_peaks_path (creating the directory); the file is what
+/// read_measured_peaks and `--peaks FILE` read. Throws error_kind::io when it cannot be written.
+std::filesystem::path save_measured_peaks(std::string_view gpu_name, const measured_peaks& peaks);
+/// The saved peaks file of `gpu_name`, when there is one.
+std::optional<std::filesystem::path> find_saved_peaks(std::string_view gpu_name);
 
 } // namespace ktune::metrics

@@ -1,8 +1,10 @@
 #include "catch.hpp"
 
 #include "ktune/core/error.hpp"
+#include "ktune/metrics/device_measure.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -69,4 +71,19 @@ TEST_CASE("bad documents name the JSON path and what to do") {
               "launches":0,"values":{}}]})")
               .find("/kernels/0/launches") != std::string::npos);
     CHECK_THROWS_AS(read_kernel_metrics("/nonexistent/x.json"), ktune::error);
+}
+
+TEST_CASE("measured peaks are saved per GPU and read back as --peaks reads them") {
+    const auto dir = std::filesystem::temp_directory_path() / "ktune_peaks_test";
+    std::filesystem::remove_all(dir);
+    setenv("KTUNE_PEAKS_DIR", dir.c_str(), 1);
+    CHECK_FALSE(find_saved_peaks("NVIDIA H200").has_value());
+    const measured_peaks p{4240.4, 65.3, 889.0};
+    const auto path = save_measured_peaks("NVIDIA H200", p);
+    CHECK(path == dir / "NVIDIA_H200.json"); // one file per GPU name, no spaces
+    REQUIRE(find_saved_peaks("NVIDIA H200").has_value());
+    CHECK(read_measured_peaks(*find_saved_peaks("NVIDIA H200")) == p);
+    CHECK_FALSE(find_saved_peaks("NVIDIA H100 80GB HBM3").has_value());
+    unsetenv("KTUNE_PEAKS_DIR");
+    std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,56 @@
+// Measured peaks kept per GPU: measuring takes seconds of a busy GPU, so it is done once by
+// `ktune device --measure` and then found by name whenever a trace is recorded on that GPU.
+#include "ktune/core/error.hpp"
+#include "ktune/metrics/device_measure.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+
+namespace ktune::metrics {
+
+std::filesystem::path saved_peaks_path(std::string_view gpu_name) {
+    std::filesystem::path dir;
+    if (const char* d = std::getenv("KTUNE_PEAKS_DIR"); d && *d)
+        dir = d;
+    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        dir = std::filesystem::path(x) / "ktune" / "peaks";
+    else if (const char* h = std::getenv("HOME"); h && *h)
+        dir = std::filesystem::path(h) / ".cache" / "ktune" / "peaks";
+    else
+        dir = std::filesystem::temp_directory_path() / "ktune-peaks";
+    std::string file;
+    for (const char c : gpu_name)
+        file += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return dir / ((file.empty() ? std::string("unknown_gpu") : file) + ".json");
+}
+
+std::filesystem::path save_measured_peaks(std::string_view gpu_name, const measured_peaks& p) {
+    const auto path = saved_peaks_path(gpu_name);
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    const nlohmann::json j{{"schema", "ktune.device_measure"},
+                           {"version", "1.0.0"},
+                           {"gpu", std::string(gpu_name)},
+                           {"measured_peaks",
+                            {{"dram_gbs", p.dram_gbs},
+                             {"fp32_tflops", p.fp32_tflops},
+                             {"bf16_tensor_tflops", p.bf16_tensor_tflops}}}};
+    std::ofstream out(path, std::ios::trunc);
+    out << j.dump(2) << "\n";
+    if (!out)
+        throw error(error_kind::io, path.string() + ": cannot save the measured peaks (set "
+                                                    "KTUNE_PEAKS_DIR to a writable directory)");
+    return path;
+}
+
+std::optional<std::filesystem::path> find_saved_peaks(std::string_view gpu_name) {
+    auto path = saved_peaks_path(gpu_name);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) return path;
+    return std::nullopt;
+}
+
+} // namespace ktune::metrics
