@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The copy each benchmark shape is compared with, at its own size: a device-to-device copy that
-reads and writes as many bytes as the op's byte model (half read, half written), timed like ktune
+moves as many bytes as the op's byte model (half read, half written; a reduction's bytes are
+all reads, compared with a copy of the same total), timed like ktune
 times candidates (2x-L2 buffer zeroed before each launch, outside CUDA events; median of 50).
 Small shapes pay the same launch, ramp and flush write-back costs as the op; a 512 MiB copy
 (the tuner's copy_gbs) does not. One JSON line per byte count: {"bytes", "copy_ms", "copy_gbs",
@@ -37,7 +38,7 @@ def main():
     sizes = [512 << 21]  # 512 MiB read + 512 MiB written
     for esize in (4, 2):
         for r, c in SHAPES:
-            sizes.append(2 * r * c * esize)
+            sizes += [2 * r * c * esize, r * c * esize]  # read + write ops, reductions
     for total in dict.fromkeys(sizes):
         a = torch.empty(total // 2, dtype=torch.uint8, device="cuda")
         b = torch.empty_like(a)

@@ -19,20 +19,23 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     const V* gv = reinterpret_cast<const V*>(gamma + p.col0);
     const V* bv = reinterpret_cast<const V*>(beta + p.col0);
 #if CACHE_ROW
-    float v[ITEMS][VEC];
-    load_row(v, xr, p, 0.f);
+    V raw[ITEMS];
+    load_row(raw, xr, p, from_f(0.f));
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) s += v[i][k];
+        for (int k = 0; k < VEC; ++k) s += to_f(raw[i].v[k]);
     float mean = group_sum(s, red, p) * (1.f / CS);
     float q = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         if (p.t + i * TPR < NV)
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) { const float d = v[i][k] - mean; q += d * d; }
+            for (int k = 0; k < VEC; ++k) {
+                const float d = to_f(raw[i].v[k]) - mean;
+                q += d * d;
+            }
     }
     q = group_sum(q, red, p);
 #if CLUSTER > 1
@@ -53,8 +56,8 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     q = gq;
 #endif
     const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
-    store_row(yr, v, p, [&](int j, int k, float e) {
-        return (e - mean) * rstd * to_f(gv[j].v[k]) + to_f(bv[j].v[k]);
+    store_row(yr, raw, p, [&](int j, int k, float x) {
+        return (x - mean) * rstd * to_f(gv[j].v[k]) + to_f(bv[j].v[k]);
     });
 #if CLUSTER > 1
     cluster_finish();

@@ -59,8 +59,9 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     const std::int64_t nv = p.shape.cols / cl / vec;
     if (nv < tpr / 2) return fail(why, "more than half the threads of a row would idle");
     if (cached) {
-        // A row cached in registers: more than 64 floats per thread spills or starves occupancy.
-        if ((nv + tpr - 1) / tpr * vec > 64)
+        // A row cached in registers as loaded: more than 256 bytes (64 registers) per thread
+        // spills or starves occupancy.
+        if ((nv + tpr - 1) / tpr * vec * esize > 256)
             return fail(why, "cached row needs more than 64 registers per thread");
         if (c.get<std::int64_t>("unroll") != 1)
             return fail(why, "unroll applies to the two-pass form only");

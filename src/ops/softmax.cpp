@@ -16,19 +16,19 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
     const V* xr = reinterpret_cast<const V*>(x + p.first);
     V* yr = reinterpret_cast<V*>(y + p.first);
 #if CACHE_ROW
-    float v[ITEMS][VEC];
-    load_row(v, xr, p, -KTUNE_INF);
+    V raw[ITEMS];
+    load_row(raw, xr, p, from_f(-KTUNE_INF));
     float m = -KTUNE_INF;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) m = fmaxf(m, v[i][k]);
+        for (int k = 0; k < VEC; ++k) m = fmaxf(m, to_f(raw[i].v[k]));
     m = group_max(m, red, p);
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) { v[i][k] = __expf(v[i][k] - m); s += v[i][k]; }
+        for (int k = 0; k < VEC; ++k) s += __expf(to_f(raw[i].v[k]) - m);
     s = group_sum(s, red, p);
 #if CLUSTER > 1
     // The row's max and sum from every block's (max, sum) of its slice, in rank order.
@@ -42,11 +42,12 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
         gs += q.y * __expf(q.x - gm);
     }
     cluster_done();
-    const float scale = __expf(m - gm) / gs;
-#else
-    const float scale = 1.f / s;
+    m = gm;
+    s = gs;
 #endif
-    store_row(yr, v, p, [&](int, int, float e) { return e * scale; });
+    const float inv = 1.f / s;
+    // exp again rather than a float copy of the row: the registers hold the row as loaded.
+    store_row(yr, raw, p, [&](int, int, float x) { return __expf(x - m) * inv; });
 #if CLUSTER > 1
     cluster_finish();
 #endif

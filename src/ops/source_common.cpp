@@ -146,34 +146,31 @@ __device__ __forceinline__ float group_max(float v, float* red, const row_pos& p
     return v;
 }
 
-// The row (slice) cached in registers: v[i][k] is element (t + i * TPR) * VEC + k; `pad`
-// where a thread has no element. One DRAM read per element.
-__device__ __forceinline__ void load_row(float (&v)[ITEMS][VEC], const V* xr, const row_pos& p,
-                                         float pad) {
+// The row (slice) cached in registers as loaded (bf16 stays 2 bytes: twice the bytes in
+// flight per register as floats would hold); raw[i] is vector t + i * TPR, `pad` where a
+// thread has no element. One DRAM read per element.
+__device__ __forceinline__ void load_row(V (&raw)[ITEMS], const V* xr, const row_pos& p, T pad) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const int j = p.t + i * TPR;
         if (p.active && j < NV) {
-            const V a = xr[j];
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) v[i][k] = to_f(a.v[k]);
+            raw[i] = xr[j];
         } else {
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) v[i][k] = pad;
+            for (int k = 0; k < VEC; ++k) raw[i].v[k] = pad;
         }
     }
 }
-// y[j] = f(j, k, v[i][k]) for the vectors this thread owns.
+// y[j] = f(j, k, x) for the vectors this thread owns, x the cached element as float.
 template <class F>
-__device__ __forceinline__ void store_row(V* yr, const float (&v)[ITEMS][VEC], const row_pos& p,
-                                          F f) {
+__device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const row_pos& p, F f) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const int j = p.t + i * TPR;
         if (p.active && j < NV) {
             V o;
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) o.v[k] = from_f(f(j, k, v[i][k]));
+            for (int k = 0; k < VEC; ++k) o.v[k] = from_f(f(j, k, to_f(raw[i].v[k])));
             yr[j] = o;
         }
     }

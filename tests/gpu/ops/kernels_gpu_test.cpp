@@ -92,8 +92,8 @@ TEST_CASE("rows split across a cluster match the reference (softmax, layernorm)"
 
 TEST_CASE("row groups smaller than a warp match the reference (short rows)") {
     std::vector<job> jobs;
-    for (const ops::op* o : ops::all_ops()) {
-        if (o->name() == "transpose") continue;
+    for (const char* name : {"softmax", "layernorm", "rowsum"}) {
+        const ops::op* o = &ops::find_op(name);
         for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
             const ops::problem p{{999, 1024}, t};
             const auto cs = pick(
