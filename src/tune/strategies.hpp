@@ -23,6 +23,8 @@ std::unique_ptr<searcher> make_model(); ///< nullptr when built without XGBoost
 std::unique_ptr<searcher> make_auto();
 /// Bandit over local / genetic / random proposals; screen: XGBoost picks among candidates.
 std::unique_ptr<searcher> make_portfolio(std::string_view name, bool screen);
+/// Space-filling design, then tree-structured Parzen estimator proposals (strategy_tpe.hpp).
+std::unique_ptr<searcher> make_tpe();
 std::unique_ptr<searcher> make_hybrid(); ///< model-screened genetic + local refinement
 
 } // namespace ktune::tune::detail

@@ -57,6 +57,8 @@ std::vector<std::pair<strategy_info, factory>> builtin_strategies() {
          make_auto},
         {{"portfolio", "auto without the surrogate screening (no XGBoost needed)"},
          [] { return make_portfolio("portfolio", false); }},
+        {{"tpe", "space-filling design, then tree-structured Parzen estimator proposals"},
+         make_tpe},
     };
     if (make_model())
         v.push_back({{"model", "XGBoost surrogate ensemble, lower-confidence-bound acquisition"},
