@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,8 @@ std::string render_roofline_svg(std::span<const roofline_point> points, const ro
     std::iota(order.begin(), order.end(), 0);
     std::ranges::sort(order,
                       [&](auto a, auto b) { return points[a].time_share > points[b].time_share; });
+    // Several sampled launches of one kernel sit on top of each other: label each name once.
+    std::set<std::string> labelled;
     for (std::size_t rank = 0; rank < order.size(); ++rank) {
         const auto& p = points[order[rank]];
         const double ai = std::isfinite(p.intensity) && p.intensity > 0 ? p.intensity
@@ -165,7 +168,7 @@ std::string render_roofline_svg(std::span<const roofline_point> points, const ro
             xml_escape(p.name), p.intensity, p.time_share, px, py, r, class_colour(p.cls),
             no_flops ? "0" : "0.55", class_colour(p.cls), xml_escape(p.name), to_string(p.cls),
             100 * p.time_share);
-        if (rank < o.max_labels) {
+        if (labelled.size() < o.max_labels && labelled.insert(p.name).second) {
             const std::string label = short_name(p.name) + (no_flops ? " (no FLOPs)" : "");
             // About 6.2 px per character at 11 px: a label that would run into the ceiling
             // legend on the right goes to the left of its point.

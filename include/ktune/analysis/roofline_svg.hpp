@@ -15,8 +15,9 @@ namespace ktune::analysis {
 struct svg_options {
     int width = 960;
     int height = 640;
-    std::size_t max_labels = 12; ///< label only the kernels with the largest time shares
-    std::string title;           ///< default: "Roofline: <gpu>"
+    /// Label only the kernels with the largest time shares, each name once.
+    std::size_t max_labels = 12;
+    std::string title; ///< default: "Roofline: <gpu>"
 };
 
 std::string render_roofline_svg(std::span<const roofline_point> points, const roofline_roofs& roofs,
