@@ -280,12 +280,6 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     so.batch = 2 * ev.compile_threads();
     const std::size_t per_program = std::max<std::size_t>(1, rq.candidates_per_program);
 
-    // The default config first: the baseline of the speed-up, measured like every candidate.
-    {
-        const config d = o.default_config(rq.prob);
-        auto f = ev.submit(d, injected_fault::none);
-        rep.baseline = ev.finish(d, injected_fault::none, f);
-    }
     struct batch_work {
         std::vector<point> points;
         std::vector<config> cfgs;
@@ -355,8 +349,13 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     // Compile-ahead: the next batch is proposed and compiling while this one is measured (the
     // strategy decides one batch behind its newest results; every built-in strategy proposes
     // from what it has observed so far).
+    // The default config first: the baseline of the speed-up, measured like every candidate;
+    // the first batch compiles meanwhile (queued behind it).
+    const config d = o.default_config(rq.prob);
+    auto baseline_compile = ev.submit(d, injected_fault::none);
     searcher->init(sp, so);
     batch_work cur = start(searcher->propose());
+    rep.baseline = ev.finish(d, injected_fault::none, baseline_compile);
     while (!cur.points.empty()) {
         batch_work next;
         if (rq.compile_ahead && !searcher->done()) next = start(searcher->propose());
