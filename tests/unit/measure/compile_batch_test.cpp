@@ -114,3 +114,20 @@ TEST_CASE("PyTorch timing without a usable interpreter says what to do") {
     CHECK_FALSE(t.ok);
     CHECK(t.message.find("KTUNE_PYTHON") != std::string::npos);
 }
+
+TEST_CASE("every built-in op's candidates share programs (no silent fallback)") {
+    for (const ktune::ops::op* o : ktune::ops::all_ops()) {
+        const ktune::ops::problem p{{256, 1024}, ktune::ops::dtype::bf16};
+        const auto cs = o->enumerate(p);
+        REQUIRE(cs.size() >= 2);
+        const std::vector<compile_request> rs{
+            {o->source(cs.front(), p), std::string(ktune::ops::kernel_name), "sm_90", {}},
+            {o->source(cs.back(), p), std::string(ktune::ops::kernel_name), "sm_90", {}}};
+        const auto out = compile_batch(rs, nullptr);
+        for (const auto& r : out) {
+            INFO(o->name() << ": " << r.log);
+            CHECK(r.ok);
+            CHECK(r.lowered_name.find("ktune_batch") != std::string::npos);
+        }
+    }
+}
