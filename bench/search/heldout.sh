@@ -5,8 +5,8 @@
 # dedispersion_A100, convolution_A100_T4, the synthetic families at seeds 2026 and 99, and six
 # analytic-GPU-model spaces (make_synthetic.py --models 6 --seed 7). A change to `auto` that
 # helps the target set but hurts the held-out set is rejected.
-# Usage: BUILD_DIR=build [REPEAT=10 BUDGET=500 STRATEGIES=auto,genetic HELDOUT_DIR=dir]
-#        bench/search/heldout.sh
+# Usage: BUILD_DIR=build [REPEAT=10 BUDGET=500 SEED=0 STRATEGIES=auto,genetic HELDOUT_DIR=dir
+#        RAW=file.tsv] bench/search/heldout.sh     (RAW: bench_search_replay's full TSV)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD_DIR:-build}
@@ -25,7 +25,7 @@ d=examples/data/spaces
 targets=("$d"/{convolution_A100,convolution_A4000,dedispersion_MI250X,gemm_RTX_3090,gemm_RTX_2080_Ti,pnpoly_RTX_3090}.json.gz)
 held_out=("$d"/dedispersion_A100.json.gz "$d"/convolution_A100_T4.json.gz "$d"/*H200*.json "$ho"/*.json.gz)
 "$build/bench/search/bench_search_replay" --repeat "${REPEAT:-10}" --budget "${BUDGET:-500}" \
-    --strategies "${STRATEGIES:-auto}" "${targets[@]}" "${held_out[@]}" |
+    --seed "${SEED:-0}" --strategies "${STRATEGIES:-auto}" "${targets[@]}" "${held_out[@]}" | tee "${RAW:-/dev/null}" |
     python3 -c '
 import math, sys
 rows = [l.rstrip("\n").split("\t") for l in sys.stdin]
