@@ -67,6 +67,8 @@ json summary(const tune::tune_report& r) {
            {"gpu_busy_pct", 100 * r.gpu_busy_s / r.wall_s},
            {"compile_cpu_s", r.compile_s},
            {"compile_wait_s", r.compile_wait_s},
+           {"setup_s", r.setup_s},
+           {"confirm_s", r.confirm_s},
            {"cubin_cache_hits", std::count_if(r.candidates.begin(), r.candidates.end(),
                                               [](const auto& c) { return c.cubin_cache_hit; })},
            {"non_gpu_ms_per_candidate", overhead_ms},

@@ -42,6 +42,7 @@ for line in open(sys.argv[1]):
           "ms %.4f" % s.get("median_ms", 0), "%%copy %.1f" % s.get("pct_copy", 0),
           "wall %.2f s" % s.get("wall_s", 0), "busy %.0f%%" % s.get("gpu_busy_pct", 0),
           "compile cpu %.1f s wait %.2f s hits %s" % (s.get("compile_cpu_s", 0), s.get("compile_wait_s", 0), s.get("cubin_cache_hits")),
+          "setup %.2f s confirm %.2f s" % (s.get("setup_s", 0), s.get("confirm_s", 0)),
           "per cand: worker %.2f check %.2f timing %.2f load %.2f outside %.2f" % tuple(pc.get(k, 0) for k in ("worker", "check", "timing", "load", "outside_worker")),
           {k: j[k] for k in ("in_one_tie_band", "injected", "caught", "wrong_winner", "distinct_winners") if k in j})
 PY

@@ -356,6 +356,7 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     searcher->init(sp, so);
     batch_work cur = start(searcher->propose());
     rep.baseline = ev.finish(d, injected_fault::none, baseline_compile);
+    rep.setup_s = std::chrono::duration<double>(clock_type::now() - t0).count();
     while (!cur.points.empty()) {
         batch_work next;
         if (rq.compile_ahead && !searcher->done()) next = start(searcher->propose());
@@ -373,7 +374,9 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     for (std::size_t i = 0; i < rep.candidates.size(); ++i)
         if (rep.candidates[i].cfg == best) rep.winner_index = i;
     rep.tied = sel->tied.size();
+    const auto before_confirm = clock_type::now();
     rep.winner_index = confirm(rep, ev, sp, rep.winner_index, rq.policy, rep.tied);
+    rep.confirm_s = std::chrono::duration<double>(clock_type::now() - before_confirm).count();
     rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
     const candidate_record& w = rep.candidates[rep.winner_index];
     rep.winner = {key, w.cfg, to_measurement(w.run), cache::provenance::current(dev)};

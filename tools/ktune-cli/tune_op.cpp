@@ -96,6 +96,8 @@ int print_json(const tune::tune_report& r, const tune::tune_request& rq,
         j["gpu_busy_s"] = r.gpu_busy_s;
         j["compile_cpu_s"] = r.compile_s;
         j["compile_wait_s"] = r.compile_wait_s;
+        j["setup_s"] = r.setup_s;
+        j["confirm_s"] = r.confirm_s;
         j["workers_spawned"] = r.workers_spawned;
         auto& cs = j["candidates"] = nlohmann::ordered_json::array();
         for (const auto& c : r.candidates)

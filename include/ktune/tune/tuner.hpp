@@ -72,6 +72,8 @@ struct tune_report {
     double gpu_busy_s = 0;     ///< device-side spans of all candidates' work
     double compile_s = 0;      ///< summed over compile threads
     double compile_wait_s = 0; ///< the loop waited for a compile (the GPU idled unless queued)
+    double setup_s = 0;   ///< start → baseline measured (contexts, copy bandwidth, first compile)
+    double confirm_s = 0; ///< the confirmation round of the leaders
     int workers_spawned = 0;
     std::string strategy;
 };
