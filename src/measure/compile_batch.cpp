@@ -14,6 +14,7 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <unistd.h>
 
 namespace ktune::measure {
 namespace {
@@ -48,12 +49,19 @@ std::set<std::string> defined_macros(std::string_view src) {
     return out;
 }
 
-std::string wrap(const compile_request& r, std::size_t i) {
+/// The namespace of a request in any batch: named after its cache key, so its lowered name does
+/// not depend on its position in a batch. Processes sharing a cubin cache may store the same key
+/// from different batches at once; the .name and .cubin they leave always match.
+std::string namespace_of(const compile_request& r) {
+    return "ktune_b" + cubin_cache::key(r);
+}
+
+std::string wrap(const compile_request& r) {
     std::string s = r.source;
     static constexpr std::string_view ext = "extern \"C\"";
     for (std::size_t p = 0; (p = s.find(ext, p)) != std::string::npos;)
         s.erase(p, ext.size());
-    std::string out = fmt::format("namespace ktune_batch{} {{\n{}\n}}\n", i, s);
+    std::string out = fmt::format("namespace {} {{\n{}\n}}\n", namespace_of(r), s);
     for (const auto& m : defined_macros(r.source))
         out += fmt::format("#undef {}\n", m);
     return out;
@@ -63,14 +71,18 @@ std::string wrap(const compile_request& r, std::size_t i) {
 /// the file system refuses links), so a later single lookup hits.
 void store_batch(const cubin_cache& cache, const std::vector<const compile_request*>& rs,
                  std::vector<compile_result>& out, const std::vector<std::size_t>& slots) {
-    const auto base = cache.dir() / ("batch-" + cubin_cache::key(*rs.front()) + ".cubin");
+    // Private to this process and thread until linked: another process storing a batch with
+    // the same first key must not swap the file under the links.
+    const auto tag = fmt::format("{}-{:x}", static_cast<long>(getpid()),
+                                 std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    const auto base =
+        cache.dir() / fmt::format("batch-{}-{}.cubin", cubin_cache::key(*rs.front()), tag);
     detail::write_atomic(base, out[slots.front()].cubin);
-    const auto tag = std::hash<std::thread::id>{}(std::this_thread::get_id());
     for (std::size_t k = 0; k < rs.size(); ++k) {
         compile_result& c = out[slots[k]];
         const auto stem = cache.dir() / cubin_cache::key(*rs[k]);
         detail::write_atomic(stem.string() + ".name", c.lowered_name);
-        const std::filesystem::path tmp = stem.string() + fmt::format(".lnk{:x}", tag);
+        const std::filesystem::path tmp = stem.string() + ".lnk" + tag;
         std::error_code ec;
         std::filesystem::remove(tmp, ec);
         std::filesystem::create_hard_link(base, tmp, ec);
@@ -114,8 +126,8 @@ std::vector<compile_result> compile_batch(const std::vector<compile_request>& rs
     std::string source;
     std::vector<std::string> names;
     for (std::size_t k = 0; k < group.size(); ++k) {
-        source += wrap(*group[k], k);
-        names.push_back(fmt::format("&ktune_batch{}::{}", k, group[k]->name_expression));
+        source += wrap(*group[k]);
+        names.push_back(fmt::format("&{}::{}", namespace_of(*group[k]), group[k]->name_expression));
     }
     detail::program_output p;
     try {
