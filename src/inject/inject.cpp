@@ -7,7 +7,7 @@
 //   KTUNE_OUTPUT    trace path for the root process (default ktune-<pid>.ktrace)
 //   KTUNE_ROOT_PID  pid of that process; any other process writes <stem>.<pid>.ktrace
 //   KTUNE_DELAY     seconds before recording starts;  KTUNE_DURATION  seconds of recording
-//   KTUNE_RECORD    comma list of kernel,memcpy,memset,sync,nvtx (default: all)
+//   KTUNE_RECORD    comma list of kernel,memcpy,memset,sync,nvtx (default: all but sync)
 //   KTUNE_HOLD_SUBSCRIPTION=0  release CUPTI's subscriber slot after the start-up check
 //   KTUNE_ZEROED_BUFFERS=0     let CUPTI zero its buffers on the launching thread (ablation)
 //   KTUNE_DEVICE_BUFFER_MB     CUPTI's device buffer size (ablation)

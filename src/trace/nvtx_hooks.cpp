@@ -238,10 +238,11 @@ int install_nvtx_hooks(const void* get_export_table) noexcept {
     const auto get = reinterpret_cast<NvtxGetExportTableFunc_t>(get_export_table);
     const auto* etc = static_cast<const NvtxExportTableCallbacks*>(get(NVTX_ETID_CALLBACKS));
     if (!etc || !etc->GetModuleFunctionTable) return 0;
+    // out_size is the number of callback ids of the module (its table has one more entry, a
+    // null guard), not a byte count.
     NvtxFunctionTable core = nullptr, core2 = nullptr;
-    unsigned core_bytes = 0, core2_bytes = 0;
-    if (!etc->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_bytes) || !core) return 0;
-    const unsigned n = core_bytes / sizeof(NvtxFunctionPointer*);
+    unsigned n = 0, n2 = 0;
+    if (!etc->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &n) || !core) return 0;
     set(core, n, NVTX_CBID_CORE_RangePushA, push_a);
     set(core, n, NVTX_CBID_CORE_RangePushEx, push_ex);
     set(core, n, NVTX_CBID_CORE_RangePop, pop_core);
@@ -251,8 +252,7 @@ int install_nvtx_hooks(const void* get_export_table) noexcept {
     set(core, n, NVTX_CBID_CORE_RangeStartEx, start_ex);
     set(core, n, NVTX_CBID_CORE_RangeEnd, end_core);
     // Domains (nvtx3::scoped_range and most C++ users) live in the CORE2 module.
-    if (etc->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &core2_bytes) && core2) {
-        const unsigned n2 = core2_bytes / sizeof(NvtxFunctionPointer*);
+    if (etc->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &n2) && core2) {
         set(core2, n2, NVTX_CBID_CORE2_DomainRangePushEx, domain_push);
         set(core2, n2, NVTX_CBID_CORE2_DomainRangePop, domain_pop);
         set(core2, n2, NVTX_CBID_CORE2_DomainMarkEx, domain_mark);

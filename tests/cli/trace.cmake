@@ -28,3 +28,5 @@ ktune_cli_test(profile_exit_code RC 3
   EXPECT "no trace written")
 ktune_cli_test(profile_missing_program RC 2 ARGS profile -- ./no-such-program
   EXPECT "cannot run './no-such-program'")
+ktune_cli_test(top_nvtx_path_old_trace RC 0 ARGS top ${_trace} --by nvtx-path
+  EXPECT "grouped by nvtx-path" "own host time" "forward 1")

@@ -38,7 +38,7 @@ command add_profile(CLI::App& root) {
         ->check(CLI::NonNegativeNumber);
     app->add_option("--record", o->request.record,
                     "What to record besides kernels: comma list of memcpy,memset,sync,nvtx "
-                    "(default: all)");
+                    "(default: memcpy,memset,nvtx; sync costs launch overhead)");
     app->add_option("--limit", o->limit, "Rows of the top table printed at the end")
         ->capture_default_str();
     app->add_flag("--no-top", o->no_top, "Do not print the top table");

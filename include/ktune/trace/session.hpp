@@ -26,7 +26,9 @@ struct session_options {
     double duration_s = 0; ///< stop recording this long after it began (0: until stop())
     bool memcpy = true;    ///< also record copies
     bool memset = true;
-    bool sync = true; ///< host waits (cudaDeviceSynchronize, cudaStreamSynchronize, …)
+    /// Host waits (cudaDeviceSynchronize, cudaStreamSynchronize, …). Off by default: on an H200
+    /// it cost +11 points on 20 000 tiny launches (docs/perf/profile.md).
+    bool sync = false;
     /// NVTX ranges, and each kernel's enclosing range. NVTX reaches ktune only through
     /// NVTX_INJECTION64_PATH=libktune_inject.so (set by `ktune profile`).
     bool nvtx = true;

@@ -27,6 +27,7 @@ TEST_CASE("CUPTI records match a known launch sequence: counts, names, order, gr
                                  .string();
     session_options o;
     o.output = path;
+    o.sync = true; // off by default (launch overhead); this test checks the records
     session s(o);
     const auto t0 = std::chrono::steady_clock::now();
     REQUIRE(s.start());

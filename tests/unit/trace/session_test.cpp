@@ -41,7 +41,8 @@ TEST_CASE("session records every kind of synthetic CUPTI record through the real
     auto fake_owner = std::make_unique<test::fake_cupti>();
     auto* fake = fake_owner.get();
     fake->dropped_per_buffer = 2;
-    session s({.output = path, .command_line = {"./app", "--x"}}, std::move(fake_owner));
+    session s({.output = path, .sync = true, .command_line = {"./app", "--x"}},
+              std::move(fake_owner));
     REQUIRE(s.start());
     CHECK(s.state() == session_state::recording);
     CHECK(fake->enabled.size() == 4); // NVTX comes through ktune's own NVTX hooks, not MARKER
