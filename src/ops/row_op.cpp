@@ -58,6 +58,14 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     if (p.shape.cols % (vec * cl) != 0) return fail(why, "vec * cluster must divide cols");
     const std::int64_t nv = p.shape.cols / cl / vec;
     if (nv < tpr / 2) return fail(why, "more than half the threads of a row would idle");
+    // Two prunings from the H200 sweep (docs/perf/tune.md, kernels (session 2)): they never
+    // won there, and they doubled the space a budgeted search must cover.
+    const std::int64_t row_vectors = p.shape.cols / vec;
+    if (tpr < 32 && row_vectors > 4 * 32)
+        return fail(why, "threads_per_row below 32 is for short rows (a warp per row would "
+                         "hold at most 4 vectors per lane)");
+    if (cl > 1 && (row_vectors + tpr - 1) / tpr * vec * esize <= 256)
+        return fail(why, "a cluster splits rows that one block of this size cannot cache");
     if (cached) {
         // A row cached in registers as loaded: more than 256 bytes (64 registers) per thread
         // spills or starves occupancy.

@@ -95,7 +95,7 @@ TEST_CASE("row groups smaller than a warp match the reference (short rows)") {
     for (const char* name : {"softmax", "layernorm", "rowsum"}) {
         const ops::op* o = &ops::find_op(name);
         for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
-            const ops::problem p{{999, 1024}, t};
+            const ops::problem p{{999, 512}, t};
             const auto cs = pick(
                 *o, p, [](const config& c) { return c.get<std::int64_t>("threads_per_row") < 32; },
                 6);
