@@ -8,6 +8,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <atomic>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -32,8 +33,15 @@ thread_local std::vector<frame> t_stack;
 std::mutex g_started_mutex;
 std::unordered_map<std::uint64_t, frame> g_started;
 
-// Domain and registered-string handles are leaked strings: NVTX treats them as opaque, and a
-// program may use them until it exits.
+// Domain and registered-string handles point at strings kept until the process exits (NVTX
+// treats them as opaque, and a program may use them until then); a deque never moves them.
+const std::string* keep(const char* s) {
+    static std::mutex m;
+    static auto* kept = new std::deque<std::string>; // reachable, never destroyed
+    std::lock_guard lock(m);
+    return &kept->emplace_back(s ? s : "");
+}
+
 const char* handle_text(const void* h) {
     return h ? static_cast<const std::string*>(h)->c_str() : "";
 }
@@ -209,14 +217,14 @@ void NVTX_API domain_end(nvtxDomainHandle_t, nvtxRangeId_t id) {
 }
 nvtxDomainHandle_t NVTX_API domain_create(const char* name) {
     try {
-        return reinterpret_cast<nvtxDomainHandle_t>(new std::string(name ? name : ""));
+        return reinterpret_cast<nvtxDomainHandle_t>(const_cast<std::string*>(keep(name)));
     } catch (...) {
         return nullptr;
     }
 }
 nvtxStringHandle_t NVTX_API register_string(nvtxDomainHandle_t, const char* s) {
     try {
-        return reinterpret_cast<nvtxStringHandle_t>(new std::string(s ? s : ""));
+        return reinterpret_cast<nvtxStringHandle_t>(const_cast<std::string*>(keep(s)));
     } catch (...) {
         return nullptr;
     }
