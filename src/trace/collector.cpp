@@ -205,7 +205,7 @@ void collector::attach_range(kernel_record& r) {
     // Graph kernels share their launch's correlation id: keep the link for the siblings, and
     // drop links far behind this one (a runtime launch may also raise a driver callback whose
     // id never matches a kernel).
-    constexpr std::uint32_t window = 1u << 20;
+    constexpr std::uint32_t window = 1u << 16; // launches in flight stay far below this
     if (r.correlation > window && links_.size() > 4096)
         links_.erase(links_.begin(), links_.lower_bound(r.correlation - window));
 }
