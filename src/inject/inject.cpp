@@ -105,8 +105,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
             o.hold_subscription = false;
         if (const char* z = std::getenv("KTUNE_ZEROED_BUFFERS"); z && std::string(z) == "0")
             o.zeroed_buffers = false;
-        o.device_buffer_bytes = static_cast<std::size_t>(env_seconds("KTUNE_DEVICE_BUFFER_MB") *
-                                                         (1u << 20));
+        o.device_buffer_bytes =
+            static_cast<std::size_t>(env_seconds("KTUNE_DEVICE_BUFFER_MB") * (1u << 20));
         // The metrics hook needs the subscriber slot for its launch callbacks (one subscriber
         // per process before CUDA 13.3); activity records need none.
         if (ktune::inject::metrics_requested()) o.hold_subscription = false;
