@@ -133,9 +133,11 @@ int run_replay(const tune_options& o) {
     fmt::print("  random search expects (N+1)/(K+1) = ({}+1)/({}+1) = {:.1f}", s.valid, s.within,
                s.random_expectation);
     if (s.evals.median <= static_cast<double>(budget))
-        fmt::print(": {} needs {:.1f} % of that ({:.1f}x fewer)\n", ro.strategy,
+        fmt::print(": {} needs {:.1f} % of that ({:.1f}x {})\n", ro.strategy,
                    100.0 * s.evals.median / s.random_expectation,
-                   s.random_expectation / s.evals.median);
+                   s.evals.median <= s.random_expectation ? s.random_expectation / s.evals.median
+                                                          : s.evals.median / s.random_expectation,
+                   s.evals.median <= s.random_expectation ? "fewer" : "more");
     else
         fmt::print("\n");
     fmt::print("  best found within the budget: median {:.4f}x optimum (IQR {:.4f}–{:.4f})\n",
