@@ -65,9 +65,10 @@ struct tune_report {
     std::size_t winner_index = 0; ///< into candidates (when searched)
     std::size_t tied = 0;         ///< configs whose CI overlaps the winner's (itself included)
     std::vector<candidate_record> candidates; ///< in evaluation order
-    candidate_record baseline;                ///< the op's default config
-    double bytes = 0;                         ///< the op's byte model
-    double copy_gbs = 0;                      ///< measured device-to-device copy, read + written
+    bool default_joined = false; ///< the default config (baseline) was appended to candidates
+    candidate_record baseline;   ///< the op's default config
+    double bytes = 0;            ///< the op's byte model
+    double copy_gbs = 0;         ///< measured device-to-device copy, read + written
     double wall_s = 0;
     double gpu_busy_s = 0;     ///< device-side spans of all candidates' work
     double compile_s = 0;      ///< summed over compile threads
