@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's main job: install what is missing, build, then run the loop for real.
-#  - with a GPU: identify it, profile a real program, tune a built-in op (twice: the second run
+#  - with a GPU: identify it, profile a real program (kernel time per NVTX range), sample the
+#    hot kernels' hardware metrics onto the roofline, tune a built-in op (twice: the second run
 #    is a cache hit), replay a recorded Hopper space;
-#  - without one: the same analysis on bundled real data (a PyTorch transformer-layer trace
-#    recorded on an H200, fully measured tuning spaces).
+#  - without one: the same analysis on bundled real data (PyTorch transformer-layer traces
+#    recorded on an H200, one with sampled metrics; fully measured tuning spaces).
 # Outputs land in out/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,24 +25,37 @@ if "$ktune" device >out/device.txt 2>&1; then
     cat out/device.txt
     say "ktune profile: every kernel of a real program, ranked"
     if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-        "$ktune" profile -o out/transformer.ktrace -- python3 bench/profile/transformer_layer.py
+        "$ktune" profile -o out/transformer.ktrace -- python3 bench/profile/transformer_nvtx.py
+        say "ktune top --by nvtx-path: kernel time per NVTX range open at launch"
+        "$ktune" top out/transformer.ktrace --by nvtx-path
+        say "ktune profile --metrics roofline: why the 10 hottest kernels are slow"
+        "$ktune" device --measure
+        "$ktune" profile --metrics roofline --max-metric-kernels 10 --no-top \
+            -o out/transformer_metrics.ktrace -- python3 bench/profile/transformer_layer.py
+        "$ktune" roofline out/transformer_metrics.ktrace --svg out/roofline.svg
     else
         TARGET=profile_workload scripts/build.sh >>out/build.log 2>&1
         "$ktune" profile -o out/workload.ktrace -- build/bench/profile/profile_workload graph 200 5
     fi
     say "ktune tune softmax 8192x8192 bf16 (search, check, time, cache)"
-    "$ktune" tune softmax --shape 8192x8192 --dtype bf16 --cache out/tuned.json
+    torch_flag=()
+    python3 -c 'import torch' 2>/dev/null && torch_flag=(--vs-torch)
+    "$ktune" tune softmax --shape 8192x8192 --dtype bf16 --cache out/tuned.json "${torch_flag[@]}"
     say "the same again: a cache hit, nothing measured"
     "$ktune" tune softmax --shape 8192x8192 --dtype bf16 --cache out/tuned.json
 else
     say "no GPU here ($(head -1 out/device.txt)): working on bundled real data"
     say "ktune top: which kernels own the GPU time of a PyTorch transformer layer (H200)"
     "$ktune" top examples/data/transformer_layer_h200.ktrace --limit 12
-    say "ktune top --by nvtx"
-    "$ktune" top examples/data/transformer_layer_h200.ktrace --by nvtx
+    say "ktune top --by nvtx-path: kernel time per NVTX range open at launch (H200 trace)"
+    "$ktune" top examples/data/transformer_layer_nvtx_h200.ktrace --by nvtx-path
     "$ktune" export examples/data/transformer_layer_h200.ktrace --format chrome \
         -o out/transformer_layer_h200.trace.json
     echo "(Perfetto-ready timeline written to out/transformer_layer_h200.trace.json)"
+    say "ktune roofline: why the 10 hottest kernels are slow (metrics sampled on an H200)"
+    "$ktune" roofline tests/data/metrics/h200_transformer_layer.metrics.ktrace \
+        --svg out/roofline.svg
+    echo "(log-log roofline chart written to out/roofline.svg)"
     say "ktune ops: the built-in tunable ops"
     "$ktune" ops
 fi

@@ -30,3 +30,11 @@ ktune_cli_test(profile_missing_program RC 2 ARGS profile -- ./no-such-program
   EXPECT "cannot run './no-such-program'")
 ktune_cli_test(top_nvtx_path_old_trace RC 0 ARGS top ${_trace} --by nvtx-path
   EXPECT "grouped by nvtx-path" "own host time" "forward 1")
+# Format 1.1: kernels attributed to the NVTX range open on the launching thread (recorded on an H200).
+set(_nvtx_trace examples/data/transformer_layer_nvtx_h200.ktrace)
+ktune_cli_test(top_nvtx_path_attributed RC 0 ARGS top ${_nvtx_trace} --by nvtx-path
+  EXPECT "kernel time by the NVTX range open on the launching thread" "forward/mlp"
+         "forward/attention" "forward/norm" "(no NVTX range)"
+  REJECT "own host time")
+ktune_cli_test(top_nvtx_attributed RC 0 ARGS top ${_nvtx_trace} --by nvtx
+  EXPECT "mlp" "attention" "norm" "67 kernels")
