@@ -165,24 +165,35 @@ std::string cubin_cache::key(const compile_request& r) {
     return fmt::format("{:016x}", h);
 }
 
+std::filesystem::path detail::cubin_file(const std::filesystem::path& base,
+                                         std::string_view lowered_name) {
+    return fmt::format("{}-{:08x}.cubin", base.string(),
+                       fnv1a(14695981039346656037ULL, lowered_name) & 0xffffffffU);
+}
+
 std::optional<compile_result> cubin_cache::get(const compile_request& r) const {
     const auto base = dir_ / key(r);
     compile_result out;
-    out.cubin = read_file(base.string() + ".cubin");
     out.lowered_name = read_file(base.string() + ".name");
-    if (out.cubin.empty() || out.lowered_name.empty()) return std::nullopt;
+    if (out.lowered_name.empty()) return std::nullopt;
+    const auto file = detail::cubin_file(base, out.lowered_name);
+    out.cubin = read_file(file);
+    if (out.cubin.empty()) return std::nullopt;
     out.ok = true;
     out.cache_hit = true;
-    out.cubin_path = base.string() + ".cubin";
+    out.cubin_path = file;
     return out;
 }
 
 std::filesystem::path cubin_cache::put(const compile_request& r, const compile_result& c) const {
     const auto base = dir_ / key(r);
-    // The name first: get() treats a cubin without its name as absent.
+    // The cubin's file is named after the kernel's lowered name, and written before the .name
+    // that points at it: a single compile and a batch (namespaced name) may store the same key
+    // at once, and whichever .name wins, it names a file that holds that kernel.
+    const auto file = detail::cubin_file(base, c.lowered_name);
+    write_atomic(file, c.cubin);
     write_atomic(base.string() + ".name", c.lowered_name);
-    write_atomic(base.string() + ".cubin", c.cubin);
-    return base.string() + ".cubin";
+    return file;
 }
 
 compile_result compile_cached(const compile_request& r, const cubin_cache* cache) {

@@ -81,17 +81,19 @@ void store_batch(const cubin_cache& cache, const std::vector<const compile_reque
     for (std::size_t k = 0; k < rs.size(); ++k) {
         compile_result& c = out[slots[k]];
         const auto stem = cache.dir() / cubin_cache::key(*rs[k]);
-        detail::write_atomic(stem.string() + ".name", c.lowered_name);
+        const auto file = detail::cubin_file(stem, c.lowered_name);
         const std::filesystem::path tmp = stem.string() + ".lnk" + tag;
         std::error_code ec;
         std::filesystem::remove(tmp, ec);
         std::filesystem::create_hard_link(base, tmp, ec);
         if (ec) {
-            detail::write_atomic(stem.string() + ".cubin", c.cubin);
+            detail::write_atomic(file, c.cubin);
         } else {
-            std::filesystem::rename(tmp, stem.string() + ".cubin");
+            std::filesystem::rename(tmp, file);
         }
-        c.cubin_path = stem.string() + ".cubin";
+        // After the file it names (cubin_cache::put says why).
+        detail::write_atomic(stem.string() + ".name", c.lowered_name);
+        c.cubin_path = file;
     }
     std::error_code ec;
     std::filesystem::remove(base, ec); // the links keep the data

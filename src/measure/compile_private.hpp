@@ -22,6 +22,9 @@ std::string read_file(const std::filesystem::path& p);
 /// Temp file + rename: readers never see half a file, many processes may share a directory.
 void write_atomic(const std::filesystem::path& p, std::string_view data);
 
+/// The cache file of a cubin whose kernel is lowered_name (see cubin_cache::put).
+std::filesystem::path cubin_file(const std::filesystem::path& base, std::string_view lowered_name);
+
 /// --gpu-architecture, C++17, -default-device and (when asked) -minimal.
 std::vector<std::string> base_options(const std::string& arch, bool minimal);
 

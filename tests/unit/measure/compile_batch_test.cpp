@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <unistd.h>
 
 using namespace ktune::measure;
@@ -134,4 +135,30 @@ TEST_CASE("every built-in op's candidates share programs (no silent fallback)") 
             CHECK(r.lowered_name.find("ktune_b") != std::string::npos);
         }
     }
+}
+
+TEST_CASE("a single compile and a batch storing the same key never leave a cubin without its "
+          "kernel") {
+    // The tuner compiles the op's default config alone while the first batch (which may hold
+    // the same config) compiles: both store one key, with different lowered names (plain vs
+    // namespaced). Each result's cubin file must still hold its own kernel afterwards.
+    const auto dir = temp_dir("ktune_batch_race");
+    const cubin_cache cache(dir);
+    const std::vector<compile_request> rs{candidate(64), candidate(128)};
+    const auto batched = compile_batch(rs, &cache);
+    REQUIRE(batched[0].ok);
+    const auto single = nvrtc_compile(rs[0]);
+    REQUIRE(single.ok);
+    REQUIRE(single.lowered_name != batched[0].lowered_name);
+    cache.put(rs[0], single); // the concurrent single compile lands second
+    const auto slurp = [](const fs::path& p) {
+        std::ifstream f(p, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    };
+    CHECK(slurp(batched[0].cubin_path).find(batched[0].lowered_name) != std::string::npos);
+    const auto hit = cache.get(rs[0]);
+    REQUIRE(hit);
+    CHECK(hit->lowered_name == single.lowered_name);
+    CHECK(slurp(hit->cubin_path).find(hit->lowered_name) != std::string::npos);
+    fs::remove_all(dir);
 }
