@@ -7,27 +7,18 @@ Small shapes pay the same launch, ramp and flush write-back costs as the op; a 5
 (the tuner's copy_gbs) does not. One JSON line per byte count: {"bytes", "copy_ms", "copy_gbs",
 "p10_ms", "p90_ms"}; the first line is the 512 MiB copy."""
 import json
+import os
 import statistics
 import sys
 
 import torch
 
-SHAPES = [(4096, 4096), (8192, 8192), (16384, 4096), (32768, 1024), (4096, 32768), (1024, 131072)]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tune"))
+from torch_ops import SHAPES, samples  # noqa: E402  (one timing protocol for both scripts)
 
 
 def timed(fn, flush, reps=50):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(reps):
-        flush.zero_()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
+    times = samples(fn, flush, reps)
     return statistics.median(times), times[len(times) // 10], times[9 * len(times) // 10]
 
 

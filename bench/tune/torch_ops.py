@@ -11,7 +11,8 @@ import torch
 SHAPES = [(4096, 4096), (8192, 8192), (16384, 4096), (32768, 1024), (4096, 32768), (1024, 131072)]
 
 
-def timed(fn, flush, reps=50):
+def samples(fn, flush, reps=50):
+    """Sorted event-timed ms of reps launches after 3 warm-ups, the flush outside the events."""
     for _ in range(3):
         fn()
     times = []
@@ -23,7 +24,11 @@ def timed(fn, flush, reps=50):
         e.record()
         e.synchronize()
         times.append(s.elapsed_time(e))
-    return statistics.median(times)
+    return sorted(times)
+
+
+def timed(fn, flush, reps=50):
+    return statistics.median(samples(fn, flush, reps))
 
 
 def main():

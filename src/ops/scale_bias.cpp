@@ -5,6 +5,7 @@
 // that reads a pristine copy. Self-contained (own prelude) so it does not depend on the row
 // ops' shared device code.
 #include "ops/builtin_ops.hpp"
+#include "ops/source_common.hpp"
 
 #include "ktune/core/error.hpp"
 
@@ -82,17 +83,6 @@ extern "C" __global__ void ktune_op_kernel(const T* x, float* y, const T* g, con
 }
 )";
 
-std::vector<param_value> ints(std::initializer_list<std::int64_t> v) {
-    return {v.begin(), v.end()};
-}
-
-std::int64_t pow2_at_least(std::int64_t v) noexcept {
-    std::int64_t p = 1;
-    while (p < v)
-        p <<= 1;
-    return p;
-}
-
 class scale_bias final : public op {
 public:
     std::string_view name() const noexcept override { return "scale_bias_"; }
@@ -168,7 +158,7 @@ public:
         return 2.0 * static_cast<double>(p.shape.rows * p.shape.cols);
     }
     // Rows are baked into the source (the bound NV), so they are part of the key, rounded up.
-    shape2d bucket(const shape2d& s) const override { return {pow2_at_least(s.rows), s.cols}; }
+    shape2d bucket(const shape2d& s) const override { return {next_pow2(s.rows), s.cols}; }
 };
 
 } // namespace
