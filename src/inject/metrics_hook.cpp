@@ -7,6 +7,7 @@
 // the runtime call; a thread-local depth makes the outermost callback the only one that acts.
 #include "metrics_hook.hpp"
 
+#include "../metrics/l2_flush.hpp" // private to libktune, which this library links
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_host.hpp"
 #include "ktune/metrics/range_session.hpp"
@@ -44,6 +45,10 @@ struct hook_state {
     std::mutex decide; ///< policy, session, counters
     std::shared_mutex launch;
     std::unique_ptr<metrics::range_session> session;
+    bool flush_l2 = true; ///< --cache-control all: flush L2 before each profiled range
+    std::unique_ptr<metrics::detail::l2_flusher> flusher;
+    std::uint64_t flushes = 0;       ///< ranges that started after a completed flush
+    std::uint64_t unflushed = 0;     ///< ranges profiled without one (flush failed or off)
     CUcontext context = nullptr;     ///< the context the range profiler is enabled on
     bool failed = false;             ///< a profiler call failed: metrics are off from then on
     bool finished = false;           ///< `doc` is final
@@ -122,6 +127,29 @@ bool ensure_session(hook_state& h, CUcontext ctx) {
     return true;
 }
 
+// Under `decide`, with the exclusive launch lock, before the range starts: write back and
+// invalidate L2 (l2_flush.hpp), so the range starts as ncu's `--cache-control all` passes do. A
+// failing flush turns flushing off for the rest of the run and is counted, never fatal.
+void flush_before_range(hook_state& h) {
+    if (!h.flush_l2) {
+        ++h.unflushed;
+        return;
+    }
+    try {
+        if (!h.flusher) h.flusher = std::make_unique<metrics::detail::l2_flusher>();
+        h.flusher->flush();
+        ++h.flushes;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr,
+                     "ktune: L2 flush before a profiled range failed (%s); later ranges run "
+                     "with --cache-control none\n",
+                     e.what());
+        h.flush_l2 = false;
+        h.flusher.reset();
+        ++h.unflushed;
+    }
+}
+
 // Lock order: `launch` before `decide`, everywhere (a profiled launch's exit holds `launch`
 // and takes `decide`), so the exclusive lock is taken with `decide` released.
 void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -146,10 +174,12 @@ void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackI
         std::lock_guard lock(h.decide);
         try {
             if (!h.failed && !h.finished) {
-                if (!ensure_session(h, d.context))
+                if (!ensure_session(h, d.context)) {
                     ++h.other_context;
-                else
+                } else {
+                    flush_before_range(h);
                     t_profiled = h.session->launch_begin(name, ordinal, d.correlationId, false);
+                }
             }
         } catch (const std::exception& e) {
             fail(h, name, e.what());
@@ -236,6 +266,15 @@ bool metrics_hook_start() noexcept {
             o.sample_every = metrics::parse_sample_rate(s);
         o.max_kernels = env_count("KTUNE_METRICS_MAX_KERNELS", 10);
         o.max_per_kernel = env_count("KTUNE_METRICS_PER_KERNEL", 1);
+        if (const char* c = env("KTUNE_METRICS_CACHE_CONTROL")) {
+            const std::string cc = c;
+            if (cc != "all" && cc != "none")
+                std::fprintf(stderr,
+                             "ktune: ignoring KTUNE_METRICS_CACHE_CONTROL=%s (all or "
+                             "none); flushing L2 before each range\n",
+                             c);
+            h->flush_l2 = cc != "none";
+        }
         h->policy.emplace(o);
         if (const char* p = env("KTUNE_METRICS_PEAKS")) h->peaks = metrics::read_measured_peaks(p);
         // Checked here, before any launch, so a bad set is refused up front (chip: at the
@@ -318,14 +357,21 @@ void metrics_hook_write(const std::string& trace_path) noexcept {
         h.doc.denied = h.policy->denied();
         if (h.peaks) h.doc.measured = h.peaks;
         if (h.doc.metric_set.empty()) h.doc.metric_set = h.set_spec;
+        // "all" only when every range followed a flush; a mix is reported as such.
+        h.doc.cache_control = h.unflushed == 0 ? "all"
+                              : h.flushes == 0
+                                  ? "none"
+                                  : "mixed: " + std::to_string(h.flushes) + " ranges flushed, " +
+                                        std::to_string(h.unflushed) + " not";
         trace::append_metrics_chunk(trace_path, metrics::to_json(h.doc));
         std::fprintf(stderr,
                      "ktune: metrics (%s, %zu passes) for %zu launches in %s; %llu dropped "
                      "ranges, %zu kernels denied, %llu sampled launches on another context "
-                     "refused\n",
+                     "refused; cache control %s\n",
                      h.doc.metric_set.c_str(), h.doc.passes, h.doc.kernels.size(),
                      trace_path.c_str(), static_cast<unsigned long long>(h.doc.dropped_ranges),
-                     h.doc.denied.size(), static_cast<unsigned long long>(h.other_context));
+                     h.doc.denied.size(), static_cast<unsigned long long>(h.other_context),
+                     h.doc.cache_control.c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "ktune: metrics not written to %s: %s\n", trace_path.c_str(),
                      e.what());

@@ -92,6 +92,7 @@ std::string to_json(const kernel_metrics_doc& doc) {
            {"passes", doc.passes},
            {"dropped_ranges", doc.dropped_ranges},
            {"denied", doc.denied}};
+    if (!doc.cache_control.empty()) j["cache_control"] = doc.cache_control;
     if (doc.measured)
         j["measured_peaks"] = {{"dram_gbs", doc.measured->dram_gbs},
                                {"fp32_tflops", doc.measured->fp32_tflops},
@@ -142,6 +143,8 @@ kernel_metrics_doc parse_kernel_metrics(std::string_view text_in, std::string_vi
         for (std::size_t i = 0; i < j["denied"].size(); ++i)
             doc.denied.push_back(text(j["denied"][i], source, fmt::format("/denied/{}", i)));
     }
+    if (j.contains("cache_control"))
+        doc.cache_control = text(j["cache_control"], source, "/cache_control");
     if (j.contains("measured_peaks")) doc.measured = parse_peaks(j["measured_peaks"], source);
     if (!j.contains("kernels")) bad(source, "/kernels", "missing");
     const json& kernels = j.at("kernels");

@@ -36,6 +36,11 @@ void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o) {
     app.add_option("--max-passes", o.max_passes, "Replay-pass budget per profiled kernel")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    app.add_option("--cache-control", o.cache_control,
+                   "all: write back and invalidate L2 before each profiled range (as ncu's "
+                   "default); none: profile with the caches as the program left them")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"all", "none"}));
 }
 
 void export_profile_metrics(const profile_metrics_options& o) {
@@ -73,6 +78,7 @@ void export_profile_metrics(const profile_metrics_options& o) {
     put("KTUNE_METRICS_MAX_KERNELS", std::to_string(o.max_kernels));
     put("KTUNE_METRICS_PER_KERNEL", std::to_string(o.per_kernel));
     put("KTUNE_METRICS_MAX_PASSES", std::to_string(o.max_passes));
+    put("KTUNE_METRICS_CACHE_CONTROL", o.cache_control);
     // The program may change directory: hand it an absolute path.
     if (!peaks.empty()) put("KTUNE_METRICS_PEAKS", std::filesystem::absolute(peaks).string());
 }

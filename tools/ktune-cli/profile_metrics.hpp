@@ -19,6 +19,7 @@ struct profile_metrics_options {
     std::string deny;
     std::string peaks;
     std::size_t max_passes = 3;
+    std::string cache_control = "all";
 };
 
 void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o);

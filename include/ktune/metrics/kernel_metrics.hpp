@@ -11,7 +11,9 @@
 //                    "values": { "gpu__time_duration.sum": 21000, … } } ] }
 //
 // Optional keys: launch_index, correlation_id, launches (1), total_time_ns and mean_gap_ns
-// (unknown), denied, measured_peaks. Metric values are CUPTI's GPU values (ns, bytes, counts).
+// (unknown), denied, measured_peaks, cache_control ("all": L2 written back and invalidated
+// before each profiled range; "none"; absent: unknown, as in 1.0 documents). Metric values are
+// CUPTI's GPU values (ns, bytes, counts).
 //
 //   auto doc = ktune::metrics::read_kernel_metrics("run.metrics.json");
 
@@ -27,7 +29,8 @@
 namespace ktune::metrics {
 
 inline constexpr std::string_view kernel_metrics_schema = "ktune.kernel_metrics";
-inline constexpr std::string_view kernel_metrics_version = "1.0.0";
+/// 1.1: optional "cache_control".
+inline constexpr std::string_view kernel_metrics_version = "1.1.0";
 
 /// One profiled launch of a kernel, joined to the timeline of all its launches.
 struct kernel_sample {
@@ -56,6 +59,7 @@ struct kernel_metrics_doc {
     std::size_t passes = 0;
     std::uint64_t dropped_ranges = 0; ///< ranges CUPTI dropped (counter image too small)
     std::vector<std::string> denied;  ///< kernels kept out of the range profiler (never serialised)
+    std::string cache_control;        ///< "all", "none", "" unknown (see the file comment)
     std::optional<measured_peaks> measured;
     std::vector<kernel_sample> kernels;
     bool operator==(const kernel_metrics_doc&) const = default;
