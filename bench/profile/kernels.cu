@@ -20,6 +20,14 @@ __global__ void bench_heavy(float* x, int iters) {
     x[i] = a + b;
 }
 
+// ~10 us on a 1.98 GHz SM clock: long enough that the GPU, not the launching thread, paces a
+// loop of them (what is left of the tracing overhead is then GPU-side).
+__global__ void bench_spin(long long cycles) {
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+
 float* g_buf = nullptr;
 cudaStream_t g_stream = nullptr;
 
@@ -38,6 +46,11 @@ void bench_tiny_launches(int n) {
 void bench_heavy_launches(int n) {
     for (int i = 0; i < n; ++i)
         bench_heavy<<<132 * 8, 256, 0, g_stream>>>(g_buf, 20000);
+}
+
+void bench_long_launches(int n) {
+    for (int i = 0; i < n; ++i)
+        bench_spin<<<1, 32, 0, g_stream>>>(19800);
 }
 
 bool bench_sync() {

@@ -6,6 +6,14 @@
 // does not zero them on the launching thread. ktune's cost is measured against it
 // in the same run (bench/profile/gpu_step.sh: step_profile_overhead).
 //   CUDA_INJECTION64_PATH=libraw_cupti_inject.so RAW_CUPTI_KINDS=kernel,memcpy ./app
+// Floor probes (session 3), each set before CUDA creates a context:
+//   RAW_CUPTI_KINDS=serial_kernel    CUPTI_ACTIVITY_KIND_KERNEL instead of CONCURRENT_KERNEL
+//   RAW_CUPTI_DEVICE_BUFFER_MB=N     CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE
+//   RAW_CUPTI_SEMAPHORE_POOL=N       CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE
+//   RAW_CUPTI_PER_THREAD=0|1         CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER
+//   RAW_CUPTI_BUFFER_MB=N            size of the activity buffers handed to CUPTI (default 8)
+//   RAW_CUPTI_HOST_PINNED=1          CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED
+//   RAW_CUPTI_PREALLOCATE=N          CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE
 #include <cupti.h>
 
 #include <atomic>
@@ -18,7 +26,7 @@
 
 namespace {
 
-constexpr std::size_t buffer_bytes = 8u << 20;
+std::size_t buffer_bytes = 8u << 20;
 std::mutex pool_mutex;
 std::vector<std::uint8_t*> pool;
 std::atomic<std::uint64_t> records{0};
@@ -70,6 +78,44 @@ void at_exit() {
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
     static std::atomic<bool> once{false};
     if (once.exchange(true)) return 1;
+    const auto number = [](const char* name) -> long {
+        const char* v = std::getenv(name);
+        return v && *v ? std::atol(v) : -1;
+    };
+    if (const long mb = number("RAW_CUPTI_BUFFER_MB"); mb > 0)
+        buffer_bytes = static_cast<std::size_t>(mb) << 20;
+    if (const long mb = number("RAW_CUPTI_DEVICE_BUFFER_MB"); mb > 0) {
+        std::size_t v = static_cast<std::size_t>(mb) << 20, size = sizeof v;
+        if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &v) !=
+            CUPTI_SUCCESS)
+            std::fputs("raw_cupti: DEVICE_BUFFER_SIZE refused\n", stderr);
+    }
+    if (const long n = number("RAW_CUPTI_SEMAPHORE_POOL"); n > 0) {
+        std::size_t v = static_cast<std::size_t>(n), size = sizeof v;
+        if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE, &size,
+                                      &v) != CUPTI_SUCCESS)
+            std::fputs("raw_cupti: PROFILING_SEMAPHORE_POOL_SIZE refused\n", stderr);
+    }
+    if (const long p = number("RAW_CUPTI_PER_THREAD"); p >= 0) {
+        std::uint8_t v = p ? 1 : 0;
+        std::size_t size = sizeof v;
+        if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &v) !=
+            CUPTI_SUCCESS)
+            std::fputs("raw_cupti: PER_THREAD_ACTIVITY_BUFFER refused\n", stderr);
+    }
+    if (number("RAW_CUPTI_HOST_PINNED") == 1) {
+        std::uint8_t v = 1;
+        std::size_t size = sizeof v;
+        if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size,
+                                      &v) != CUPTI_SUCCESS)
+            std::fputs("raw_cupti: MEM_ALLOCATION_TYPE_HOST_PINNED refused\n", stderr);
+    }
+    if (const long n = number("RAW_CUPTI_PREALLOCATE"); n > 0) {
+        std::size_t v = static_cast<std::size_t>(n), size = sizeof v;
+        if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &size,
+                                      &v) != CUPTI_SUCCESS)
+            std::fputs("raw_cupti: DEVICE_BUFFER_PRE_ALLOCATE_VALUE refused\n", stderr);
+    }
     for (int i = 0; i < 4; ++i) { // touched now, so no page fault lands on a launching thread
         auto* b = static_cast<std::uint8_t*>(std::aligned_alloc(8, buffer_bytes));
         std::memset(b, 0, buffer_bytes);
@@ -89,6 +135,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         return list.find(std::string(",") + k + ",") != std::string::npos;
     };
     if (has("kernel")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (has("serial_kernel")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL);
     if (has("memcpy")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
     if (has("memset")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
     if (has("sync")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);

@@ -1,6 +1,8 @@
 // See collector.hpp. Lock order: mutex_ (staging) before queue_mutex_ (hand-over), never back.
 #include "collector.hpp"
 
+#include "nvtx_hooks.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +75,14 @@ std::uint32_t collector::intern(const char* name) {
     return it->second;
 }
 
+void collector::stage_kernel(const kernel_record& r) {
+    if (std::find(devices_.begin(), devices_.end(), r.device) == devices_.end())
+        devices_.push_back(r.device);
+    counters_.zero_timestamps += r.timed() ? 0 : 1;
+    ++counters_.kernels;
+    staged_.kernels.push_back(r);
+}
+
 void collector::on_record(const CUpti_Activity* a) {
     switch (a->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -81,14 +91,22 @@ void collector::on_record(const CUpti_Activity* a) {
         const char* name = nullptr;
         decoder_.kernel(a, r, name);
         r.name_id = intern(name);
-        if (has_links_.load(std::memory_order_relaxed)) attach_range(r);
-        if (std::find(devices_.begin(), devices_.end(), r.device) == devices_.end())
-            devices_.push_back(r.device);
-        counters_.zero_timestamps += r.timed() ? 0 : 1;
-        ++counters_.kernels;
-        staged_.kernels.push_back(r);
+        if (has_links_.load(std::memory_order_relaxed) && !attach_range(r)) {
+            waiting_.push_back(r);
+            if (waiting_.size() > options_.max_waiting_kernels) {
+                stage_kernel(waiting_.front());
+                waiting_.pop_front();
+            }
+            break;
+        }
+        stage_kernel(r);
         break;
     }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+        on_link_record(a);
+        break;
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         memcpy_record r;
         decoder_.memcpy(a, r);
@@ -186,58 +204,6 @@ void collector::add_nvtx(const nvtx_record& r) {
     staged_.nvtx.push_back(r);
 }
 
-void collector::link_launch(std::uint32_t correlation, std::uint32_t range,
-                            std::uint32_t path) noexcept {
-    try {
-        std::lock_guard lock(link_mutex_);
-        links_[correlation] = {range, path};
-        has_links_.store(true, std::memory_order_relaxed);
-    } catch (...) {
-    }
-}
-
-void collector::attach_range(kernel_record& r) {
-    std::lock_guard lock(link_mutex_);
-    const auto it = links_.find(r.correlation);
-    if (it == links_.end()) return;
-    r.nvtx_range = it->second.first;
-    r.nvtx_path = it->second.second;
-    // Graph kernels share their launch's correlation id: keep the link for the siblings, and
-    // drop links far behind this one (a runtime launch may also raise a driver callback whose
-    // id never matches a kernel).
-    constexpr std::uint32_t window = 1u << 16; // launches in flight stay far below this
-    if (r.correlation > window && links_.size() > 4096)
-        links_.erase(links_.begin(), links_.lower_bound(r.correlation - window));
-}
-
-void collector::enable_launch_links() noexcept {
-    if (launch_links_on_.exchange(true)) return;
-    static constexpr CUpti_CallbackId runtime[] = {
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
-    static constexpr CUpti_CallbackId driver[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
-    for (const auto id : runtime)
-        api_.enable_callback(CUPTI_CB_DOMAIN_RUNTIME_API, id);
-    for (const auto id : driver)
-        api_.enable_callback(CUPTI_CB_DOMAIN_DRIVER_API, id);
-}
-
 std::uint64_t collector::now() noexcept {
     std::uint64_t ns = 0;
     api_.timestamp(&ns);
@@ -249,10 +215,15 @@ void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8
     if (!buffer) return;
     try {
         std::lock_guard lock(mutex_);
+        // Links of launches made so far are published before their kernels can complete.
+        if (options_.link == link_mode::callback && launch_links_on_.load())
+            drain_launch_links(
+                [this](const launch_link& l) { link_launch(l.correlation, l.range, l.path); });
         CUpti_Activity* a = nullptr;
         if (valid > 0)
             while (api_.next_record(buffer, valid, &a) == CUPTI_SUCCESS)
                 on_record(a);
+        if (!waiting_.empty()) release_waiting(false);
         std::size_t dropped = 0;
         if (api_.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS)
             counters_.dropped_by_cupti += dropped;
@@ -286,9 +257,10 @@ void collector::enqueue_locked() {
     queue_cv_.notify_one();
 }
 
-void collector::hand_over() noexcept {
+void collector::hand_over(bool release_all) noexcept {
     try {
         std::lock_guard lock(mutex_);
+        if (release_all) release_waiting(true);
         enqueue_locked();
     } catch (...) {
     }
@@ -332,7 +304,7 @@ void collector::writer_loop() {
 }
 
 bool collector::finish(const trace_environment& end_env, std::string& error) noexcept {
-    hand_over();
+    hand_over(true);
     {
         std::lock_guard lock(queue_mutex_);
         closing_ = true;

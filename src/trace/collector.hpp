@@ -7,6 +7,7 @@
 #include "cupti_seam.hpp"
 #include "decoder.hpp"
 #include "ktune/trace/trace_file.hpp"
+#include "launch_links.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -30,6 +31,11 @@ struct collector_options {
     bool zeroed_buffers = true;
     std::size_t block_records = 1u << 15; ///< records per block handed to the writer
     std::size_t max_queued_blocks = 32;   ///< beyond this, blocks are dropped and counted
+    link_mode link = link_mode::external_correlation; ///< kernel -> NVTX range (launch_links.hpp)
+    /// external_correlation: kernels whose launch's API record has not arrived yet wait (the
+    /// launching thread's buffer may complete after the kernel's); beyond this many, the
+    /// oldest are written unattributed.
+    std::size_t max_waiting_kernels = 1u << 20;
 };
 
 class collector {
@@ -44,8 +50,9 @@ public:
                           std::size_t* max_records) noexcept;
     void buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
                           std::size_t size, std::size_t valid) noexcept;
-    /// Hands everything staged so far to the writer thread.
-    void hand_over() noexcept;
+    /// Hands everything staged so far to the writer thread; `release_all` (after a forced
+    /// flush: every API record is in) also writes the kernels still waiting for one.
+    void hand_over(bool release_all = false) noexcept;
     /// Drains the writer, then writes the trailer and footer. Returns false (with `error`)
     /// when the file could not be completed.
     bool finish(const trace_environment& end_env, std::string& error) noexcept;
@@ -61,9 +68,12 @@ public:
     void add_nvtx(const nvtx_record& r);
     /// The kernel launched with `correlation` ran inside the range (1 + string ids).
     void link_launch(std::uint32_t correlation, std::uint32_t range, std::uint32_t path) noexcept;
-    /// Turns on the launch-entry callbacks that call link_launch (once; no-op when CUPTI's
-    /// subscriber slot is not held).
-    void enable_launch_links() noexcept;
+    /// A range (1 + string ids) opened on the calling thread: turns the launch links on (once)
+    /// and, with external correlation, pushes the range to CUPTI (then returns true, and the
+    /// caller calls close_range at its pop).
+    bool open_range(std::uint32_t range, std::uint32_t path) noexcept;
+    void close_range() noexcept;
+    [[nodiscard]] link_mode mode() const noexcept { return options_.link; }
     [[nodiscard]] std::uint64_t now() noexcept;
     /// Unique per collector of the process (an address may be reused by a later one).
     [[nodiscard]] std::uint64_t serial() const noexcept { return serial_; }
@@ -90,7 +100,12 @@ private:
 
     std::uint32_t intern(const char* name);
     std::uint32_t intern_text(const std::string& text);
-    void attach_range(kernel_record& r);
+    void enable_launch_links() noexcept;
+    /// Stamps the range into `r`; false when it must wait for its launch's API record.
+    bool attach_range(kernel_record& r);
+    void stage_kernel(const kernel_record& r);
+    void on_link_record(const CUpti_Activity* a);
+    void release_waiting(bool all);
     void on_record(const CUpti_Activity* a);
     void enqueue_locked();
     void writer_loop();
@@ -112,11 +127,14 @@ private:
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> paths_; // (parent, name)
     std::unordered_map<std::uint32_t, std::string> path_texts_;
 
-    // correlation id -> (range, path); taken on launching threads only inside NVTX ranges.
+    // correlation id -> (range, path), or (0, 0): the launch's API record came, no range.
+    // Taken on launching threads only by link_mode::locked_map and by a full ring.
     std::mutex link_mutex_;
     std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> links_;
     std::atomic<bool> has_links_{false};
     std::atomic<bool> launch_links_on_{false};
+    std::uint64_t links_on_ns_ = 0;     ///< when API records began (external correlation)
+    std::deque<kernel_record> waiting_; ///< kernels whose launch's API record is still due
 
     std::mutex queue_mutex_;
     std::condition_variable queue_cv_;

@@ -27,6 +27,13 @@ public:
     /// cuptiActivitySetAttribute with a value of `bytes` bytes.
     virtual CUptiResult set_attribute(CUpti_ActivityAttribute attr, std::size_t bytes,
                                       void* value) = 0;
+    /// Turns on activity API records for one launch API only (cuptiActivityEnableRuntimeApi /
+    /// cuptiActivityEnableDriverApi): what external correlation records hang on.
+    virtual CUptiResult enable_api_record(CUpti_CallbackDomain domain, CUpti_CallbackId id) = 0;
+    /// cuptiActivityPush/PopExternalCorrelationId with CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 on
+    /// the calling thread.
+    virtual CUptiResult push_external(std::uint64_t id) = 0;
+    virtual CUptiResult pop_external() = 0;
     virtual CUptiResult unsubscribe() = 0;
     virtual CUptiResult register_callbacks(requested_fn req, completed_fn done) = 0;
     virtual CUptiResult enable(CUpti_ActivityKind kind) = 0;

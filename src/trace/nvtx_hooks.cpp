@@ -4,6 +4,7 @@
 #include "nvtx_hooks.hpp"
 
 #include "collector.hpp"
+#include "launch_links.hpp"
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -26,8 +27,15 @@ struct frame {
     std::uint32_t path = 0; ///< 1 + string id of "outer/…/inner"
     std::uint32_t domain = 0;
     std::uint32_t id = 0;
+    bool external = false; ///< pushed to CUPTI as an external correlation id
 };
 thread_local std::vector<frame> t_stack;
+
+// link_mode::callback: this thread's ring, and whether it is inside a runtime launch (whose
+// nested driver call is then skipped: the kernel carries the runtime call's correlation id).
+link_rings g_rings;
+thread_local std::shared_ptr<link_ring> t_ring;
+thread_local bool t_in_runtime = false;
 
 // Start/end ranges are not scoped to a thread: they are kept by id.
 std::mutex g_started_mutex;
@@ -116,8 +124,9 @@ void push(const char* message, const char* domain) noexcept {
             return;
         }
         const std::uint32_t parent = t_stack.empty() ? 0 : t_stack.back().path;
-        t_stack.push_back(open_frame(*c, message, domain, parent));
-        c->enable_launch_links();
+        frame f = open_frame(*c, message, domain, parent);
+        f.external = c->open_range(f.name, f.path);
+        t_stack.push_back(f);
     } catch (...) {
     }
 }
@@ -126,7 +135,10 @@ void pop() noexcept {
     if (t_stack.empty()) return;
     const frame f = t_stack.back();
     t_stack.pop_back();
-    if (collector* c = g_target.load(std::memory_order_acquire)) close_frame(*c, f);
+    if (collector* c = g_target.load(std::memory_order_acquire)) {
+        if (f.external) c->close_range();
+        close_frame(*c, f);
+    }
 }
 
 void mark(const char* message, const char* domain) noexcept {
@@ -282,14 +294,35 @@ void nvtx_mark(const char* message) noexcept {
     mark(message, nullptr);
 }
 
+void drain_launch_links(const std::function<void(const launch_link&)>& f) {
+    g_rings.drain(f);
+}
+
 void CUPTIAPI launch_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId,
                               const void* data) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
     if (t_stack.empty() || !t_stack.back().name) return;
+    collector* c = g_target.load(std::memory_order_acquire);
+    if (!c) return;
     const auto* d = static_cast<const CUpti_CallbackData*>(data);
-    if (d->callbackSite != CUPTI_API_ENTER) return;
-    if (collector* c = g_target.load(std::memory_order_acquire))
-        c->link_launch(d->correlationId, t_stack.back().name, t_stack.back().path);
+    const launch_link l{d->correlationId, t_stack.back().name, t_stack.back().path};
+    if (c->mode() == link_mode::locked_map) {
+        if (d->callbackSite == CUPTI_API_ENTER) c->link_launch(l.correlation, l.range, l.path);
+        return;
+    }
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        t_in_runtime = d->callbackSite == CUPTI_API_ENTER;
+        if (!t_in_runtime) return;
+    } else if (d->callbackSite != CUPTI_API_ENTER || t_in_runtime) {
+        return; // a driver exit, or the driver call inside a runtime launch
+    }
+    try {
+        if (!t_ring) t_ring = g_rings.add();
+        while (!t_ring->push(l)) // full: this thread hands its links over itself, once per 8 Ki
+            t_ring->drain(
+                [c](const launch_link& x) { c->link_launch(x.correlation, x.range, x.path); });
+    } catch (...) {
+    }
 }
 
 } // namespace ktune::trace::detail

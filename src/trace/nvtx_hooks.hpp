@@ -4,13 +4,14 @@
 // tables. No CUPTI MARKER activity is enabled (it costs every launch of every program, NVTX or
 // not). A program that never calls NVTX never reaches this code.
 //
-// Each thread keeps its stack of open push/pop ranges. At the first push, the session turns on
-// CUPTI callbacks at the entry of the launch APIs only (kernel, cooperative, graph launches);
-// launch_callback then links the launch's correlation id to the innermost open range of the
-// launching thread, and the collector stamps that range into the kernel's record.
+// Each thread keeps its stack of open push/pop ranges. At the first push, the collector turns
+// on the launch links (launch_links.hpp): by default CUPTI external correlation, so that the
+// kernel's record can be stamped with the innermost range open on the launching thread with no
+// ktune code on the launch path; or launch-entry callbacks (launch_callback).
 #include <cupti.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace ktune::trace::detail {
 
@@ -27,6 +28,10 @@ int install_nvtx_hooks(const void* get_export_table) noexcept;
 void nvtx_push(const char* message) noexcept;
 void nvtx_pop() noexcept;
 void nvtx_mark(const char* message) noexcept;
+
+struct launch_link;
+/// Hands every launching thread's pending links (link_mode::callback) to `f`.
+void drain_launch_links(const std::function<void(const launch_link&)>& f);
 
 /// CUPTI subscriber callback (the session subscribes with it).
 void CUPTIAPI launch_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId id,

@@ -12,8 +12,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 #include <unistd.h>
 
 namespace ktune::trace {
@@ -156,6 +158,24 @@ bool session::start() noexcept {
         detail::collector_options co;
         co.buffer_bytes = m.options.buffer_bytes;
         co.zeroed_buffers = m.options.zeroed_buffers;
+        co.link = m.options.link;
+        if (const char* l = std::getenv("KTUNE_NVTX_LINK"); l && *l) {
+            const std::string v = l;
+            if (v == "external_correlation")
+                co.link = nvtx_link::external_correlation;
+            else if (v == "callback")
+                co.link = nvtx_link::callback;
+            else if (v == "locked_map")
+                co.link = nvtx_link::locked_map;
+            else
+                std::fprintf(stderr,
+                             "ktune: ignoring KTUNE_NVTX_LINK=%s (expected "
+                             "external_correlation, callback or locked_map)\n",
+                             l);
+        }
+        // Launch callbacks need the subscriber slot; external correlation does not.
+        if (co.link != nvtx_link::external_correlation && !m.subscribed)
+            co.link = nvtx_link::external_correlation;
         m.collector = std::make_unique<detail::collector>(*m.api, *decoder, std::move(writer), co);
         g_active.store(m.collector.get(), std::memory_order_release);
         if (const auto rc = m.api->register_callbacks(on_requested, on_completed);
@@ -208,7 +228,7 @@ void session::stop() noexcept {
     if (m.control.joinable()) m.control.join();
     m.disable();
     m.api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    m.collector->hand_over();
+    m.collector->hand_over(true);
     m.state = session_state::stopped;
 }
 

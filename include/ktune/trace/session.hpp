@@ -10,6 +10,7 @@
 
 #include "ktune/trace/records.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,14 @@ namespace ktune::trace {
 namespace detail {
 class cupti_api;
 }
+
+/// How a kernel learns the NVTX range open on the thread that launched it
+/// (src/trace/launch_links.hpp; measured side by side in docs/perf/profile.md, session 3).
+enum class nvtx_link : std::uint8_t {
+    external_correlation, ///< CUPTI external correlation ids: no ktune code per launch
+    callback,             ///< CUPTI launch callbacks into a per-thread ring
+    locked_map,           ///< launch callbacks into a locked map (the first implementation)
+};
 
 struct session_options {
     std::string output = "ktune.ktrace";
@@ -32,6 +41,8 @@ struct session_options {
     /// NVTX ranges, and each kernel's enclosing range. NVTX reaches ktune only through
     /// NVTX_INJECTION64_PATH=libktune_inject.so (set by `ktune profile`).
     bool nvtx = true;
+    /// KTUNE_NVTX_LINK=external_correlation|callback|locked_map in the environment overrides it.
+    nvtx_link link = nvtx_link::external_correlation;
     /// Keep CUPTI's subscriber slot for the whole session (false: claim it at start only to
     /// detect another CUPTI client, then release it).
     bool hold_subscription = true;

@@ -19,8 +19,10 @@ public:
     std::vector<CUpti_ActivityKind> enabled;
     std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> callbacks;
     std::vector<CUpti_ActivityAttribute> attributes;
+    std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> api_records;
     callback_fn callback = nullptr;
     int flushes = 0;
+    int pops = 0;
 
     template <class T>
     void add(const T& record) {
@@ -59,16 +61,74 @@ public:
         attributes.push_back(a);
         return CUPTI_SUCCESS;
     }
-    /// Calls the subscriber as CUPTI does at the entry of a launch API (if that callback is on).
-    void launch(CUpti_CallbackDomain d, CUpti_CallbackId id, std::uint32_t correlation) {
-        bool on = false;
-        for (const auto& c : callbacks)
-            on = on || (c.first == d && c.second == id);
-        if (!on || !callback) return;
+    CUptiResult enable_api_record(CUpti_CallbackDomain d, CUpti_CallbackId id) override {
+        api_records.emplace_back(d, id);
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult push_external(std::uint64_t id) override {
+        external_stack().push_back(id);
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult pop_external() override {
+        ++pops;
+        if (external_stack().empty()) return CUPTI_ERROR_QUEUE_EMPTY;
+        external_stack().pop_back();
+        return CUPTI_SUCCESS;
+    }
+    /// A launch API call as CUPTI sees it: the subscriber at entry and exit (if that callback
+    /// is on), and, if its API record is on, an EXTERNAL_CORRELATION record (when an id is
+    /// pushed on this thread) followed by the API record. With `nested`, a runtime launch makes
+    /// the driver's cuLaunchKernel call inside it (its own correlation id: `correlation` + 1000).
+    void launch(CUpti_CallbackDomain d, CUpti_CallbackId id, std::uint32_t correlation,
+                bool nested = false) {
+        const auto on = [](const auto& list, CUpti_CallbackDomain dd, CUpti_CallbackId ii) {
+            for (const auto& c : list)
+                if (c.first == dd && c.second == ii) return true;
+            return false;
+        };
         CUpti_CallbackData data{};
-        data.callbackSite = CUPTI_API_ENTER;
         data.correlationId = correlation;
-        callback(nullptr, d, id, &data);
+        const bool cb = on(callbacks, d, id) && callback;
+        if (cb) {
+            data.callbackSite = CUPTI_API_ENTER;
+            callback(nullptr, d, id, &data);
+        }
+        if (nested)
+            launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                   correlation + 1000);
+        if (cb) {
+            data.callbackSite = CUPTI_API_EXIT;
+            callback(nullptr, d, id, &data);
+        }
+        if (!on(api_records, d, id)) return;
+        if (!external_stack().empty()) {
+            CUpti_ActivityExternalCorrelation e{};
+            e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+            e.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+            e.externalId = external_stack().back();
+            e.correlationId = correlation;
+            add_api(e);
+        }
+        CUpti_ActivityAPI a{};
+        a.kind = d == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_ACTIVITY_KIND_RUNTIME
+                                                  : CUPTI_ACTIVITY_KIND_DRIVER;
+        a.cbid = id;
+        a.correlationId = correlation;
+        add_api(a);
+    }
+    /// API records go to their own buffer (CUPTI's per-thread buffers): deliver_api() hands it
+    /// over, so tests can complete it before or after the kernels' buffer.
+    template <class T>
+    void add_api(const T& record) {
+        const auto* p = reinterpret_cast<const std::uint8_t*>(&record);
+        api_pending_.emplace_back(p, p + sizeof(T));
+    }
+    void deliver_api() {
+        std::swap(pending_, api_pending_);
+        auto kernels = std::move(api_pending_);
+        api_pending_.clear();
+        deliver();
+        pending_ = std::move(kernels);
     }
     CUptiResult unsubscribe() override { return CUPTI_SUCCESS; }
     CUptiResult register_callbacks(requested_fn r, completed_fn d) override {
@@ -82,6 +142,7 @@ public:
     CUptiResult disable(CUpti_ActivityKind) override { return CUPTI_SUCCESS; }
     CUptiResult flush_all(std::uint32_t) override {
         ++flushes;
+        deliver_api();
         deliver();
         return CUPTI_SUCCESS;
     }
@@ -93,9 +154,15 @@ public:
     CUptiResult dropped(CUcontext, std::uint32_t, std::size_t* n) override {
         return *n = dropped_per_buffer, CUPTI_SUCCESS;
     }
-    CUptiResult timestamp(std::uint64_t* ns) override { return *ns = 1000, CUPTI_SUCCESS; }
+    CUptiResult timestamp(std::uint64_t* ns) override { return *ns = now_ns, CUPTI_SUCCESS; }
+    std::uint64_t now_ns = 1000;
 
 private:
+    static std::vector<std::uint64_t>& external_stack() {
+        thread_local std::vector<std::uint64_t> s; // CUPTI's stack is per thread
+        return s;
+    }
+    std::vector<std::vector<std::uint8_t>> api_pending_;
     requested_fn requested_ = nullptr;
     completed_fn completed_ = nullptr;
     std::vector<std::vector<std::uint8_t>> pending_;

@@ -43,19 +43,32 @@ std::string name_of(const trace_reader& r, std::uint32_t plus1) {
 
 } // namespace
 
-TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks by it") {
+namespace {
+
+void check_attribution(nvtx_link mode, bool kernels_first) {
     const auto path = temp_path("attr.ktrace");
     auto owner = std::make_unique<test::fake_cupti>();
     auto* fake = owner.get();
-    session s(opts(path), std::move(owner));
+    fake->now_ns = 50; // CUPTI's clock: the kernels below run after the session started
+    auto o = opts(path);
+    o.link = mode;
+    session s(o, std::move(owner));
     REQUIRE(s.start());
-    // A program without NVTX pays nothing: no launch callback is on before the first push.
+    // A program without NVTX pays nothing: no launch callback or API record before the first
+    // push.
     CHECK(fake->callbacks.empty());
-    fake->launch(rt, launch, 1);
+    CHECK(fake->api_records.empty());
+    fake->launch(rt, launch, 1, true);
 
     td::nvtx_push("train");
-    CHECK_FALSE(fake->callbacks.empty());
-    fake->launch(rt, launch, 2); // in train
+    if (mode == nvtx_link::external_correlation) {
+        CHECK(fake->callbacks.empty()); // nothing of ktune's runs per launch
+        CHECK_FALSE(fake->api_records.empty());
+    } else {
+        CHECK_FALSE(fake->callbacks.empty());
+        CHECK(fake->api_records.empty());
+    }
+    fake->launch(rt, launch, 2, true); // in train; its nested driver call is not a kernel
     td::nvtx_push("forward");
     fake->launch(rt, launch, 3);       // in train/forward
     fake->launch(rt, graph_launch, 4); // a graph: all its kernels share id 4
@@ -66,6 +79,11 @@ TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks 
     td::nvtx_pop();
     td::nvtx_pop(); // unbalanced pop: ignored, no crash
     fake->launch(rt, launch, 6);
+    // A driver launch (Triton, cuBLAS) inside a range.
+    td::nvtx_push("driver");
+    fake->launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 7);
+    td::nvtx_pop();
+    if (mode == nvtx_link::external_correlation) CHECK(fake->pops == 3);
 
     fake->add(test::make_kernel(k_other, 100, 200, 1));
     fake->add(test::make_kernel(k_step, 300, 400, 2));
@@ -74,6 +92,9 @@ TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks 
     fake->add(test::make_kernel(k_other, 1000, 1100, 4));
     fake->add(test::make_kernel(k_other, 1200, 1300, 5));
     fake->add(test::make_kernel(k_other, 1400, 1500, 6));
+    fake->add(test::make_kernel(k_other, 1600, 1700, 7));
+    // CUPTI may complete the kernels' buffer before the launching thread's API records.
+    if (kernels_first) fake->deliver();
     s.stop();
     REQUIRE(s.save());
 
@@ -82,7 +103,7 @@ TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks 
     test::trace_collector c;
     const auto st = r.read(c);
     REQUIRE(st.complete);
-    REQUIRE(c.kernels.size() == 7);
+    REQUIRE(c.kernels.size() == 8);
     std::map<std::uint32_t, std::vector<std::pair<std::string, std::string>>> by_corr;
     for (const auto& k : c.kernels)
         by_corr[k.correlation].emplace_back(name_of(r, k.nvtx_range), name_of(r, k.nvtx_path));
@@ -94,24 +115,43 @@ TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks 
     CHECK(by_corr[4][1].second == "train/forward");
     CHECK(by_corr[5][0].first.empty());
     CHECK(by_corr[6][0].first.empty());
+    CHECK(by_corr[7][0].first == "driver");
     // Ranges and the mark are records of their own.
-    CHECK(c.nvtx.size() == 3);
-    CHECK(st.counters.nvtx_ranges == 3);
+    CHECK(c.nvtx.size() == 4);
+    CHECK(st.counters.nvtx_ranges == 4);
+    CHECK(st.counters.kernels == 8);
 
     const auto byr = analysis::aggregate({path}, analysis::group_by::nvtx);
     CHECK_FALSE(byr.nvtx_host_time);
-    REQUIRE(byr.rows.size() == 3);
+    REQUIRE(byr.rows.size() == 4);
     CHECK(byr.rows[0].name == "forward"); // 300 + 100 + 100 ns
     CHECK(byr.rows[0].stats.total_ns == 500);
     CHECK(byr.rows[0].stats.count == 3);
     CHECK(byr.rows[1].name == "(no NVTX range)"); // 100 * 3
     CHECK(byr.rows[1].stats.total_ns == 300);
-    CHECK(byr.rows[2].name == "train");
-    CHECK(byr.rows[0].share == Approx(500.0 / 900));
+    CHECK(byr.rows[0].share == Approx(500.0 / 1000));
     const auto byp = analysis::aggregate({path}, analysis::group_by::nvtx_path);
-    REQUIRE(byp.rows.size() == 3);
+    REQUIRE(byp.rows.size() == 4);
     CHECK(byp.rows[0].name == "train/forward");
     std::filesystem::remove(path);
+}
+
+} // namespace
+
+TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks by it") {
+    SECTION("external correlation (default)") {
+        CHECK(session_options{}.link == nvtx_link::external_correlation);
+        check_attribution(nvtx_link::external_correlation, false);
+    }
+    SECTION("external correlation, kernels' buffer completed before the API records") {
+        check_attribution(nvtx_link::external_correlation, true);
+    }
+    SECTION("launch callbacks into per-thread rings") {
+        check_attribution(nvtx_link::callback, false);
+    }
+    SECTION("launch callbacks into a locked map") {
+        check_attribution(nvtx_link::locked_map, true);
+    }
 }
 
 TEST_CASE("NVTX ranges pushed while nothing records stay balanced and unrecorded") {

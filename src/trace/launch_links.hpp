@@ -1,0 +1,101 @@
+#pragma once
+// How a kernel learns the NVTX range open on the thread that launched it. Three ways, picked
+// per session (session_options::nvtx_link; KTUNE_NVTX_LINK overrides, for the overhead bench):
+//
+// - external_correlation: the NVTX push/pop handlers push/pop the range as a CUPTI external
+//   correlation id; CUPTI writes an EXTERNAL_CORRELATION record (correlation id -> range)
+//   before the API record of each launch made inside a range. API records are enabled for the
+//   launch APIs only (cuptiActivityEnableRuntimeApi/DriverApi). ktune runs no code of its own
+//   on the launch path; the join happens on CUPTI's buffer thread. Needs no subscriber.
+// - callback: CUPTI launch callbacks append (correlation, range) to a per-thread ring (no
+//   lock, no allocation); the nested driver call of a runtime launch is skipped.
+// - locked_map: the first implementation (callback -> mutex -> std::map), kept to measure
+//   against.
+#include "ktune/trace/session.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace ktune::trace::detail {
+
+using link_mode = ktune::trace::nvtx_link;
+
+struct launch_link {
+    std::uint32_t correlation = 0;
+    std::uint32_t range = 0; ///< 1 + string id
+    std::uint32_t path = 0;  ///< 1 + string id
+};
+
+/// The external correlation id of a range: both string ids, so that no lookup is needed to
+/// turn an EXTERNAL_CORRELATION record back into (range, path).
+inline std::uint64_t pack_range(std::uint32_t range, std::uint32_t path) noexcept {
+    return (std::uint64_t{path} << 32) | range;
+}
+inline launch_link unpack_range(std::uint32_t correlation, std::uint64_t id) noexcept {
+    return {correlation, static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(id >> 32)};
+}
+
+/// One launching thread's links: a single-producer ring. The producer (the launching thread)
+/// never locks; consumers (the buffer thread, or the producer itself when the ring is full)
+/// take `consumer` so that only one drains at a time.
+class link_ring {
+public:
+    static constexpr std::size_t capacity = 1u << 13;
+
+    /// False when full (the caller drains, then pushes again).
+    bool push(const launch_link& l) noexcept {
+        const auto h = head_.load(std::memory_order_relaxed);
+        if (h - tail_.load(std::memory_order_acquire) == capacity) return false;
+        slots_[h % capacity] = l;
+        head_.store(h + 1, std::memory_order_release);
+        return true;
+    }
+    template <class F>
+    void drain(F&& f) {
+        std::lock_guard lock(consumer_);
+        const auto h = head_.load(std::memory_order_acquire);
+        auto t = tail_.load(std::memory_order_relaxed);
+        for (; t != h; ++t)
+            f(slots_[t % capacity]);
+        tail_.store(t, std::memory_order_release);
+    }
+
+private:
+    std::array<launch_link, capacity> slots_{};
+    std::atomic<std::size_t> head_{0}, tail_{0};
+    std::mutex consumer_;
+};
+
+/// Every thread's ring; a ring outlives its thread until the collector has drained it.
+class link_rings {
+public:
+    std::shared_ptr<link_ring> add() {
+        auto r = std::make_shared<link_ring>();
+        std::lock_guard lock(mutex_);
+        rings_.push_back(r);
+        return r;
+    }
+    template <class F>
+    void drain(F&& f) {
+        std::vector<std::shared_ptr<link_ring>> rings;
+        {
+            std::lock_guard lock(mutex_);
+            rings = rings_;
+            // Rings held only here belong to exited threads: drained below, then released.
+            std::erase_if(rings_, [](const auto& r) { return r.use_count() <= 2; });
+        }
+        for (const auto& r : rings)
+            r->drain(f);
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::shared_ptr<link_ring>> rings_;
+};
+
+} // namespace ktune::trace::detail
