@@ -154,7 +154,15 @@ step_profile_s3() {
         echo "## nvtx100 trace, $m" >>"$log"
         "$k" top "$t/$m.ktrace" --by nvtx >>"$log" 2>&1
     done
-    # 2. CUPTI's floor: attributes; host side vs GPU side (~10 us kernels: GPU-paced loop).
+    # 2. PyTorch: baseline, raw CUPTI floor, ktune, Kineto, Proton.
+    local py=bench/profile/torch_overhead.py
+    for rep in 1 2 3 4 5; do
+        cmd=(python3 $py base)
+        { base; rw raw_zeroed; kt k_default; } >>"$j"
+        to python3 $py kineto 2>>"$log" >>"$j"
+        to python3 $py proton 2>>"$log" >>"$j"
+    done
+    # 3. CUPTI's floor: attributes; host side vs GPU side (~10 us kernels: GPU-paced loop).
     cmd=("$b/profile_workload" tiny 2000)
     rw raw_sem RAW_CUPTI_SEMAPHORE_POOL=100000 >/dev/null
     for rep in 1 2 3 4 5; do
@@ -166,21 +174,14 @@ step_profile_s3() {
         cmd=("$b/profile_workload" long 20000)
         { base; rw raw_zeroed; kt k_default; } >>"$j"
     done
-    # 3. The other overhead workloads.
+    # 4. The other overhead workloads.
     for rep in 1 2 3 4 5; do
         for w in "heavy 100" "graph 1000 20"; do
             cmd=("$b/profile_workload" $w)
             { base; rw raw_zeroed; kt k_default; } >>"$j"
         done
     done
-    local py=bench/profile/torch_overhead.py
-    for rep in 1 2 3 4 5; do
-        cmd=(python3 $py base)
-        { base; rw raw_zeroed; kt k_default; } >>"$j"
-        to python3 $py kineto 2>>"$log" >>"$j"
-        to python3 $py proton 2>>"$log" >>"$j"
-    done
-    # 4. Real programs: PyTorch NVTX ranges attributed; a child process writes its own trace.
+    # 5. Real programs: PyTorch NVTX ranges attributed; a child process writes its own trace.
     to "$k" profile -o "$t/nvtx_torch.ktrace" -- python3 bench/profile/transformer_nvtx.py \
         >>"$log" 2>&1
     "$k" top "$t/nvtx_torch.ktrace" --by nvtx-path >>"$log" 2>&1
