@@ -47,3 +47,58 @@ step_kernels_sweep() {
     python3 bench/ops/table.py "$log" "$OUT/kernels_torch.jsonl" "$OUT/kernels_copy.jsonl" |
         tee "$OUT/kernels_sweep.txt"
 }
+
+# Session 3: the shared-memory stage (stage=smem_tma) config by config, beside the session-2
+# winners (no search in between), on the shapes it was made for; bench/ops/bench_configs.
+# Table: $OUT/kernels_stage.txt (GB/s by the byte model; % of the 512 MiB copy when
+# kernels_copy.jsonl exists from step kernels_sweep or this step's own copy timing).
+step_kernels_stage() {
+    local b=build-gpu/bench/ops/bench_configs
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    local log=$OUT/kernels_stage.jsonl
+    : >"$log"
+    [ -s "$OUT/kernels_copy.jsonl" ] ||
+        timeout 60 python3 bench/ops/copy_sizes.py >"$OUT/kernels_copy.jsonl" 2>>"$OUT/kernels_stderr.log"
+    # op dtype shape, then the session-2 winner (docs/perf/tune.md) as a substring.
+    local cases=(
+        "softmax bf16 4096x32768 threads_per_row=128,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,"
+        "softmax bf16 1024x131072 threads_per_row=256,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=8,"
+        "softmax bf16 8192x8192 threads_per_row=128,rows_per_block=1,vec=1,cache_row=true,unroll=1,cluster=2,"
+        "softmax fp32 1024x131072 threads_per_row=256,rows_per_block=1,vec=4,cache_row=true,unroll=1,cluster=8,"
+        "layernorm fp32 4096x32768 threads_per_row=128,rows_per_block=1,vec=2,cache_row=true,unroll=1,cluster=8,"
+        "layernorm fp32 1024x131072 threads_per_row=256,rows_per_block=1,vec=4,cache_row=true,unroll=1,cluster=8,"
+        "layernorm bf16 8192x8192 threads_per_row=256,rows_per_block=1,vec=4,cache_row=false,unroll=2,cluster=1,"
+        "layernorm bf16 4096x32768 threads_per_row=1024,rows_per_block=1,vec=8,cache_row=false,unroll=1,cluster=1,"
+        "layernorm bf16 1024x131072 threads_per_row=256,rows_per_block=4,vec=4,cache_row=false,unroll=2,cluster=1,"
+        "rowsum bf16 8192x8192 threads_per_row=256,rows_per_block=1,vec=8,unroll=4,"
+        "rowsum bf16 16384x4096 threads_per_row=256,rows_per_block=1,vec=8,unroll=4,"
+    )
+    local c op dt s win
+    for c in "${cases[@]}"; do
+        read -r op dt s win <<<"$c"
+        timeout 60 "$b" "$op" "$s" "$dt" stage=smem_tma "$win" >>"$log" 2>>"$OUT/kernels_stderr.log" ||
+            echo "$op $dt $s: bench_configs failed or timed out" | tee -a "$OUT/kernels_stderr.log"
+    done
+    python3 bench/ops/stage_table.py "$log" "$OUT/kernels_copy.jsonl" | tee "$OUT/kernels_stage.txt"
+}
+
+# One ncu look (SpeedOfLight + MemoryWorkloadAnalysis) at the session-2 winners that stay under
+# 85 %: what binds bf16 rowsum and bf16 transpose. $OUT/kernels_ncu.txt.
+step_kernels_ncu() {
+    local b=build-gpu/bench/ops/bench_configs
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    local c op dt s cfg
+    : >"$OUT/kernels_ncu.txt"
+    for c in "rowsum bf16 8192x8192 threads_per_row=256,rows_per_block=1,vec=8,unroll=4,stage=regs" \
+        "transpose bf16 8192x8192 tile=64,block_rows=16,vec=8,pad=1,pack=0" \
+        "softmax bf16 4096x32768 threads_per_row=128,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=regs"; do
+        read -r op dt s cfg <<<"$c"
+        echo "== $op $dt $s $cfg" >>"$OUT/kernels_ncu.txt"
+        # The check launches the reference first, then the candidate: skip 1, profile 1.
+        BENCH_CONFIGS_NO_DEFAULT=1 timeout 90 ncu --target-processes all -k regex:ktune_op_kernel \
+            --launch-skip 1 --launch-count 1 --section SpeedOfLight \
+            --section MemoryWorkloadAnalysis "$b" "$op" "$s" "$dt" "$cfg" \
+            >>"$OUT/kernels_ncu.txt" 2>&1 || echo "ncu failed or timed out" >>"$OUT/kernels_ncu.txt"
+    done
+    grep -E "^==|Memory Throughput|DRAM Throughput|Duration|Compute \(SM\)|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Mem Pipes" "$OUT/kernels_ncu.txt" | head -60
+}

@@ -386,6 +386,18 @@ candidate_result gpu_runner::run(const candidate_request& r) {
                               "registers per thread)",
                               g.block[0] * g.block[1] * g.block[2], max_threads, out.registers),
                   false});
+    // Over 48 KiB of dynamic shared memory a kernel must opt in (ops' smem_tma stage).
+    if (g.shared_bytes > 48 * 1024) {
+        using set_attr_t = CUresult (*)(CUfunction, CUfunction_attribute, int);
+        static const auto set_attr = ktune::detail::driver_fn<set_attr_t>("cuFuncSetAttribute");
+        if (!set_attr || set_attr(cand->f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  static_cast<int>(g.shared_bytes)) != CUDA_SUCCESS)
+            return finish(fault{run_status::resource_limit,
+                                fmt::format("{} bytes of dynamic shared memory: over the "
+                                            "device's opt-in limit",
+                                            g.shared_bytes),
+                                false});
+    }
     const auto t1 = std::chrono::steady_clock::now();
     if (r.check)
         if (auto f = impl_->check(s, *cand, r, out)) return finish(f);

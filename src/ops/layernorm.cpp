@@ -9,6 +9,26 @@ namespace ktune::ops::detail {
 namespace {
 
 const char* const layernorm_body = R"(
+// Equal-sized slices: the row mean is the mean of the slice means, and the centred sum of
+// squares adds each slice's plus CS * (slice mean - row mean)^2 (Chan et al.).
+__device__ __forceinline__ void combine_slices(float& mean, float& q) {
+#if CLUSTER > 1
+    cluster_publish(make_float2(mean, q));
+    float gmean = 0.f, gq = 0.f;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) gmean += cluster_part(r).x;
+    gmean *= 1.f / CLUSTER;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) {
+        const float2 b = cluster_part(r);
+        gq += b.y + CS * (b.x - gmean) * (b.x - gmean);
+    }
+    cluster_done();
+    mean = gmean;
+    q = gq;
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(TPR * RPB) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
                 T* __restrict__ y, int rows, int cols) {
@@ -18,7 +38,53 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     V* yr = reinterpret_cast<V*>(y + p.first);
     const V* gv = reinterpret_cast<const V*>(gamma + p.col0);
     const V* bv = reinterpret_cast<const V*>(beta + p.col0);
-#if CACHE_ROW
+#if defined(STAGE_smem_tma)
+    // x's slice in chunks, then gamma's and beta's slices on one more barrier: all in flight
+    // at once, so the affine loads no longer wait in the store loop. Exact two-pass variance
+    // from shared memory.
+    __shared__ __align__(8) unsigned long long bars[NCH + 1];
+    V* sx = reinterpret_cast<V*>(ktune_smem);
+    V* sg = sx + NV;
+    V* sb = sg + NV;
+    mbar_setup(bars, NCH + 1);
+    stage_chunks(sx, xr, bars);
+    if (threadIdx.x == 0) {
+        mbar_expect(&bars[NCH], 2u * NV * (unsigned)sizeof(V));
+        bulk_load(sg, gv, NV * (unsigned)sizeof(V), &bars[NCH]);
+        bulk_load(sb, bv, NV * (unsigned)sizeof(V), &bars[NCH]);
+    }
+    float s = 0.f;
+    for (int c = 0; c < NCH; ++c)
+        for_chunk(sx, bars, c, p.t, [&](const V& a) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) s += to_f(a.v[k]);
+        });
+    float mean = group_sum(s, red, p) * (1.f / CS);
+    float q = 0.f;
+    for (int j = p.t; j < NV; j += TPR) {
+        const V a = sx[j];
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            const float d = to_f(a.v[k]) - mean;
+            q += d * d;
+        }
+    }
+    q = group_sum(q, red, p);
+    combine_slices(mean, q);
+    const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
+    mbar_wait(&bars[NCH]);
+    for (int j = p.t; j < NV; j += TPR) {
+        const V a = sx[j], g = sg[j], b = sb[j];
+        V o;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            o.v[k] = from_f((to_f(a.v[k]) - mean) * rstd * to_f(g.v[k]) + to_f(b.v[k]));
+        yr[j] = o;
+    }
+#if CLUSTER > 1
+    cluster_finish();
+#endif
+#elif CACHE_ROW
     V raw[ITEMS];
     load_row(raw, xr, p, from_f(0.f));
     float s = 0.f;
@@ -38,23 +104,7 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
             }
     }
     q = group_sum(q, red, p);
-#if CLUSTER > 1
-    // Equal-sized slices: the row mean is the mean of the slice means, and the centred sum of
-    // squares adds each slice's plus CS * (slice mean - row mean)^2 (Chan et al.).
-    cluster_publish(make_float2(mean, q));
-    float gmean = 0.f, gq = 0.f;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) gmean += cluster_part(r).x;
-    gmean *= 1.f / CLUSTER;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) {
-        const float2 b = cluster_part(r);
-        gq += b.y + CS * (b.x - gmean) * (b.x - gmean);
-    }
-    cluster_done();
-    mean = gmean;
-    q = gq;
-#endif
+    combine_slices(mean, q);
     const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
     store_row(yr, raw, p, [&](int j, int k, float x) {
         return (x - mean) * rstd * to_f(gv[j].v[k]) + to_f(bv[j].v[k]);
@@ -129,7 +179,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 2; }
+    int version() const noexcept override { return 3; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
@@ -156,6 +206,7 @@ public:
     }
 
 private:
+    int staged_arrays() const noexcept override { return 3; } // x, gamma, beta
     const char* body() const noexcept override { return layernorm_body; }
     const char* reference_body() const noexcept override { return layernorm_reference; }
 };

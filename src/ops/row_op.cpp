@@ -17,7 +17,21 @@ std::int64_t cluster_of(const config& c) {
     return v ? c.get<std::int64_t>("cluster") : 1;
 }
 
+// What sm_90 lets one block opt in to (227 KiB), less a reserve for the kernels' static shared
+// memory (reduction slots, barriers, the cluster partial: well under 1 KiB).
+constexpr std::int64_t smem_budget = 227 * 1024 - 1024;
+// Rows at most this long (all staged arrays together) fit one block with room for several
+// blocks per SM: a cluster only adds barrier latency there.
+constexpr std::int64_t smem_one_block = 32 * 1024;
+
 } // namespace
+
+bool staged_in_smem(const config& c) {
+    const param_value* v = c.find("stage");
+    return v && c.get<std::string>("stage") == "smem_tma";
+}
+
+namespace {} // namespace
 
 std::vector<param_axis> row_op::axes() const {
     std::vector<param_axis> a{
@@ -25,14 +39,20 @@ std::vector<param_axis> row_op::axes() const {
          "threads sharing a row (fewer than 32: several rows per warp)"},
         {"rows_per_block", ints({1, 2, 4, 8, 16}), "rows per thread block"},
         {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"}};
+    const param_axis stage{"stage",
+                           {std::string("regs"), std::string("smem_tma")},
+                           "row (slice) loaded by threads into registers, or by bulk copies "
+                           "(sm_90 TMA, mbarrier) into shared memory"};
     if (forms_ == row_forms::streaming) {
         a.push_back({"unroll", ints({1, 2, 4, 8}), "independent loads in flight per thread"});
+        a.push_back(stage);
         return a;
     }
     a.push_back({"cache_row", {true, false}, "keep the row in registers (one read) or read twice"});
     a.push_back({"unroll", ints({1, 2, 4}), "unroll of the streaming loops (two-pass only)"});
     a.push_back({"cluster", ints({1, 2, 4, 8}),
                  "blocks of a thread-block cluster splitting one row (sm_90, DSMEM exchange)"});
+    a.push_back(stage);
     return a;
 }
 
@@ -43,6 +63,7 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     const auto cl = cluster_of(c);
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
     const bool cached = forms_ == row_forms::cached && c.get<bool>("cache_row");
+    const bool smem = staged_in_smem(c);
     if (tpr < 8 || (tpr & (tpr - 1)) != 0)
         return fail(why, "threads_per_row must be a power of two, at least 8");
     if (tpr * rpb < 32 || tpr * rpb > 1024)
@@ -58,6 +79,7 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     if (p.shape.cols % (vec * cl) != 0) return fail(why, "vec * cluster must divide cols");
     const std::int64_t nv = p.shape.cols / cl / vec;
     if (nv < tpr / 2) return fail(why, "more than half the threads of a row would idle");
+    if (smem) return valid_smem(c, p, why);
     // Two prunings from the H200 sweep (docs/perf/tune.md, kernels (session 2)): they never
     // won there, and they doubled the space a budgeted search must cover.
     const std::int64_t row_vectors = p.shape.cols / vec;
@@ -77,20 +99,45 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     return true;
 }
 
+// The shared-memory stage: one row (or a cluster's slice) per block, staged whole by bulk copies.
+bool row_op::valid_smem(const config& c, const problem& p, std::string* why) const {
+    const auto tpr = c.get<std::int64_t>("threads_per_row");
+    const auto esize = static_cast<std::int64_t>(size_of(p.type));
+    const auto cl = cluster_of(c);
+    if (tpr < 32) return fail(why, "smem_tma: whole warps per row (threads_per_row >= 32)");
+    if (c.get<std::int64_t>("rows_per_block") != 1)
+        return fail(why, "smem_tma stages one row (or slice) per block: rows_per_block 1");
+    // 16-byte shared-memory reads; also keeps every slice 16-byte aligned, as bulk copies need.
+    if (c.get<std::int64_t>("vec") * esize != 16)
+        return fail(why, "smem_tma reads 16-byte vectors from shared memory");
+    if (c.get<std::int64_t>("unroll") != 1) return fail(why, "unroll applies to stage regs only");
+    if (forms_ == row_forms::cached && !c.get<bool>("cache_row"))
+        return fail(why, "smem_tma caches the row (cache_row true)");
+    const std::int64_t bytes = staged_arrays() * (p.shape.cols / cl) * esize;
+    if (bytes > smem_budget)
+        return fail(why, "smem_tma: the staged slice exceeds 226 KiB of shared memory per block "
+                         "(split the row across a larger cluster)");
+    if (cl > 1 && staged_arrays() * p.shape.cols * esize <= smem_one_block)
+        return fail(why, "smem_tma: a cluster splits rows longer than 32 KiB only");
+    return true;
+}
+
 config row_op::default_config(const problem& p) const {
     const std::int64_t vec = 16 / static_cast<std::int64_t>(size_of(p.type));
     if (forms_ == row_forms::streaming)
         return {{"threads_per_row", std::int64_t{256}},
                 {"rows_per_block", std::int64_t{1}},
                 {"vec", vec},
-                {"unroll", std::int64_t{2}}};
+                {"unroll", std::int64_t{2}},
+                {"stage", std::string("regs")}};
     // The baseline of the speed-ups: 256 threads per row, cached when it fits, else two-pass.
     config c{{"threads_per_row", std::int64_t{256}},
              {"rows_per_block", std::int64_t{1}},
              {"vec", vec},
              {"cache_row", true},
              {"unroll", std::int64_t{1}},
-             {"cluster", std::int64_t{1}}};
+             {"cluster", std::int64_t{1}},
+             {"stage", std::string("regs")}};
     if (!valid(c, p, nullptr)) {
         c.set("cache_row", false);
         c.set("unroll", std::int64_t{2});
@@ -103,7 +150,7 @@ std::string row_op::source(const config& c, const problem& p) const {
            fmt::format("#define TPR THREADS_PER_ROW\n#define RPB ROWS_PER_BLOCK\n"
                        "constexpr int C = {};\n",
                        p.shape.cols) +
-           row_common_source + body();
+           row_common_source + (staged_in_smem(c) ? tma_source : "") + body();
 }
 
 std::string row_op::reference_source(const problem& p) const {
@@ -118,6 +165,9 @@ launch_geometry row_op::geometry(const config& c, const problem& p) const {
     g.grid[0] = static_cast<unsigned>(cl > 1 ? p.shape.rows * cl : (p.shape.rows + rpb - 1) / rpb);
     g.block[0] = static_cast<unsigned>(tpr * rpb);
     g.cluster[0] = static_cast<unsigned>(cl);
+    if (staged_in_smem(c))
+        g.shared_bytes = static_cast<unsigned>(staged_arrays() * (p.shape.cols / cl) *
+                                               static_cast<std::int64_t>(size_of(p.type)));
     return g;
 }
 

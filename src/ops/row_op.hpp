@@ -15,6 +15,9 @@ enum class row_forms {
     cached,    ///< the row in registers, read twice, or split across a cluster (softmax, ...)
 };
 
+/// Whether c stages the row in shared memory by bulk copies (stage = smem_tma).
+bool staged_in_smem(const config& c);
+
 class row_op : public op {
 public:
     explicit row_op(row_forms forms) noexcept : forms_(forms) {}
@@ -31,12 +34,16 @@ public:
     [[nodiscard]] shape2d bucket(const shape2d& s) const override;
 
 protected:
+    /// Arrays of a row's length the shared-memory stage holds per block (layernorm: x, gamma,
+    /// beta); its dynamic shared memory is this many slices.
+    [[nodiscard]] virtual int staged_arrays() const noexcept { return 1; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).
     [[nodiscard]] virtual const char* reference_body() const noexcept = 0;
 
 private:
+    [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;
     row_forms forms_;
 };
 

@@ -19,6 +19,19 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
     float acc[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) acc[u] = 0.f;
+#if defined(STAGE_smem_tma)
+    // The whole row in flight at once by bulk copies (one thread issues them); the block adds
+    // each chunk as it lands.
+    __shared__ __align__(8) unsigned long long bars[NCH];
+    V* sx = reinterpret_cast<V*>(ktune_smem);
+    mbar_setup(bars, NCH);
+    stage_chunks(sx, xr, bars);
+    for (int c = 0; c < NCH; ++c)
+        for_chunk(sx, bars, c, p.t, [&](const V& a) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) acc[0] += to_f(a.v[k]);
+        });
+#else
     if (p.active) {
         // Whole chunks of UNROLL loads, the tail predicated: a row shorter than one chunk per
         // thread still gets all its loads in flight at once.
@@ -39,6 +52,7 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
                 for (int k = 0; k < VEC; ++k) acc[u] += to_f(a[u].v[k]);
         }
     }
+#endif
     float s = 0.f;
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) s += acc[u];
@@ -68,7 +82,7 @@ class rowsum final : public row_op {
 public:
     rowsum() noexcept : row_op(row_forms::streaming) {}
     std::string_view name() const noexcept override { return "rowsum"; }
-    int version() const noexcept override { return 2; }
+    int version() const noexcept override { return 3; }
     std::string_view description() const noexcept override {
         return "sum reduction along the last dimension";
     }

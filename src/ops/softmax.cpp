@@ -9,13 +9,65 @@ namespace ktune::ops::detail {
 namespace {
 
 const char* const softmax_body = R"(
+// The row's (max, sum) from every block's (max, sum) of its slice, in rank order.
+__device__ __forceinline__ void combine_slices(float& m, float& s) {
+#if CLUSTER > 1
+    cluster_publish(make_float2(m, s));
+    float gm = -KTUNE_INF, gs = 0.f;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) gm = fmaxf(gm, cluster_part(r).x);
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) {
+        const float2 q = cluster_part(r);
+        gs += q.y * __expf(q.x - gm);
+    }
+    cluster_done();
+    m = gm;
+    s = gs;
+#endif
+}
+// Online (max, sum of exp) of one thread's elements.
+__device__ __forceinline__ void online_add(float& m, float& s, const V& a) {
+    float vm = to_f(a.v[0]);
+#pragma unroll
+    for (int k = 1; k < VEC; ++k) vm = fmaxf(vm, to_f(a.v[k]));
+    if (vm > m) { s *= __expf(m - vm); m = vm; }
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) s += __expf(to_f(a.v[k]) - m);
+}
+
 extern "C" __global__ void __launch_bounds__(TPR * RPB) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) {
     __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
     const row_pos p = row_position(rows);
     const V* xr = reinterpret_cast<const V*>(x + p.first);
     V* yr = reinterpret_cast<V*>(y + p.first);
-#if CACHE_ROW
+#if defined(STAGE_smem_tma)
+    // The slice arrives by bulk copies in chunks; each thread folds its vectors of a chunk into
+    // an online (max, sum) as soon as the chunk lands, then writes from shared memory.
+    __shared__ __align__(8) unsigned long long bars[NCH];
+    V* sx = reinterpret_cast<V*>(ktune_smem);
+    mbar_setup(bars, NCH);
+    stage_chunks(sx, xr, bars);
+    float m = -KTUNE_INF, s = 0.f;
+    for (int c = 0; c < NCH; ++c) for_chunk(sx, bars, c, p.t, [&](const V& a) { online_add(m, s, a); });
+    const float gm = group_max(m, red, p);
+    s = (m == -KTUNE_INF) ? 0.f : s * __expf(m - gm);
+    s = group_sum(s, red, p);
+    m = gm;
+    combine_slices(m, s);
+    const float inv = 1.f / s;
+    for (int j = p.t; j < NV; j += TPR) {
+        const V a = sx[j];
+        V o;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) o.v[k] = from_f(__expf(to_f(a.v[k]) - m) * inv);
+        yr[j] = o;
+    }
+#if CLUSTER > 1
+    cluster_finish();
+#endif
+#elif CACHE_ROW
     V raw[ITEMS];
     load_row(raw, xr, p, from_f(-KTUNE_INF));
     float m = -KTUNE_INF;
@@ -30,21 +82,7 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
 #pragma unroll
         for (int k = 0; k < VEC; ++k) s += __expf(to_f(raw[i].v[k]) - m);
     s = group_sum(s, red, p);
-#if CLUSTER > 1
-    // The row's max and sum from every block's (max, sum) of its slice, in rank order.
-    cluster_publish(make_float2(m, s));
-    float gm = -KTUNE_INF, gs = 0.f;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) gm = fmaxf(gm, cluster_part(r).x);
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) {
-        const float2 q = cluster_part(r);
-        gs += q.y * __expf(q.x - gm);
-    }
-    cluster_done();
-    m = gm;
-    s = gs;
-#endif
+    combine_slices(m, s);
     const float inv = 1.f / s;
     // exp again rather than a float copy of the row: the registers hold the row as loaded.
     store_row(yr, raw, p, [&](int, int, float x) { return __expf(x - m) * inv; });
@@ -117,7 +155,7 @@ class softmax final : public row_op {
 public:
     softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
-    int version() const noexcept override { return 2; }
+    int version() const noexcept override { return 3; }
     std::string_view description() const noexcept override {
         return "row softmax along the last dimension";
     }

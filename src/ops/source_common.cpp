@@ -177,6 +177,67 @@ __device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const ro
 }
 )";
 
+const char* const tma_source = R"(
+// The slice in NCH chunks of CV vectors (the last may be shorter), at least a block's worth of
+// vectors each, so every thread has work in every chunk.
+constexpr int NCH = NV / TPR >= 8 ? 8 : (NV / TPR >= 1 ? NV / TPR : 1);
+constexpr int CV = (NV + NCH - 1) / NCH;
+extern __shared__ __align__(128) unsigned char ktune_smem[];
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void mbar_init(unsigned long long* b) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(b)) : "memory");
+}
+// One arrival (thread 0's) plus `bytes` of transactions complete the barrier's phase 0.
+__device__ __forceinline__ void mbar_expect(unsigned long long* b, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(b)),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes,
+                                          unsigned long long* b) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];" ::"r"(smem_addr(dst)),
+                 "l"(src), "r"(bytes), "r"(smem_addr(b))
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long* b) {
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
+                     "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(smem_addr(b)) : "memory");
+    } while (!done);
+}
+// Every thread calls it: thread 0 initialises n barriers and makes them visible to the copy
+// engine (the async proxy) before any thread waits on them.
+__device__ __forceinline__ void mbar_setup(unsigned long long* bars, int n) {
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < n; ++i) mbar_init(&bars[i]);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+}
+// Thread 0: the NV vectors at src into dst, chunk c completing bars[c].
+__device__ __forceinline__ void stage_chunks(V* dst, const V* src, unsigned long long* bars) {
+    if (threadIdx.x != 0) return;
+    for (int c = 0; c < NCH; ++c) {
+        const int n = (c + 1) * CV < NV ? CV : NV - c * CV;
+        mbar_expect(&bars[c], n * (unsigned)sizeof(V));
+        bulk_load(dst + c * CV, src + c * CV, n * (unsigned)sizeof(V), &bars[c]);
+    }
+}
+// f(x) for every vector this thread owns in chunk c, after the chunk has landed.
+template <class F>
+__device__ __forceinline__ void for_chunk(const V* s, unsigned long long* bars, int c, int t,
+                                          F f) {
+    mbar_wait(&bars[c]);
+    const int end = (c + 1) * CV < NV ? (c + 1) * CV : NV;
+    for (int j = c * CV + t; j < end; j += TPR) f(s[j]);
+}
+)";
+
 std::string constants(const config& c) {
     std::string s;
     for (const auto& [name, v] : c.values()) {

@@ -28,4 +28,10 @@ std::int64_t next_pow2(std::int64_t v) noexcept;
 /// and loading/storing a register-cached row.
 extern const char* const row_common_source;
 
+/// Device code of the shared-memory stage (needs V, NV, TPR from row_common_source): Hopper bulk
+/// copies (cp.async.bulk) of a row slice into dynamic shared memory in NCH chunks, each
+/// completing on its own mbarrier, so the reduction starts on the first chunk while the rest is
+/// in flight. Inline PTX: NVRTC has no include path for cuda/barrier.
+extern const char* const tma_source;
+
 } // namespace ktune::ops::detail

@@ -106,3 +106,28 @@ TEST_CASE("row groups smaller than a warp match the reference (short rows)") {
     }
     check_all(jobs);
 }
+
+TEST_CASE("rows staged in shared memory by bulk copies match the reference") {
+    std::vector<job> jobs;
+    for (const char* name : {"softmax", "layernorm", "rowsum"}) {
+        const ops::op& o = ops::find_op(name);
+        for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+            for (ops::shape2d s :
+                 {ops::shape2d{37, 32768}, ops::shape2d{5, 131072}, ops::shape2d{999, 4096}}) {
+                const ops::problem p{s, t};
+                const auto cs = pick(
+                    o, p,
+                    [](const config& c) {
+                        return c.find("stage") && c.get<std::string>("stage") == "smem_tma";
+                    },
+                    8);
+                // rowsum has no cluster: a 131072-long row does not fit one block.
+                if (std::string(name) != "rowsum" || s.cols * ops::size_of(t) <= 226 * 1024)
+                    CHECK(cs.size() >= 3);
+                for (const auto& c : cs)
+                    jobs.push_back({&o, p, c});
+            }
+        }
+    }
+    check_all(jobs);
+}

@@ -198,3 +198,86 @@ TEST_CASE("generated sources differ per config and compile with NVRTC for sm_90"
         }
     }
 }
+
+TEST_CASE("shared-memory stage: constraints, dynamic shared memory and geometry") {
+    const op& sm = find_op("softmax");
+    const op& ln = find_op("layernorm");
+    const problem wide{{1024, 131072}, dtype::bf16};
+    config c = sm.default_config(wide);
+    CHECK(c.get<std::string>("stage") == "regs");
+    c.set("stage", std::string("smem_tma"));
+    c.set("cache_row", true);
+    c.set("unroll", std::int64_t{1});
+    c.set("vec", std::int64_t{8});
+    std::string why;
+    CHECK_FALSE(sm.valid(c, wide, &why)); // 256 KiB of bf16 in one block
+    CHECK(why.find("226 KiB") != std::string::npos);
+    c.set("cluster", std::int64_t{2});
+    REQUIRE(sm.valid(c, wide, &why));
+    launch_geometry g = sm.geometry(c, wide);
+    CHECK(g.shared_bytes == 131072u); // half the row, 2 bytes each
+    CHECK(g.cluster[0] == 2u);
+    CHECK(g.grid[0] == 2048u);
+    const std::string src = sm.source(c, wide);
+    CHECK(src.find("cp.async.bulk") != std::string::npos);
+    CHECK(src.find("#define STAGE_smem_tma 1") != std::string::npos);
+    CHECK(sm.source(sm.default_config(wide), wide).find("cp.async.bulk") == std::string::npos);
+    // Layernorm stages x, gamma and beta: three slices per block.
+    CHECK_FALSE(ln.valid(c, wide, &why));
+    c.set("cluster", std::int64_t{4});
+    REQUIRE(ln.valid(c, wide, &why));
+    CHECK(ln.geometry(c, wide).shared_bytes == 3u * 32768 * 2);
+    // 16-byte shared-memory vectors, whole warps, one row per block, the cached form only.
+    c.set("vec", std::int64_t{4});
+    CHECK_FALSE(sm.valid(c, wide, &why));
+    CHECK(why.find("16-byte") != std::string::npos);
+    c.set("vec", std::int64_t{8});
+    c.set("cache_row", false);
+    CHECK_FALSE(sm.valid(c, wide, &why));
+    // A short row needs no cluster.
+    const problem narrow{{8192, 8192}, dtype::bf16};
+    c.set("cache_row", true);
+    c.set("cluster", std::int64_t{2});
+    CHECK_FALSE(sm.valid(c, narrow, &why));
+    CHECK(why.find("32 KiB") != std::string::npos);
+    c.set("cluster", std::int64_t{1});
+    CHECK(sm.valid(c, narrow, &why));
+    // Every row op offers staged configs on long rows; rowsum's only while a row fits a block.
+    for (const char* name : {"softmax", "layernorm", "rowsum"}) {
+        std::size_t staged = 0;
+        for (const auto& e : find_op(name).enumerate({{4096, 32768}, dtype::bf16}))
+            staged += e.get<std::string>("stage") == "smem_tma";
+        INFO(name);
+        CHECK(staged >= 5);
+    }
+    for (const auto& e : find_op("rowsum").enumerate({{1024, 131072}, dtype::f32}))
+        CHECK(e.get<std::string>("stage") == "regs");
+}
+
+TEST_CASE("shared-memory stage kernels compile with NVRTC for sm_90 (one per op, dtype, size)") {
+    for (const char* name : {"softmax", "layernorm", "rowsum"}) {
+        const op& o = find_op(name);
+        for (dtype t : {dtype::f32, dtype::bf16}) {
+            for (const problem p : {problem{{64, 131072}, t}, problem{{64, 4096}, t}}) {
+                std::vector<config> picks;
+                for (const auto& c : o.enumerate(p))
+                    if (c.get<std::string>("stage") == "smem_tma") picks.push_back(c);
+                INFO(name << " " << to_string(t) << " " << to_string(p.shape));
+                if (std::string(name) == "rowsum" && p.shape.cols == 131072) {
+                    CHECK(picks.empty());
+                    continue;
+                }
+                REQUIRE_FALSE(picks.empty());
+                // The first and the last: smallest and largest blocks or clusters.
+                for (const config& c : {picks.front(), picks.back()}) {
+                    INFO(c.to_string());
+                    const auto r = measure::nvrtc_compile(
+                        {o.source(c, p), std::string(kernel_name), "sm_90", {}});
+                    INFO(r.log);
+                    CHECK(r.ok);
+                    CHECK(r.cubin.size() > 1000);
+                }
+            }
+        }
+    }
+}

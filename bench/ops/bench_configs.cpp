@@ -1,0 +1,97 @@
+// Chosen configs of one op and problem, each checked against the reference and timed under the
+// tuner's protocol (bench/ops/gpu_step.sh, step kernels_stage, runs it on the GPU machine):
+//   bench_configs OP SHAPE DTYPE [SUBSTRING...]
+// times the op's default config and every config of its space whose text contains one of the
+// substrings (e.g. "stage=smem_tma", or a whole winner "threads_per_row=256,...,cluster=8"),
+// with no search in between: what a new axis value gives, config by config. One JSON line per
+// config on stdout; the binary is its own worker (`bench_configs __worker`).
+// BENCH_CONFIGS_NO_DEFAULT=1 leaves the default out (for ncu: the first kernel is the chosen).
+#include "ktune/core/error.hpp"
+#include "ktune/measure/compile.hpp"
+#include "ktune/measure/worker.hpp"
+#include "ktune/ops/op.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace ktune;
+
+int main(int argc, char** argv) {
+    if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
+        return measure::worker_main(0, 1);
+    if (argc < 4) {
+        std::fprintf(stderr, "usage: bench_configs OP SHAPE DTYPE [SUBSTRING...]\n");
+        return 2;
+    }
+    try {
+        const ops::op& o = ops::find_op(argv[1]);
+        const ops::problem p{ops::parse_shape(argv[2]), ops::parse_dtype(argv[3])};
+        const char* nd = std::getenv("BENCH_CONFIGS_NO_DEFAULT");
+        const bool with_default = !nd || std::string(nd) != "1";
+        const config def = o.default_config(p);
+        std::vector<config> cfgs;
+        if (with_default) cfgs.push_back(def);
+        for (const auto& c : o.enumerate(p)) {
+            const std::string s = c.to_string();
+            for (int i = 4; i < argc; ++i)
+                if (s.find(argv[i]) != std::string::npos && (c != def || !with_default)) {
+                    cfgs.push_back(c);
+                    break;
+                }
+        }
+        const auto dir = std::filesystem::temp_directory_path() /
+                         ("ktune_bench_configs_" + std::to_string(getpid()));
+        measure::compile_pool pool(0, measure::cubin_cache(dir));
+        std::vector<std::future<measure::compile_result>> compiled;
+        for (const auto& c : cfgs)
+            compiled.push_back(
+                pool.submit({o.source(c, p), std::string(ops::kernel_name), "sm_90", {}}));
+        measure::worker_process w(measure::default_worker_command());
+        for (std::size_t i = 0; i < cfgs.size(); ++i) {
+            const auto cr = compiled[i].get();
+            nlohmann::ordered_json j{{"op", argv[1]},
+                                     {"shape", argv[2]},
+                                     {"dtype", argv[3]},
+                                     {"config", cfgs[i].to_string()},
+                                     {"default", cfgs[i] == def}};
+            if (!cr.ok) {
+                j["status"] = "compile_error";
+                std::cout << j.dump() << std::endl;
+                continue;
+            }
+            measure::candidate_request r;
+            r.op = argv[1];
+            r.rows = p.shape.rows;
+            r.cols = p.shape.cols;
+            r.dtype = std::string(ops::to_string(p.type));
+            r.cfg = cfgs[i];
+            r.cubin_path = cr.cubin_path.string();
+            r.kernel = cr.lowered_name;
+            r.seed = i + 1;
+            const auto res = w.run(r, std::chrono::seconds(10));
+            j["status"] = std::string(measure::to_string(res.status));
+            if (res.status == measure::run_status::ok) {
+                j["median_ms"] = res.median_ms;
+                j["ci_ms"] = {res.ci_lo_ms, res.ci_hi_ms};
+                j["samples"] = res.samples_ms.size();
+                j["gbs"] = o.bytes(p) / (res.median_ms * 1e6);
+                j["registers"] = res.registers;
+            } else {
+                j["message"] = res.message;
+            }
+            std::cout << j.dump() << std::endl;
+        }
+        std::filesystem::remove_all(dir);
+    } catch (const ktune::error& e) {
+        std::fprintf(stderr, "bench_configs: %s\n", e.what());
+        return 2;
+    }
+    return 0;
+}

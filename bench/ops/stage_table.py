@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""The stage table (docs/perf/kernels.md) from bench_configs' JSON lines:
+  stage_table.py STAGE.jsonl COPY_SIZES.jsonl
+Per (op, dtype, shape): the default, the session-2 winner and the best smem_tma config, each
+with its median, CI and % of the 512 MiB copy; then every config, best first."""
+import json
+import sys
+from collections import defaultdict
+
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+copies = [json.loads(l) for l in open(sys.argv[2]) if l.strip()] if len(sys.argv) > 2 else []
+copy = copies[0]["copy_gbs"] if copies else None
+print(f"512 MiB copy: {copy:.0f} GB/s\n" if copy else "no copy timing\n")
+
+
+def pct(j):
+    return f"{100 * j['gbs'] / copy:.1f}" if copy and "gbs" in j else ""
+
+
+groups = defaultdict(list)
+for j in runs:
+    groups[(j["op"], j["dtype"], j["shape"])].append(j)
+print("| op | dtype | shape | default % | session-2 winner % | best smem_tma % "
+      "| best smem_tma config | ms [CI] |")
+print("|---|---|---|---|---|---|---|---|")
+for key, js in groups.items():
+    ok = [j for j in js if j.get("status") == "ok"]
+    bad = [j for j in js if j.get("status") != "ok"]
+    d = next((j for j in ok if j["default"]), None)
+    smem = sorted((j for j in ok if "stage=smem_tma" in j["config"]), key=lambda j: j["median_ms"])
+    regs = sorted((j for j in ok if "stage=smem_tma" not in j["config"] and not j["default"]),
+                  key=lambda j: j["median_ms"])
+    b = smem[0] if smem else None
+    print(f"| {' | '.join(key)} | {pct(d) if d else ''} | {pct(regs[0]) if regs else ''} | "
+          f"{pct(b) if b else ''} | "
+          f"{b['config'] if b else ''} | "
+          + (f"{b['median_ms']:.4f} [{b['ci_ms'][0]:.4f}, {b['ci_ms'][1]:.4f}]" if b else "")
+          + f" |{' (' + str(len(bad)) + ' failed: ' + bad[0].get('status', '') + ')' if bad else ''}")
+print("\nall configs, best first per problem:")
+for key, js in groups.items():
+    print(" ".join(key))
+    for j in sorted(js, key=lambda j: j.get("median_ms", 1e9)):
+        print(f"  {j.get('median_ms', float('nan')):.4f} ms {pct(j):>6} % {j['status']:<14} "
+              f"{'default ' if j['default'] else ''}{j['config']} {j.get('message', '')[:120]}")
