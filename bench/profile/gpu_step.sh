@@ -147,10 +147,11 @@ step_profile_s3() {
         for per in 1 100; do
             cmd=("$b/profile_workload" nvtx 20000 $per)
             { base; kt k_map KTUNE_NVTX_LINK=locked_map; kt k_cb KTUNE_NVTX_LINK=callback
-              kt k_ext KTUNE_NVTX_LINK=external_correlation; } >>"$j"
+              kt k_ext KTUNE_NVTX_LINK=external_correlation
+              kt k_ext_rt KTUNE_NVTX_LINK=external_correlation KTUNE_NVTX_DRIVER_RECORDS=0; } >>"$j"
         done
     done
-    for m in k_map k_cb k_ext; do
+    for m in k_map k_cb k_ext k_ext_rt; do
         echo "## nvtx100 trace, $m" >>"$log"
         "$k" top "$t/$m.ktrace" --by nvtx >>"$log" 2>&1
     done

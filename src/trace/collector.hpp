@@ -36,6 +36,9 @@ struct collector_options {
     /// launching thread's buffer may complete after the kernel's); beyond this many, the
     /// oldest are written unattributed.
     std::size_t max_waiting_kernels = 1u << 20;
+    /// external_correlation: also the driver's launch APIs (kernels launched through the
+    /// driver: Triton, cuBLAS); off only to measure what the runtime's nested call costs.
+    bool driver_api_records = true;
 };
 
 class collector {
@@ -73,6 +76,8 @@ public:
     /// caller calls close_range at its pop).
     bool open_range(std::uint32_t range, std::uint32_t path) noexcept;
     void close_range() noexcept;
+    /// Turns the external correlation records off again (recording stopped).
+    void stop_launch_links() noexcept;
     [[nodiscard]] link_mode mode() const noexcept { return options_.link; }
     [[nodiscard]] std::uint64_t now() noexcept;
     /// Unique per collector of the process (an address may be reused by a later one).

@@ -28,9 +28,10 @@ public:
         return subscriber_ ? cuptiEnableCallback(1, subscriber_, domain, id)
                            : CUPTI_ERROR_NOT_INITIALIZED;
     }
-    CUptiResult enable_api_record(CUpti_CallbackDomain domain, CUpti_CallbackId id) override {
-        return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(id, 1)
-                                                     : cuptiActivityEnableDriverApi(id, 1);
+    CUptiResult enable_api_record(CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                  bool on) override {
+        return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(id, on)
+                                                     : cuptiActivityEnableDriverApi(id, on);
     }
     CUptiResult push_external(std::uint64_t id) override {
         return cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);

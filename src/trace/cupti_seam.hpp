@@ -29,7 +29,8 @@ public:
                                       void* value) = 0;
     /// Turns on activity API records for one launch API only (cuptiActivityEnableRuntimeApi /
     /// cuptiActivityEnableDriverApi): what external correlation records hang on.
-    virtual CUptiResult enable_api_record(CUpti_CallbackDomain domain, CUpti_CallbackId id) = 0;
+    virtual CUptiResult enable_api_record(CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                          bool on) = 0;
     /// cuptiActivityPush/PopExternalCorrelationId with CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 on
     /// the calling thread.
     virtual CUptiResult push_external(std::uint64_t id) = 0;

@@ -37,10 +37,21 @@ void collector::enable_launch_links() noexcept {
         // call would write one). The external correlation record precedes the API record.
         links_on_ns_ = now();
         api_.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        bool ok = true;
         for (const auto id : runtime_launches)
-            api_.enable_api_record(CUPTI_CB_DOMAIN_RUNTIME_API, id);
-        for (const auto id : driver_launches)
-            api_.enable_api_record(CUPTI_CB_DOMAIN_DRIVER_API, id);
+            ok = api_.enable_api_record(CUPTI_CB_DOMAIN_RUNTIME_API, id, true) == CUPTI_SUCCESS &&
+                 ok;
+        if (options_.driver_api_records)
+            for (const auto id : driver_launches)
+                ok =
+                    api_.enable_api_record(CUPTI_CB_DOMAIN_DRIVER_API, id, true) == CUPTI_SUCCESS &&
+                    ok;
+        if (!ok) {
+            // A CUPTI without per-API selection: every API call writes a record then (slower,
+            // still correct).
+            api_.enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+            api_.enable(CUPTI_ACTIVITY_KIND_DRIVER);
+        }
         has_links_.store(true, std::memory_order_release);
         return;
     }
@@ -50,6 +61,18 @@ void collector::enable_launch_links() noexcept {
         api_.enable_callback(CUPTI_CB_DOMAIN_RUNTIME_API, id);
     for (const auto id : driver_launches)
         api_.enable_callback(CUPTI_CB_DOMAIN_DRIVER_API, id);
+}
+
+void collector::stop_launch_links() noexcept {
+    // After recording stops, a program inside ranges should not keep paying for API records.
+    if (options_.link != link_mode::external_correlation || !launch_links_on_.load()) return;
+    api_.disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    for (const auto id : runtime_launches)
+        api_.enable_api_record(CUPTI_CB_DOMAIN_RUNTIME_API, id, false);
+    for (const auto id : driver_launches)
+        api_.enable_api_record(CUPTI_CB_DOMAIN_DRIVER_API, id, false);
+    api_.disable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    api_.disable(CUPTI_ACTIVITY_KIND_DRIVER);
 }
 
 bool collector::open_range(std::uint32_t range, std::uint32_t path) noexcept {

@@ -73,6 +73,7 @@ struct session::impl {
     void disable() noexcept {
         if (!enabled.exchange(false)) return;
         detail::set_nvtx_target(nullptr);
+        collector->stop_launch_links();
         for (auto k : kinds)
             api->disable(k);
         api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -173,6 +174,8 @@ bool session::start() noexcept {
                              "external_correlation, callback or locked_map)\n",
                              l);
         }
+        if (const char* d = std::getenv("KTUNE_NVTX_DRIVER_RECORDS"); d && std::string(d) == "0")
+            co.driver_api_records = false; // ablation only (bench/profile/gpu_step.sh)
         // Launch callbacks need the subscriber slot; external correlation does not.
         if (co.link != nvtx_link::external_correlation && !m.subscribed)
             co.link = nvtx_link::external_correlation;

@@ -61,8 +61,11 @@ public:
         attributes.push_back(a);
         return CUPTI_SUCCESS;
     }
-    CUptiResult enable_api_record(CUpti_CallbackDomain d, CUpti_CallbackId id) override {
-        api_records.emplace_back(d, id);
+    CUptiResult enable_api_record(CUpti_CallbackDomain d, CUpti_CallbackId id, bool on) override {
+        if (on)
+            api_records.emplace_back(d, id);
+        else
+            std::erase(api_records, std::make_pair(d, id));
         return CUPTI_SUCCESS;
     }
     CUptiResult push_external(std::uint64_t id) override {
