@@ -107,7 +107,7 @@ step_profile_overhead() {
 }
 
 # Session 3 (bash bench/gpu/run.sh profile_s3; targets: ktune_cli ktune_inject gpu_trace
-# cupti_holder profile_workload raw_cupti_inject). NVTX attribution per link mode
+# cupti_holder trace_child profile_workload raw_cupti_inject). NVTX attribution per link mode
 # (KTUNE_NVTX_LINK), CUPTI floor probes (raw_cupti_inject knobs), host vs GPU side (long
 # kernels, host_ms), the five overhead workloads, GPU tests per link mode. Every variant its own
 # process, variants interleaved, 5 processes each; lines land in $OUT/profile_s3.jsonl as they
@@ -140,6 +140,8 @@ step_profile_s3() {
     done
     to bash tests/gpu/trace/second_client.sh "$k" "$bd/tests/gpu/cupti_holder" "$t" >>"$log" 2>&1
     echo "second_client rc=$?" >>"$log"
+    to bash tests/gpu/trace/children.sh "$k" "$bd/tests/gpu/trace_child" "$t" >>"$log" 2>&1
+    echo "children rc=$?" >>"$log"
     # 1. NVTX attribution: the tiny loop with no range vs inside ranges, per link mode.
     for rep in 1 2 3 4 5; do
         cmd=("$b/profile_workload" tiny 20000)

@@ -25,3 +25,11 @@ add_test(NAME gpu_trace_second_client
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/trace/second_client.sh $<TARGET_FILE:ktune_cli>
                  $<TARGET_FILE:cupti_holder> ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(gpu_trace_second_client PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 120)
+# Child processes each write their own trace (a launcher starting two CUDA programs).
+add_executable(trace_child ${CMAKE_CURRENT_LIST_DIR}/trace/trace_child.cu)
+set_target_properties(trace_child PROPERTIES CUDA_STANDARD 17 CUDA_ARCHITECTURES 90)
+target_link_libraries(trace_child PRIVATE CUDA::cudart)
+add_test(NAME gpu_trace_children
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/trace/children.sh $<TARGET_FILE:ktune_cli>
+                 $<TARGET_FILE:trace_child> ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(gpu_trace_children PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 120)
