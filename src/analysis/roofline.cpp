@@ -33,8 +33,23 @@ double sass_flops(const metrics::kernel_sample& s, char p) {
     return op("add") + op("mul") + 2 * op("fma");
 }
 
-std::string lever_for(bound_class c, compute_kind k, const roofline_roofs& roofs,
+std::string lever_for(bound_class c, bound_unit u, compute_kind k, const roofline_roofs& roofs,
                       double pct_of_attainable) {
+    const bool tensor_is_faster = (k == compute_kind::fp32 || k == compute_kind::fp16) &&
+                                  roofs.roof(compute_kind::tensor_16) > roofs.roof(k);
+    if (c == bound_class::memory && u == bound_unit::l1)
+        return tensor_is_faster
+                   ? "shared-memory reuse: register tiling (more outputs per thread per shared "
+                     "load), 128-bit accesses without bank conflicts, or tensor cores (MMA "
+                     "reads its tiles from shared memory far more efficiently)"
+                   : "shared-memory reuse: register tiling (more outputs per thread per shared "
+                     "load), 128-bit accesses without bank conflicts";
+    if (c == bound_class::memory && u == bound_unit::l2)
+        return "L2 traffic: larger tiles reused from shared memory or registers, coalesced "
+               "accesses (fewer sectors per request); DRAM is not the limit";
+    if (c == bound_class::compute && u == bound_unit::issue)
+        return "instruction issue: fewer instructions per result (vector loads, less index "
+               "math, unrolling)";
     switch (c) {
     case bound_class::launch:
         return "CUDA graphs or fusion: launch overhead, not the kernel, sets the time";
@@ -48,8 +63,7 @@ std::string lever_for(bound_class c, compute_kind k, const roofline_roofs& roofs
                    : "coalescing and fusion: vectorised, coalesced accesses first, then fewer "
                      "DRAM bytes";
     case bound_class::compute:
-        if ((k == compute_kind::fp32 || k == compute_kind::fp16) &&
-            roofs.roof(compute_kind::tensor_16) > roofs.roof(k))
+        if (tensor_is_faster)
             return "tensor cores: move the math to MMA (TF32/BF16), its roof is far higher";
         if (k == compute_kind::fp64) return "algorithm or precision: FP64 pipe saturated";
         return "tile shape and pipelining: tile size, stages, warp specialisation";
@@ -73,6 +87,22 @@ std::string_view to_string(compute_kind k) noexcept {
         return "TF32 tensor";
     case compute_kind::tensor_fp8:
         return "FP8 tensor";
+    }
+    return "?";
+}
+
+std::string_view to_string(bound_unit u) noexcept {
+    switch (u) {
+    case bound_unit::dram:
+        return "DRAM";
+    case bound_unit::l2:
+        return "L2";
+    case bound_unit::l1:
+        return "L1/shared";
+    case bound_unit::pipe:
+        return "pipe";
+    case bound_unit::issue:
+        return "issue";
     }
     return "?";
 }
@@ -167,6 +197,11 @@ kernel_work work_from_sample(const metrics::kernel_sample& s) {
     }
     for (auto k : {compute_kind::tensor_16, compute_kind::tensor_tf32, compute_kind::tensor_fp8})
         w.flops[idx(k)] = std::max(aggregate[idx(k)], parts[idx(k)]);
+    w.l2_pct = value_or(s, metrics::names::l2_pct, -1);
+    for (auto n : {metrics::names::l1_bank_reads_pct, metrics::names::l1_bank_writes_pct,
+                   metrics::names::l1_lsu_pct})
+        w.l1_pct = std::max(w.l1_pct, value_or(s, n, -1));
+    w.issue_pct = value_or(s, metrics::names::issue_pct, -1);
     w.launches = s.launches;
     w.total_time_ns = s.total_time_ns;
     w.mean_gap_ns = s.mean_gap_ns;
@@ -213,26 +248,54 @@ std::vector<roofline_point> classify(std::span<const kernel_work> works,
                                   ? 100 * p.flops_per_s / p.attainable_flops_per_s
                                   : p.memory_pct;
 
+        // Hierarchical: the busiest memory level (DRAM from bytes; L2 and L1/shared from their
+        // throughputs where the set carried them) against the busier of the math pipes and
+        // instruction issue. With DRAM alone this is the plain roofline verdict.
+        p.l2_pct = w.l2_pct;
+        p.l1_pct = w.l1_pct;
+        p.issue_pct = w.issue_pct;
+        double mem = p.memory_pct, comp = p.compute_pct;
+        bound_unit mem_unit = bound_unit::dram, comp_unit = bound_unit::pipe;
+        if (w.l2_pct > mem) mem = w.l2_pct, mem_unit = bound_unit::l2;
+        if (w.l1_pct > mem) mem = w.l1_pct, mem_unit = bound_unit::l1;
+        if (w.issue_pct > comp) comp = w.issue_pct, comp_unit = bound_unit::issue;
+        p.unit = mem >= comp ? mem_unit : comp_unit;
+        const auto levels = [&] {
+            std::string s = fmt::format("DRAM {:.0f} %", p.memory_pct);
+            if (w.l2_pct >= 0) s += fmt::format(", L2 {:.0f} %", w.l2_pct);
+            if (w.l1_pct >= 0) s += fmt::format(", L1/shared {:.0f} %", w.l1_pct);
+            s += fmt::format(", {} pipe {:.0f} %", to_string(p.kind), p.compute_pct);
+            if (w.issue_pct >= 0) s += fmt::format(", issue {:.0f} %", w.issue_pct);
+            return s;
+        };
+
         const double mean_ns = p.time_ns / double(w.launches);
         if (mean_ns < t.launch_max_kernel_ns && w.mean_gap_ns >= 0 &&
             w.mean_gap_ns >= t.launch_min_gap_ratio * mean_ns) {
             p.cls = bound_class::launch;
             p.why = fmt::format("{:.1f} us kernels with {:.1f} us GPU idle before each",
                                 mean_ns / 1e3, w.mean_gap_ns / 1e3);
-        } else if (std::max(p.memory_pct, p.compute_pct) < t.latency_pct) {
+        } else if (std::max(mem, comp) < t.latency_pct) {
             p.cls = bound_class::latency;
-            p.why = fmt::format("DRAM {:.0f} % and compute {:.0f} % of peak, both under {:.0f} %",
-                                p.memory_pct, p.compute_pct, t.latency_pct);
-        } else if (p.memory_pct >= p.compute_pct) {
+            p.why = fmt::format("{}: all under {:.0f} % of peak", levels(), t.latency_pct);
+        } else if (mem >= comp && mem_unit == bound_unit::dram) {
             p.cls = bound_class::memory;
-            p.why = fmt::format("{:.2f} FLOP/B left of the {:.1f} FLOP/B ridge; DRAM at {:.0f} %",
-                                p.intensity, p.ridge, p.memory_pct);
+            p.why = fmt::format("{:.2f} FLOP/B left of the {:.1f} FLOP/B ridge; {}", p.intensity,
+                                p.ridge, levels());
+        } else if (mem >= comp) {
+            p.cls = bound_class::memory;
+            p.why = fmt::format("{} busiest ({}); {:.2f} FLOP/B per DRAM byte vs ridge {:.1f}",
+                                to_string(mem_unit), levels(), p.intensity, p.ridge);
         } else {
             p.cls = bound_class::compute;
-            p.why = fmt::format("{} pipe at {:.0f} % of its roof; {:.1f} FLOP/B vs ridge {:.1f}",
-                                to_string(p.kind), p.compute_pct, p.intensity, p.ridge);
+            p.why =
+                comp_unit == bound_unit::pipe
+                    ? fmt::format("{} pipe at {:.0f} % of its roof; {:.1f} FLOP/B vs ridge "
+                                  "{:.1f}; {}",
+                                  to_string(p.kind), p.compute_pct, p.intensity, p.ridge, levels())
+                    : fmt::format("instruction issue busiest ({})", levels());
         }
-        p.lever = lever_for(p.cls, p.kind, roofs, p.pct_of_attainable);
+        p.lever = lever_for(p.cls, p.unit, p.kind, roofs, p.pct_of_attainable);
         out.push_back(std::move(p));
     }
     for (auto& p : out)

@@ -65,21 +65,40 @@ metric_request tensor_request(tensor_precision p) {
 
 // `measure`: every tensor counter worth having, most useful first; resolution keeps those that
 // fit the pass budget. The per-instruction Hopper counters come first because they are nearly
-// free (GH100: base + op_hgmma bf16/fp16/tf32 = 2 passes; each aggregate precision costs ~1).
-std::vector<metric_request> tensor_measure_requests() {
+// free (GH100: base + op_hgmma bf16/fp16/tf32 = 2 passes; each aggregate precision costs ~1),
+// then the aggregate bf16/fp16 ones (the precisions of most GEMMs on every chip). The cache-level
+// throughputs (level_requests) come next, before the rarer precisions.
+std::vector<metric_request> tensor_requests(bool common) {
     std::vector<metric_request> out;
-    const auto add = [&](std::string_view name) {
-        out.push_back({{std::string(name) + ".sum"}, false, true});
+    const auto add = [&](std::string_view prefix, std::string_view name) {
+        out.push_back({{std::string(prefix) + std::string(name) + ".sum"}, false, true});
     };
-    for (std::string_view op :
-         {"hgmma_src_bf16_dst_fp32", "hgmma_src_fp16", "hgmma_src_tf32_dst_fp32"})
-        add(std::string(names::tensor_op_prefix) + std::string(op));
-    for (std::string_view src : {"bf16_dst_fp32", "fp16", "fp16_dst_fp32", "tf32_dst_fp32", "fp8",
-                                 "fp4_fp6_fp8_dst_fp32", "fp64", "int8"})
-        add(std::string(names::tensor_prefix) + std::string(src));
+    if (common) {
+        for (std::string_view op :
+             {"hgmma_src_bf16_dst_fp32", "hgmma_src_fp16", "hgmma_src_tf32_dst_fp32"})
+            add(names::tensor_op_prefix, op);
+        for (std::string_view src : {"bf16_dst_fp32", "fp16", "fp16_dst_fp32"})
+            add(names::tensor_prefix, src);
+        return out;
+    }
+    for (std::string_view src : {"tf32_dst_fp32", "fp8", "fp4_fp6_fp8_dst_fp32", "fp64", "int8"})
+        add(names::tensor_prefix, src);
     for (std::string_view op : {"igmma_src_int8", "hmma_src_bf16_dst_fp32", "hmma_src_fp16",
                                 "hmma_src_fp16_dst_fp32", "hmma_src_tf32_dst_fp32"})
-        add(std::string(names::tensor_op_prefix) + std::string(op));
+        add(names::tensor_op_prefix, op);
+    return out;
+}
+
+// Throughputs of the memory levels above DRAM and of instruction issue, as % of their peaks:
+// the hierarchical verdict (analysis/roofline.cpp) names the level that binds. ncu's own
+// top-level `sm__throughput` (8 passes alone on GH100) and `gpu__compute_memory_throughput` (5)
+// cannot fit a 3-pass budget; these parts of them can (CUPTI host API, GH100: 3 passes with the
+// common tensor counters). Optional: left out where they do not fit.
+std::vector<metric_request> level_requests() {
+    std::vector<metric_request> out;
+    for (auto n : {names::l2_pct, names::l1_bank_reads_pct, names::l1_bank_writes_pct,
+                   names::l1_lsu_pct, names::issue_pct})
+        out.push_back({{std::string(n)}, false, true});
     return out;
 }
 
@@ -93,11 +112,18 @@ metric_set_spec roofline_set(tensor_precision tensor) {
          {"fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma"})
         s.requests.push_back(one(std::string(names::sass_prefix) + std::string(op) +
                                  std::string(names::sass_suffix)));
-    if (tensor == tensor_precision::measure)
-        for (auto& r : tensor_measure_requests())
+    if (tensor == tensor_precision::measure) {
+        for (auto& r : tensor_requests(true))
             s.requests.push_back(std::move(r));
-    else if (tensor != tensor_precision::none)
-        s.requests.push_back(tensor_request(tensor));
+        for (auto& r : level_requests())
+            s.requests.push_back(std::move(r));
+        for (auto& r : tensor_requests(false))
+            s.requests.push_back(std::move(r));
+    } else {
+        if (tensor != tensor_precision::none) s.requests.push_back(tensor_request(tensor));
+        for (auto& r : level_requests())
+            s.requests.push_back(std::move(r));
+    }
     return s;
 }
 

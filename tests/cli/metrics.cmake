@@ -5,7 +5,7 @@ ktune_cli_test(roofline_table RC 0 ARGS roofline ${_rf}
          "latency " "CUDA graphs" "tile shape" "tensor cores" "latency hiding"
          "not profiled (deny-list, never serialised): ncclDevKernel")
 ktune_cli_test(roofline_json RC 0 ARGS roofline ${_rf} --json
-  EXPECT "\"schema\": \"ktune.roofline\"" "\"version\": \"1.0.0\"" "\"class\": \"launch\""
+  EXPECT "\"schema\": \"ktune.roofline\"" "\"version\": \"1.1.0\"" "\"class\": \"launch\""
          "\"intensity\": 0.0")
 ktune_cli_test(roofline_other_gpu RC 0 ARGS roofline ${_rf} --gpu "H100 SXM"
   EXPECT "on H100 SXM" "DRAM" REJECT "on H200")
@@ -49,3 +49,7 @@ ktune_cli_test(roofline_from_trace RC 0 ARGS roofline ${_rt}
          "compute " "latency " "launch ")
 ktune_cli_test(roofline_from_trace_json RC 0 ARGS roofline ${_rt} --json
   EXPECT "\"joined_by_correlation\": 10" "\"precision\": \"BF16/FP16 tensor\"" "\"launch_index\"")
+# --cache-control takes all (ncu's default flush) or none; anything else is a usage error.
+ktune_cli_test(profile_metrics_bad_cache_control RC 2
+  ARGS profile --metrics roofline --cache-control some -o ${CMAKE_CURRENT_BINARY_DIR}/x.ktrace -- true
+  EXPECT "--cache-control")

@@ -43,7 +43,7 @@ nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kern
             ceilings[std::string(to_string(static_cast<analysis::compute_kind>(k)))] =
                 a.roofs.flops_per_s[k];
     nlohmann::json j{{"schema", "ktune.roofline"},
-                     {"version", "1.0.0"},
+                     {"version", "1.1.0"}, // 1.1: bound_by, l2_pct, l1_pct, issue_pct
                      {"gpu", a.roofs.gpu},
                      {"roofs",
                       {{"source", a.roofs.source},
@@ -55,22 +55,27 @@ nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kern
                      {"denied", d.denied},
                      {"kernels", nlohmann::json::array()}};
     for (const auto& p : a.points)
-        j["kernels"].push_back({{"name", p.name},
-                                {"launch_index", p.launch_index},
-                                {"class", to_string(p.cls)},
-                                {"lever", p.lever},
-                                {"why", p.why},
-                                {"time_ns", p.time_ns},
-                                {"time_share", p.time_share},
-                                {"intensity", finite_or_null(p.intensity)},
-                                {"flops_per_s", p.flops_per_s},
-                                {"bytes_per_s", p.bytes_per_s},
-                                {"precision", to_string(p.kind)},
-                                {"roof_flops_per_s", p.roof_flops_per_s},
-                                {"ridge", p.ridge},
-                                {"pct_of_attainable", p.pct_of_attainable},
-                                {"memory_pct", p.memory_pct},
-                                {"compute_pct", p.compute_pct}});
+        j["kernels"].push_back(
+            {{"name", p.name},
+             {"launch_index", p.launch_index},
+             {"class", to_string(p.cls)},
+             {"bound_by", to_string(p.unit)},
+             {"lever", p.lever},
+             {"why", p.why},
+             {"time_ns", p.time_ns},
+             {"time_share", p.time_share},
+             {"intensity", finite_or_null(p.intensity)},
+             {"flops_per_s", p.flops_per_s},
+             {"bytes_per_s", p.bytes_per_s},
+             {"precision", to_string(p.kind)},
+             {"roof_flops_per_s", p.roof_flops_per_s},
+             {"ridge", p.ridge},
+             {"pct_of_attainable", p.pct_of_attainable},
+             {"memory_pct", p.memory_pct},
+             {"compute_pct", p.compute_pct},
+             {"l2_pct", p.l2_pct >= 0 ? nlohmann::json(p.l2_pct) : nullptr},
+             {"l1_pct", p.l1_pct >= 0 ? nlohmann::json(p.l1_pct) : nullptr},
+             {"issue_pct", p.issue_pct >= 0 ? nlohmann::json(p.issue_pct) : nullptr}});
     return j;
 }
 
@@ -87,15 +92,16 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
         fmt::print("metrics joined to their launches by correlation id: {} of {}\n", *joined,
                    d.kernels.size());
     fmt::print("\n");
-    fmt::print("{:>6}  {:<8} {:>9} {:>6} {:>9} {:>8} {:>6} {:>6} {:>6}  {}\n", "time%", "class",
-               "FLOP/B", "ridge", "TFLOP/s", "GB/s", "DRAM%", "comp%", "%roof", "kernel");
+    fmt::print("{:>6}  {:<8} {:<9} {:>9} {:>6} {:>9} {:>8} {:>6} {:>6} {:>6}  {}\n", "time%",
+               "class", "bound by", "FLOP/B", "ridge", "TFLOP/s", "GB/s", "DRAM%", "comp%", "%roof",
+               "kernel");
     for (const auto& p : a.points) {
-        fmt::print(
-            "{:>6.1f}  {:<8} {:>9} {:>6.1f} {:>9.2f} {:>8.0f} {:>6.1f} {:>6.1f} {:>6.1f}  {}\n",
-            100 * p.time_share, to_string(p.cls),
-            std::isfinite(p.intensity) ? fmt::format("{:.3g}", p.intensity) : "inf", p.ridge,
-            p.flops_per_s / 1e12, p.bytes_per_s / 1e9, p.memory_pct, p.compute_pct,
-            p.pct_of_attainable, fit(p.name, 60));
+        fmt::print("{:>6.1f}  {:<8} {:<9} {:>9} {:>6.1f} {:>9.2f} {:>8.0f} {:>6.1f} {:>6.1f} "
+                   "{:>6.1f}  {}\n",
+                   100 * p.time_share, to_string(p.cls), to_string(p.unit),
+                   std::isfinite(p.intensity) ? fmt::format("{:.3g}", p.intensity) : "inf", p.ridge,
+                   p.flops_per_s / 1e12, p.bytes_per_s / 1e9, p.memory_pct, p.compute_pct,
+                   p.pct_of_attainable, fit(p.name, 60));
         fmt::print("{:>16} {}: {}\n", "->", p.lever, p.why);
     }
     if (d.dropped_ranges)
@@ -161,7 +167,7 @@ command add_roofline(CLI::App& root) {
         ->check(CLI::ExistingFile);
     app->add_option("--dump-metrics", o->dump_metrics,
                     "Also write the per-launch metrics (ktune.kernel_metrics JSON) to this file");
-    app->add_flag("--json", o->json, "Machine-readable output (schema ktune.roofline 1.0.0)");
+    app->add_flag("--json", o->json, "Machine-readable output (schema ktune.roofline 1.1.0)");
     app->add_option("--latency-pct", o->latency_pct,
                     "Latency-bound below this % of both the DRAM and the compute roof")
         ->capture_default_str()

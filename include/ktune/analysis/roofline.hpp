@@ -54,6 +54,12 @@ struct kernel_work {
     double total_time_ns = 0;       ///< 0: duration_ns x launches
     double mean_gap_ns = -1;        ///< < 0 unknown
     std::uint64_t launch_index = 0; ///< the profiled launch (kernel_sample::launch_index)
+    /// Throughputs beside the DRAM roofline, % of peak; < 0 = not measured (metric_set.hpp
+    /// `names::l2_pct` …): L2 slices, L1/shared memory (busiest of data-bank reads, writes and
+    /// the LSU data pipe), instruction issue.
+    double l2_pct = -1;
+    double l1_pct = -1;
+    double issue_pct = -1;
     bool operator==(const kernel_work&) const = default;
 };
 
@@ -63,6 +69,12 @@ kernel_work work_from_sample(const metrics::kernel_sample& sample);
 
 enum class bound_class : std::uint8_t { memory, compute, latency, launch };
 std::string_view to_string(bound_class c) noexcept;
+
+/// The unit whose throughput is highest, which names what binds a memory- or compute-bound
+/// kernel: a level of the memory hierarchy, the busiest math pipe, or instruction issue.
+enum class bound_unit : std::uint8_t { dram, l2, l1, pipe, issue };
+/// "DRAM", "L2", "L1/shared", "pipe", "issue".
+std::string_view to_string(bound_unit u) noexcept;
 
 struct roofline_point {
     std::string name;
@@ -78,6 +90,12 @@ struct roofline_point {
     double pct_of_attainable = 0;           ///< achieved / attainable, %
     double memory_pct = 0;                  ///< DRAM bandwidth used, % of peak
     double compute_pct = 0;                 ///< busiest-pipe time share, % of the roofs
+    double l2_pct = -1;    ///< L2 throughput, % of peak; < 0 not measured (kernel_work)
+    double l1_pct = -1;    ///< L1/shared-memory throughput, % of peak; < 0 not measured
+    double issue_pct = -1; ///< instruction issue, % of peak; < 0 not measured
+    /// What binds: the busiest of DRAM, L2, L1 (memory) and pipe, issue (compute); for latency-
+    /// and launch-bound kernels the busiest unit all the same.
+    bound_unit unit = bound_unit::dram;
     bound_class cls = bound_class::latency;
     std::string lever;              ///< what to try first
     std::string why;                ///< the facts behind the class

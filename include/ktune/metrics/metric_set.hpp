@@ -82,6 +82,16 @@ inline constexpr std::string_view tensor_prefix = "sm__ops_path_tensor_src_";
 /// Per-instruction tensor counters (`…op_hgmma_src_bf16_dst_fp32.sum`): disjoint by instruction,
 /// each a part of the aggregate `tensor_prefix` counter of its precision.
 inline constexpr std::string_view tensor_op_prefix = "sm__ops_path_tensor_op_";
+/// Throughputs (% of peak) beside the DRAM roofline, optional (kept where the budget allows):
+/// L2 slices, L1/shared-memory data banks and LSU data pipe, and instruction issue.
+inline constexpr std::string_view l2_pct = "lts__t_sectors.avg.pct_of_peak_sustained_elapsed";
+inline constexpr std::string_view l1_bank_reads_pct =
+    "l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed";
+inline constexpr std::string_view l1_bank_writes_pct =
+    "l1tex__data_bank_writes.avg.pct_of_peak_sustained_elapsed";
+inline constexpr std::string_view l1_lsu_pct =
+    "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed";
+inline constexpr std::string_view issue_pct = "sm__inst_executed.avg.pct_of_peak_sustained_elapsed";
 } // namespace names
 
 } // namespace ktune::metrics

@@ -18,6 +18,7 @@ TEST_CASE("kernel metrics documents round-trip through JSON") {
     doc.passes = 2;
     doc.dropped_ranges = 3;
     doc.denied = {"ncclKernel"};
+    doc.cache_control = "all";
     doc.measured = measured_peaks{4300, 60.5, 780.25};
     kernel_sample k;
     k.name = "gemm<\"quoted\">";
@@ -29,6 +30,7 @@ TEST_CASE("kernel metrics documents round-trip through JSON") {
     k.values = {{"gpu__time_duration.sum", 21000.5}, {"dram__bytes.sum", 1.25e9}};
     doc.kernels = {k, kernel_sample{"k2", 0, 0, 1, 0, -1, {{"gpu__time_duration.sum", 1}}}};
     CHECK(parse_kernel_metrics(to_json(doc), "mem") == doc);
+    CHECK(to_json(doc).find("\"cache_control\": \"all\"") != std::string::npos);
 
     const auto path = std::filesystem::temp_directory_path() / "ktune_kernel_metrics_test.json";
     write_kernel_metrics(path, doc);

@@ -193,6 +193,15 @@ TEST_CASE("the measured-precision roofline set carries every tensor counter that
     CHECK(ga.passes <= 3);
     CHECK(contains(ga.metrics, "sm__ops_path_tensor_src_bf16_dst_fp32.sum"));
     CHECK_FALSE(contains(ga.metrics, "sm__ops_path_tensor_op_hgmma_src_fp16.sum")); // no wgmma
+    // The level throughputs of the hierarchical verdict ride in the same 3 passes on GH100, after
+    // the common precisions (they never push bf16/fp16 tensor counters out).
+    for (auto m : {names::l2_pct, names::l1_bank_reads_pct, names::l1_bank_writes_pct,
+                   names::l1_lsu_pct, names::issue_pct}) {
+        INFO(m);
+        CHECK(contains(three.metrics, std::string(m)));
+    }
+    CHECK(contains(ga.metrics, "sm__ops_path_tensor_src_fp16_dst_fp32.sum"));
+    CHECK(contains(ga.metrics, std::string(names::l2_pct)));
     // The required part over budget is still refused up front.
     CHECK_THROWS_AS(resolve_metric_set(spec, "GH100", 1), ktune::error);
     CHECK(parse_tensor_precision("measure") == tensor_precision::measure);

@@ -5,6 +5,7 @@
 #include "ktune/analysis/roofline.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
+#include "ktune/metrics/metric_set.hpp"
 
 #include <cmath>
 #include <map>
@@ -158,4 +159,63 @@ TEST_CASE("tensor FLOPs: aggregate and per-instruction counters are never added 
     w = work_from_sample(s);
     CHECK(w.flops[std::size_t(compute_kind::tensor_tf32)] == Approx(n3 / 2));
     CHECK(w.flops[std::size_t(compute_kind::tensor_16)] == 0);
+}
+
+TEST_CASE("memory-bound names the level whose throughput binds: DRAM, L2 or L1/shared") {
+    using ktune::metrics::kernel_sample;
+    namespace n = ktune::metrics::names;
+    // An FP32 SIMT GEMM 2048^3 in 1 ms: DRAM 67.6 GB/s (1.4 % of 4.8 TB/s), FP32 17.2 TFLOP/s
+    // (25.6 % of 67): under 30 % on the DRAM roofline, so latency there.
+    kernel_sample s{
+        "sgemm",
+        0,
+        0,
+        1,
+        0,
+        -1,
+        {{"gpu__time_duration.sum", 1e6},
+         {"dram__bytes_read.sum", 6.0e7},
+         {"dram__bytes_write.sum", 7.6e6},
+         {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 2048.0 * 2048 * 2048}}};
+    auto p = classify(std::vector{work_from_sample(s)}, h200()).front();
+    CHECK(p.cls == bound_class::latency);
+    CHECK(p.unit == bound_unit::pipe); // the busiest unit all the same: FP32 25.6 % > DRAM 1.4 %
+    CHECK(p.l1_pct < 0);               // not measured: the plain roofline verdict
+    // Its shared-memory traffic, seen by the L1 data banks, binds it.
+    s.values[std::string(n::l1_bank_reads_pct)] = 81;
+    s.values[std::string(n::l1_bank_writes_pct)] = 12;
+    s.values[std::string(n::l1_lsu_pct)] = 64;
+    s.values[std::string(n::l2_pct)] = 9;
+    s.values[std::string(n::issue_pct)] = 57;
+    const auto w = work_from_sample(s);
+    CHECK(w.l1_pct == Approx(81)); // the busiest of bank reads, bank writes, LSU data pipe
+    CHECK(w.l2_pct == Approx(9));
+    CHECK(w.issue_pct == Approx(57));
+    p = classify(std::vector{w}, h200()).front();
+    CHECK(p.cls == bound_class::memory);
+    CHECK(p.unit == bound_unit::l1);
+    CHECK(p.lever.find("register tiling") != std::string::npos);
+    CHECK(p.lever.find("tensor cores") != std::string::npos); // FP32 math, a tensor roof exists
+    CHECK(p.why.find("L1/shared 81 %") != std::string::npos);
+    CHECK(p.memory_pct == Approx(100 * 6.76e7 / 1e-3 / 4.8e12)); // the DRAM point is unchanged
+    // L2 busiest: memory-bound on L2, DRAM not the limit.
+    s.values[std::string(n::l1_bank_reads_pct)] = 20;
+    s.values[std::string(n::l1_lsu_pct)] = 20;
+    s.values[std::string(n::l2_pct)] = 75;
+    p = classify(std::vector{work_from_sample(s)}, h200()).front();
+    CHECK(p.cls == bound_class::memory);
+    CHECK(p.unit == bound_unit::l2);
+    CHECK(p.lever.find("L2 traffic") != std::string::npos);
+    // Instruction issue above every memory level: compute-bound on issue.
+    s.values[std::string(n::l2_pct)] = 30;
+    s.values[std::string(n::issue_pct)] = 88;
+    p = classify(std::vector{work_from_sample(s)}, h200()).front();
+    CHECK(p.cls == bound_class::compute);
+    CHECK(p.unit == bound_unit::issue);
+    CHECK(p.lever.find("instruction issue") != std::string::npos);
+    // Everything under the threshold stays latency-bound.
+    s.values[std::string(n::issue_pct)] = 25;
+    s.values[std::string(n::l2_pct)] = 20;
+    CHECK(classify(std::vector{work_from_sample(s)}, h200()).front().cls == bound_class::latency);
+    CHECK(to_string(bound_unit::l1) == "L1/shared");
 }
