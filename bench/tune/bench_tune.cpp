@@ -6,8 +6,10 @@
 //   band? bench_tune faults OP SHAPE DTYPE RATE [BUDGET]   fault injection: wrong winners,
 //   completion
 //   bench_tune compile OP SHAPE DTYPE N [THREADS]   NVRTC ms per candidate, 1/2/4/8 per program
+//   bench_tune compile_scaling OP SHAPE DTYPE N W,W  pool throughput: threads vs processes
 // The binary is its own worker (`bench_tune __worker`). KTUNE_BENCH_PER_PROGRAM=1 and
-// KTUNE_BENCH_AHEAD=0 switch off batched compiles and compile-ahead (before/after runs).
+// KTUNE_BENCH_AHEAD=0 switch off batched compiles and compile-ahead (before/after runs);
+// KTUNE_BENCH_COMPILE=threads compiles in threads instead of compile-server processes.
 #include "bench_compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
@@ -38,6 +40,8 @@ tune::tune_request request(char** argv, std::size_t budget) {
     if (const char* k = std::getenv("KTUNE_BENCH_PER_PROGRAM"))
         rq.candidates_per_program = std::stoul(k);
     if (const char* a = std::getenv("KTUNE_BENCH_AHEAD")) rq.compile_ahead = std::string(a) != "0";
+    if (const char* c = std::getenv("KTUNE_BENCH_COMPILE"))
+        rq.compile_processes = std::string(c) != "threads";
     return rq;
 }
 
@@ -73,6 +77,9 @@ json summary(const tune::tune_report& r) {
                                               [](const auto& c) { return c.cubin_cache_hit; })},
            {"non_gpu_ms_per_candidate", overhead_ms},
            {"workers_spawned", r.workers_spawned},
+           {"compile_servers", r.compile_servers},
+           {"compile_server_failures", r.compile_server_failures},
+           {"copy_gbs_cached", r.copy_gbs_cached},
            {"per_candidate_ms",
             {{"worker", worker / n},
              {"load", load / n},
@@ -257,6 +264,7 @@ int main(int argc, char** argv) {
         }
         if (mode == "brute" && argc > 5) return brute(argv);
         if (mode == "compile" && argc > 5) return bench::compile_costs(argv, argc);
+        if (mode == "compile_scaling" && argc > 5) return bench::compile_scaling(argv, argc);
         if (mode == "repeat" && argc > 5)
             return repeat(argv, std::stoi(argv[5]), argc > 6 ? std::stoul(argv[6]) : 0);
         if (mode == "faults" && argc > 5)

@@ -1,5 +1,9 @@
+#include "ktune/core/error.hpp"
 #include "ktune/measure/compile.hpp"
+#include "ktune/measure/worker.hpp"
+#include "measure/compile_process.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -9,6 +13,7 @@ namespace ktune::measure {
 
 struct compile_pool::impl {
     std::optional<cubin_cache> cache;
+    compile_pool_options opts;
     std::mutex mu;
     std::condition_variable cv;
     struct job {
@@ -18,26 +23,56 @@ struct compile_pool::impl {
     std::deque<job> queue;
     bool stopping = false;
     std::vector<std::thread> threads;
+    std::atomic<int> started{0}, failures{0}, fallbacks{0};
 
+    std::vector<compile_result> in_process(const std::vector<compile_request>& rs) const {
+        const cubin_cache* c = cache ? &*cache : nullptr;
+        if (rs.size() == 1) return {compile_cached(rs[0], c)};
+        return compile_batch(rs, c);
+    }
+
+    /// One slot: pops jobs in submission order and compiles each here or in its own server.
     void loop() {
+        std::optional<detail::compile_process> server;
+        int seen = 0; // servers this slot has spawned, as counted in `started`
+        const auto count_spawns = [&] {
+            started += server->started() - seen;
+            seen = server->started();
+        };
+        if (opts.mode == compile_mode::processes) {
+            server.emplace(opts.server_command, opts.batch_timeout);
+            // Started at once: the servers load NVRTC and warm up while the client sets up.
+            const bool up = server->start();
+            count_spawns();
+            if (!up) {
+                server.reset();
+                ++fallbacks;
+            }
+        }
         for (;;) {
             job j;
             {
                 std::unique_lock lock(mu);
                 cv.wait(lock, [&] { return stopping || !queue.empty(); });
-                if (queue.empty()) return; // stopping and drained
+                if (queue.empty()) break; // stopping and drained
                 j = std::move(queue.front());
                 queue.pop_front();
             }
-            const cubin_cache* c = cache ? &*cache : nullptr;
             try {
-                if (j.requests.size() == 1) {
-                    j.promises[0].set_value(compile_cached(j.requests[0], c));
-                    continue;
+                std::optional<std::vector<compile_result>> rs;
+                if (server) {
+                    const int failed_before = server->failures();
+                    rs = server->compile(j.requests, cache->dir());
+                    failures += server->failures() - failed_before;
+                    count_spawns();
+                    if (!rs) { // a replacement would not start: this slot compiles here now
+                        server.reset();
+                        ++fallbacks;
+                    }
                 }
-                auto rs = compile_batch(j.requests, c);
-                for (std::size_t i = 0; i < rs.size(); ++i)
-                    j.promises[i].set_value(std::move(rs[i]));
+                if (!rs) rs = in_process(j.requests);
+                for (std::size_t i = 0; i < rs->size(); ++i)
+                    j.promises[i].set_value(std::move((*rs)[i]));
             } catch (...) {
                 for (auto& p : j.promises) {
                     try {
@@ -52,10 +87,25 @@ struct compile_pool::impl {
 };
 
 compile_pool::compile_pool(unsigned threads, std::optional<cubin_cache> cache)
+    : compile_pool(compile_pool_options{threads, compile_mode::threads, {}, {}}, std::move(cache)) {
+}
+
+compile_pool::compile_pool(compile_pool_options o, std::optional<cubin_cache> cache)
     : impl_(std::make_unique<impl>()) {
     impl_->cache = std::move(cache);
-    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned i = 0; i < threads; ++i)
+    if (o.workers == 0) o.workers = std::max(1u, std::thread::hardware_concurrency());
+    // Cubins travel from a server through the cache directory: none, no servers.
+    if (!impl_->cache) o.mode = compile_mode::threads;
+    if (o.mode == compile_mode::processes && o.server_command.empty()) {
+        try {
+            o.server_command = default_worker_command();
+        } catch (const error&) {
+            o.mode = compile_mode::threads;
+        }
+    }
+    if (o.batch_timeout.count() <= 0) o.batch_timeout = std::chrono::milliseconds(120000);
+    impl_->opts = std::move(o);
+    for (unsigned i = 0; i < impl_->opts.workers; ++i)
         impl_->threads.emplace_back([this] { impl_->loop(); });
 }
 
@@ -94,6 +144,16 @@ compile_pool::submit_batch(std::vector<compile_request> rs) {
 
 unsigned compile_pool::threads() const noexcept {
     return static_cast<unsigned>(impl_->threads.size());
+}
+
+int compile_pool::servers_started() const noexcept {
+    return impl_->started.load();
+}
+int compile_pool::server_failures() const noexcept {
+    return impl_->failures.load();
+}
+int compile_pool::fallback_slots() const noexcept {
+    return impl_->fallbacks.load();
 }
 
 } // namespace ktune::measure

@@ -1,4 +1,5 @@
 #include "ktune/core/error.hpp"
+#include "ktune/measure/compile.hpp"
 #include "ktune/measure/worker.hpp"
 #include "measure/gpu_runner.hpp"
 
@@ -6,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 #include <unistd.h>
 
 namespace ktune::measure {
@@ -25,6 +27,10 @@ bool write_line(int fd, const std::string& s) {
 } // namespace
 
 int worker_main(int in_fd, int out_fd) {
+    // The compile pool starts the same binary as its compile servers: no GPU context for them.
+    if (const char* role = std::getenv(worker_role_env);
+        role && std::string_view(role) == "compile")
+        return compile_server_main(in_fd, out_fd);
     // The GPU context, buffers and helper kernels are set up before the first request arrives:
     // the client spawns the worker early, so this overlaps with its own start-up.
     std::optional<detail::gpu_runner> runner;

@@ -9,6 +9,7 @@
 #include "ktune/measure/worker.hpp"
 #include "ktune/tune/selection.hpp"
 #include "ktune/tune/space.hpp"
+#include "tune/tuner_eval.hpp"
 #include "tune/tuner_faults.hpp"
 
 #include <fmt/format.h>
@@ -22,24 +23,7 @@ namespace ktune::tune {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-eval_status to_eval(measure::run_status s) {
-    switch (s) {
-    case measure::run_status::ok:
-        return eval_status::ok;
-    case measure::run_status::wrong_result:
-        return eval_status::wrong_result;
-    case measure::run_status::timeout:
-        return eval_status::timeout;
-    case measure::run_status::resource_limit:
-        return eval_status::resource_limit;
-    case measure::run_status::launch_error:
-    case measure::run_status::worker_died:
-    case measure::run_status::load_error:
-        return eval_status::launch_error;
-    }
-    return eval_status::launch_error;
-}
+using detail::evaluator;
 
 space op_space(const ops::op& o, const ops::problem& p) {
     std::vector<axis> axes;
@@ -58,124 +42,6 @@ space op_space(const ops::op& o, const ops::problem& p) {
     sp.restrict_to(std::move(members));
     return sp;
 }
-
-/// Compiles and evaluates configs: compiles of a batch run on the pool while the worker
-/// measures the ones already compiled.
-class evaluator {
-public:
-    evaluator(const tune_request& rq, const ops::op& o, const std::string& arch)
-        : rq_(rq), op_(o), arch_(arch), pool_(rq.compile_threads, make_cache()),
-          worker_(rq.worker_command.empty() ? measure::default_worker_command()
-                                            : rq.worker_command) {
-        // The worker sets up its GPU context while this process measures and searches.
-        worker_.start();
-    }
-
-    measure::compile_request request(const config& c, injected_fault f) const {
-        return {
-            detail::inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};
-    }
-
-    std::future<measure::compile_result> submit(const config& c, injected_fault f) {
-        return pool_.submit(request(c, f));
-    }
-
-    /// Compiles in programs of `per_program` candidates (one NVRTC program each).
-    std::vector<std::future<measure::compile_result>>
-    submit_all(const std::vector<config>& cs, const std::vector<injected_fault>& fs,
-               std::size_t per_program) {
-        std::vector<std::future<measure::compile_result>> out;
-        for (std::size_t i = 0; i < cs.size(); i += per_program) {
-            std::vector<measure::compile_request> group;
-            for (std::size_t k = i; k < std::min(cs.size(), i + per_program); ++k)
-                group.push_back(request(cs[k], fs[k]));
-            for (auto& f : pool_.submit_batch(std::move(group)))
-                out.push_back(std::move(f));
-        }
-        return out;
-    }
-
-    /// Waits for the compile; a record with compile_error, or the worker request in `out`.
-    candidate_record compiled(const config& c, injected_fault f,
-                              std::future<measure::compile_result>& fut,
-                              measure::candidate_request& out) {
-        candidate_record rec;
-        rec.cfg = c;
-        rec.injected = f;
-        const auto t0 = clock_type::now();
-        const measure::compile_result cr = fut.get();
-        compile_wait_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
-        rec.compile_ms = cr.compile_ms;
-        rec.cubin_cache_hit = cr.cache_hit;
-        if (!cr.ok) {
-            rec.status = eval_status::compile_error;
-            rec.message = cr.log;
-            return rec;
-        }
-        measure::candidate_request& r = out;
-        r.op = std::string(op_.name());
-        r.rows = rq_.prob.shape.rows;
-        r.cols = rq_.prob.shape.cols;
-        r.dtype = std::string(ops::to_string(rq_.prob.type));
-        r.cfg = c;
-        r.cubin_path = cr.cubin_path.string();
-        r.kernel = cr.lowered_name;
-        r.seed = rq_.seed * 1000003ULL + (++requests_);
-        r.policy = policy_override_ ? *policy_override_ : rq_.policy;
-        return rec;
-    }
-
-    /// Queues a compiled candidate behind the ones in flight (the worker never waits for us).
-    void send(const measure::candidate_request& r) { worker_.submit(r); }
-    /// The oldest queued candidate's answer, into its record.
-    void receive(candidate_record& rec) {
-        rec.run = worker_.collect(rq_.candidate_timeout);
-        rec.status = to_eval(rec.run.status);
-        rec.message = rec.run.message;
-    }
-    [[nodiscard]] std::size_t in_flight() const noexcept { return worker_.in_flight(); }
-
-    candidate_record finish(const config& c, injected_fault f,
-                            std::future<measure::compile_result>& fut) {
-        measure::candidate_request r;
-        candidate_record rec = compiled(c, f, fut, r);
-        if (rec.status == eval_status::compile_error) return rec;
-        send(r);
-        receive(rec);
-        return rec;
-    }
-    [[nodiscard]] double compile_wait_s() const noexcept { return compile_wait_s_; }
-
-    [[nodiscard]] int spawned() const noexcept { return worker_.spawned(); }
-    [[nodiscard]] unsigned compile_threads() const noexcept { return pool_.threads(); }
-
-    /// Times an already compiled candidate again (the cubin cache answers the compile).
-    measure::candidate_result remeasure(const config& c, const measure::measure_policy& p) {
-        auto f = submit(c, injected_fault::none);
-        policy_override_ = p;
-        candidate_record r = finish(c, injected_fault::none, f);
-        policy_override_.reset();
-        return r.run;
-    }
-
-private:
-    static std::optional<measure::cubin_cache> make_cache() {
-        try {
-            return measure::cubin_cache(measure::cubin_cache::default_dir());
-        } catch (const error&) {
-            return std::nullopt; // unwritable cache dir: compile every time
-        }
-    }
-
-    const tune_request& rq_;
-    const ops::op& op_;
-    std::string arch_;
-    measure::compile_pool pool_;
-    measure::worker_process worker_;
-    std::uint64_t requests_ = 0;
-    std::optional<measure::measure_policy> policy_override_;
-    double compile_wait_s_ = 0;
-};
 
 /// The confirmation round: the search's leaders (medians within 3 % of the best, at most 4) are
 /// timed again, interleaved, and their samples pooled, so the winner does not hinge on one
@@ -266,7 +132,8 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
     const device_info& dev = q.devices.front();
     evaluator ev(rq, o, dev.arch()); // starts the worker: its set-up overlaps what follows
-    rep.copy_gbs = measure_copy_gbs();
+    // From the per-device file when it is fresh: this process then needs no CUDA context.
+    rep.copy_gbs = copy_gbs_for(dev, q.versions.driver, &rep.copy_gbs_cached);
 
     const space sp = op_space(o, rq.prob);
     auto searcher = make_searcher(rq.strategy);
@@ -366,6 +233,8 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     }
     rep.compile_wait_s = ev.compile_wait_s();
     rep.workers_spawned = ev.spawned();
+    rep.compile_servers = ev.pool().servers_started();
+    rep.compile_server_failures = ev.pool().server_failures();
     rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
 
     const auto sel = select_best(searcher->history(), sp);

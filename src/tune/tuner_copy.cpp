@@ -1,10 +1,17 @@
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
+#include "ktune/measure/compile.hpp"
 #include "ktune/measure/sample_stats.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "measure/compile_private.hpp"
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <filesystem>
 #include <vector>
 
 namespace ktune::tune {
@@ -28,6 +35,41 @@ double measure_copy_gbs() {
         if (i >= 2) gbs.push_back(2.0 * static_cast<double>(bytes) / (ms * 1e6)); // warm-up: 2
     }
     return measure::median(gbs);
+}
+
+std::filesystem::path copy_gbs_file(const device_info& dev, const std::string& driver) {
+    std::string id = dev.uuid.empty() ? dev.name + dev.pci_bus_id : dev.uuid;
+    for (char& c : id)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
+    return measure::cubin_cache::default_dir() /
+           fmt::format("copy-gbs-{}-driver{}.txt", id, driver.empty() ? "unknown" : driver);
+}
+
+double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cached) {
+    // Re-measured after a day: a figure from before a board swap under the same UUID is
+    // impossible, but one from before a change of clocks or power cap is not.
+    constexpr auto max_age = std::chrono::hours(24);
+    const auto file = copy_gbs_file(dev, driver);
+    if (cached) *cached = false;
+    std::error_code ec;
+    const auto when = std::filesystem::last_write_time(file, ec);
+    if (!ec && std::filesystem::file_time_type::clock::now() - when < max_age) {
+        const std::string text = measure::detail::read_file(file);
+        double v = 0;
+        const auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (err == std::errc{} && v > 0) {
+            if (cached) *cached = true;
+            return v;
+        }
+    }
+    const double v = measure_copy_gbs();
+    try {
+        std::filesystem::create_directories(file.parent_path());
+        measure::detail::write_atomic(file, fmt::format("{:.3f}\n", v));
+    } catch (const std::exception&) {
+        // No writable cache: measured again next time, still correct.
+    }
+    return v;
 }
 
 } // namespace ktune::tune

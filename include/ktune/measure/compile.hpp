@@ -9,6 +9,7 @@
 // A cubin is cached under a hash of (source, name expression, options, arch, NVRTC version):
 // a second tune of the same op compiles nothing.
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -77,10 +78,40 @@ compile_result compile_cached(const compile_request& r, const cubin_cache* cache
 std::vector<compile_result> compile_batch(const std::vector<compile_request>& rs,
                                           const cubin_cache* cache);
 
-/// A fixed set of threads compiling requests (or batches of them) in submission order.
+/// Where a pool compiles. NVRTC serialises much of its work inside one process (on 16 threads
+/// each candidate cost ~3x a single thread's CPU: docs/perf/tune.md), so `processes` gives each
+/// pool slot its own compile-server process (this executable in compile mode, compile_server_main)
+/// that writes cubins into the cubin cache and answers their paths.
+enum class compile_mode : std::uint8_t { threads, processes };
+
+struct compile_pool_options {
+    unsigned workers = 0; ///< pool slots; 0: hardware_concurrency
+    compile_mode mode = compile_mode::processes;
+    /// argv of a compile server: a binary whose `__worker` entry calls worker_main (which
+    /// turns into compile_server_main when $KTUNE_WORKER_ROLE=compile). Empty:
+    /// default_worker_command(), i.e. this executable.
+    std::vector<std::string> server_command;
+    /// A batch that takes longer is abandoned (server killed): compile_error, never a hang.
+    std::chrono::milliseconds batch_timeout{120000};
+};
+
+/// The environment variable (value "compile") that makes worker_main serve compiles.
+inline constexpr const char* worker_role_env = "KTUNE_WORKER_ROLE";
+
+/// A compile server: reads JSON lines {"cache": dir, "requests": [...]} from in_fd, compiles each
+/// line's requests as one compile_batch into the cubin cache at dir and answers one JSON line of
+/// results (cubin paths, not cubins). Says {"ready": ...} first. Returns 0 at EOF.
+int compile_server_main(int in_fd, int out_fd);
+
+/// A fixed set of slots compiling requests (or batches of them) in submission order, each in
+/// this process (threads) or through its own compile-server process. A server that cannot be
+/// started leaves its slot compiling in-process; one that dies or hangs mid-batch gives that
+/// batch compile_error results (never a lost request) and is replaced for the next batch.
 class compile_pool {
 public:
     explicit compile_pool(unsigned threads = 0, std::optional<cubin_cache> cache = std::nullopt);
+    /// processes mode needs a cache (cubins travel through it): without one it uses threads.
+    compile_pool(compile_pool_options o, std::optional<cubin_cache> cache);
     ~compile_pool();
     compile_pool(const compile_pool&) = delete;
     compile_pool& operator=(const compile_pool&) = delete;
@@ -89,6 +120,11 @@ public:
     /// One program for the batch (compile_batch); one future per request, same order.
     std::vector<std::future<compile_result>> submit_batch(std::vector<compile_request> rs);
     [[nodiscard]] unsigned threads() const noexcept;
+    /// Compile servers started so far (0 in threads mode), and those that died mid-batch.
+    [[nodiscard]] int servers_started() const noexcept;
+    [[nodiscard]] int server_failures() const noexcept;
+    /// Slots that fell back to in-process compiles because their server would not start.
+    [[nodiscard]] int fallback_slots() const noexcept;
 
 private:
     struct impl;

@@ -10,6 +10,7 @@
 //   use(r.winner.cfg);    // r.cache_hit says whether anything was measured
 
 #include "ktune/cache/entry.hpp"
+#include "ktune/core/device.hpp"
 #include "ktune/measure/candidate.hpp"
 #include "ktune/ops/op.hpp"
 #include "ktune/tune/searcher.hpp"
@@ -36,6 +37,9 @@ struct tune_request {
     std::chrono::milliseconds candidate_timeout{10000};
     std::vector<std::string> worker_command; ///< empty: measure::default_worker_command()
     unsigned compile_threads = 0;            ///< 0: every core
+    /// Compile in one compile-server process per slot (NVRTC serialises inside a process);
+    /// false: threads of this process. Without a cubin cache directory threads are used.
+    bool compile_processes = true;
     /// Candidates compiled together in one NVRTC program (compile_batch); 1: one each.
     std::size_t candidates_per_program = 2;
     /// Propose and compile the next batch while this one is measured (the search then decides
@@ -65,10 +69,11 @@ struct tune_report {
     std::size_t winner_index = 0; ///< into candidates (when searched)
     std::size_t tied = 0;         ///< configs whose CI overlaps the winner's (itself included)
     std::vector<candidate_record> candidates; ///< in evaluation order
-    bool default_joined = false; ///< the default config (baseline) was appended to candidates
-    candidate_record baseline;   ///< the op's default config
-    double bytes = 0;            ///< the op's byte model
-    double copy_gbs = 0;         ///< measured device-to-device copy, read + written
+    bool default_joined = false;  ///< the default config (baseline) was appended to candidates
+    candidate_record baseline;    ///< the op's default config
+    double bytes = 0;             ///< the op's byte model
+    double copy_gbs = 0;          ///< measured device-to-device copy, read + written
+    bool copy_gbs_cached = false; ///< copy_gbs came from the per-device file (copy_gbs_for)
     double wall_s = 0;
     double gpu_busy_s = 0;     ///< device-side spans of all candidates' work
     double compile_s = 0;      ///< summed over compile threads
@@ -76,6 +81,8 @@ struct tune_report {
     double setup_s = 0;   ///< start → baseline measured (contexts, copy bandwidth, first compile)
     double confirm_s = 0; ///< the confirmation round of the leaders
     int workers_spawned = 0;
+    int compile_servers = 0;         ///< compile-server processes started (0: threads)
+    int compile_server_failures = 0; ///< servers that died or hung mid-batch (replaced)
     std::string strategy;
 };
 
@@ -106,5 +113,10 @@ torch_timing time_torch_equivalent(const tune_request& rq);
 /// Device-to-device copy bandwidth (bytes read + written per second / 1e9), median of 10
 /// event-timed 512 MiB copies: the roof that "% of copy BW" refers to.
 double measure_copy_gbs();
+
+/// measure_copy_gbs() once per device and driver: kept in the cubin cache directory
+/// (copy-gbs-<uuid>-driver<version>.txt) and measured again when older than a day, so a tune
+/// needs no CUDA context of its own. *cached says whether the file answered.
+double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cached = nullptr);
 
 } // namespace ktune::tune

@@ -1,0 +1,59 @@
+#pragma once
+// The tuner's evaluator: compiles candidates on the compile pool (one compile server per core)
+// while the worker process checks and times the ones already compiled (tuner.cpp drives it).
+#include "ktune/measure/compile.hpp"
+#include "ktune/measure/worker.hpp"
+#include "ktune/tune/tuner.hpp"
+
+#include <future>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune::tune::detail {
+
+class evaluator {
+public:
+    /// Starts the worker first (its GPU context is the longest set-up), then the compile pool.
+    evaluator(const tune_request& rq, const ops::op& o, const std::string& arch);
+
+    [[nodiscard]] measure::compile_request request(const config& c, injected_fault f) const;
+    std::future<measure::compile_result> submit(const config& c, injected_fault f);
+    /// Compiles in programs of `per_program` candidates (one NVRTC program each).
+    std::vector<std::future<measure::compile_result>>
+    submit_all(const std::vector<config>& cs, const std::vector<injected_fault>& fs,
+               std::size_t per_program);
+
+    /// Waits for the compile; a record with compile_error, or the worker request in `out`.
+    candidate_record compiled(const config& c, injected_fault f,
+                              std::future<measure::compile_result>& fut,
+                              measure::candidate_request& out);
+    /// Queues a compiled candidate behind the ones in flight (the worker never waits for us).
+    void send(const measure::candidate_request& r) { worker_.submit(r); }
+    /// The oldest queued candidate's answer, into its record.
+    void receive(candidate_record& rec);
+    [[nodiscard]] std::size_t in_flight() const noexcept { return worker_.in_flight(); }
+
+    /// Compile (already submitted), check and time one candidate, waiting for its answer.
+    candidate_record finish(const config& c, injected_fault f,
+                            std::future<measure::compile_result>& fut);
+    /// Times an already compiled candidate again (the cubin cache answers the compile).
+    measure::candidate_result remeasure(const config& c, const measure::measure_policy& p);
+
+    [[nodiscard]] double compile_wait_s() const noexcept { return compile_wait_s_; }
+    [[nodiscard]] int spawned() const noexcept { return worker_.spawned(); }
+    [[nodiscard]] unsigned compile_threads() const noexcept { return pool_.threads(); }
+    [[nodiscard]] const measure::compile_pool& pool() const noexcept { return pool_; }
+
+private:
+    const tune_request& rq_;
+    const ops::op& op_;
+    std::string arch_;
+    measure::worker_process worker_; // before pool_: started first
+    measure::compile_pool pool_;
+    std::uint64_t requests_ = 0;
+    std::optional<measure::measure_policy> policy_override_;
+    double compile_wait_s_ = 0;
+};
+
+} // namespace ktune::tune::detail
