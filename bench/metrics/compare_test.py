@@ -34,6 +34,23 @@ rows = compare.parse_ncu_csv(long_form)
 assert [r["name"] for r in rows] == ["a", "b"] and rows[0]["dram__bytes_read.sum"] == 1000.0
 assert compare.ncu_class(rows[0]) == "compute"
 
+# The SpeedOfLight rule's whole decision tree: balanced inside 60..80 within 10 points; the
+# higher one at or above 80 even when the other is close (GEMM 8192^3 on the H200: 93 / 95).
+sol = compare.SM_PCT, compare.MEM_PCT
+cls = lambda sm, mem: compare.ncu_class({sol[0]: sm, sol[1]: mem})
+assert [cls(59, 59), cls(70, 65), cls(70, 55), cls(55, 70), cls(93, 95), cls(81, 20)] == [
+    "latency", "balanced", "compute", "memory", "memory", "compute"]
+top = compare.ncu_top_level({compare.MEM_PCT: 81.0,
+                             "dram__throughput.avg.pct_of_peak_sustained_elapsed": 2.0,
+                             "lts__throughput.avg.pct_of_peak_sustained_elapsed": 30.0,
+                             "l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed": 81.0,
+                             "l1tex__throughput.avg.pct_of_peak_sustained_active": 99.0})
+assert top[0] == "L1/shared" and top[2] == 81.0, top  # only "_elapsed" breakdown parts count
+lv = compare.level_values({"l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed": 40.0,
+                           "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed":
+                           60.0})
+assert lv == {"L2": None, "L1": 60.0, "issue": None}, lv
+
 # Aggregate and per-instruction tensor counters of one precision are not added twice.
 v = {"sm__ops_path_tensor_src_bf16_dst_fp32.sum": 10.0,
      "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum": 10.0,

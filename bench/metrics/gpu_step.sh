@@ -21,76 +21,149 @@ step_metrics() {
     echo "unit_metrics rc=$?" | tee -a "${summary:-/dev/null}"
 }
 
-# The suite (bench_roofline_vs_ncu --mode plain: 15 kernels of known work) under
-# `ktune profile --metrics roofline` (every launch sampled) and under ncu, launch by launch.
-# Cache state: the 2026-11-21 H200 run used ncu --cache-control none and saw ncu count fewer DRAM
-# writes than the bytes written (part still in L2 when its range ended) while ktune's range
-# counted them all (copy: 2 x 256 MiB exactly), so ncu now runs with its default flush
-# (--cache-control all), expected to match ktune (not yet measured); docs/perf/metrics.md.
+# Median and range of a list of seconds: "median (min..max)".
+_metrics_stats() {
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.2f (%.2f..%.2f)", m, v[1], v[NR] }'
+}
+
+# ncu's metric list for the suite: DRAM bytes, tensor and FMA counts, its SpeedOfLight
+# throughputs, ktune's level metrics, and (with $1 = breakdown) the parts of its memory
+# throughput, to see which unit binds each kernel.
+_metrics_ncu_list() {
+    local m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+    m+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+    m+=,sm__throughput.avg.pct_of_peak_sustained_elapsed
+    m+=,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
+    m+=,lts__t_sectors.avg.pct_of_peak_sustained_elapsed
+    m+=,l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed
+    m+=,l1tex__data_bank_writes.avg.pct_of_peak_sustained_elapsed
+    m+=,l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed
+    m+=,sm__inst_executed.avg.pct_of_peak_sustained_elapsed
+    [ "${1:-}" = breakdown ] &&
+        m+=,breakdown:gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
+    echo "$m"
+}
+
+# The suite (bench_roofline_vs_ncu --mode plain: 16 kernels of known work, 18 launches) under
+# ktune profile --metrics roofline (every launch sampled) and ncu, with each tool's cache control
+# all and none: 4 pairings, launch by launch (compare.py), to see which pairing agrees on DRAM
+# bytes within 2 % and why the others do not. ncu with --clock-control none like ktune.
 step_metrics_ncu() {
     local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
     local bin="$build/bench/metrics/bench_roofline_vs_ncu" ktune="$build/tools/ktune-cli/ktune"
+    local lim=${METRICS_STEP_TIMEOUT:-60} cc t
     mkdir -p "$out"
-    local t
-    t=$EPOCHREALTIME
     "$bin" --mode plain --manifest "$out/metrics_manifest.json" >"$out/metrics_plain.log" 2>&1
-    local plain_s; plain_s=$(_metrics_since "$t")
-    t=$EPOCHREALTIME
-    "$ktune" profile --metrics roofline --max-metric-kernels 100 --max-per-kernel 10 --no-top \
-        -o "$out/metrics_suite.ktrace" -- "$bin" --mode plain >"$out/metrics_suite.log" 2>&1
-    local ktune_s; ktune_s=$(_metrics_since "$t")
-    "$ktune" roofline "$out/metrics_suite.ktrace" --latency-pct 60 --json \
-        --dump-metrics "$out/metrics_suite_values.json" >"$out/metrics_roofline.json"
-    "$ktune" roofline "$out/metrics_suite.ktrace" --latency-pct 60 \
-        --svg "$out/metrics_roofline.svg" >"$out/metrics_roofline.txt" 2>&1
-    t=$EPOCHREALTIME
-    ncu --cache-control all --clock-control none --print-units base --csv --page raw --metrics \
-gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed \
-        "$bin" --mode plain >"$out/metrics_ncu.csv" 2>"$out/metrics_ncu.err"
-    local ncu_s; ncu_s=$(_metrics_since "$t")
-    t=$EPOCHREALTIME
-    ncu --cache-control all --clock-control none --section SpeedOfLight_RooflineChart \
-        "$bin" --mode plain >"$out/metrics_ncu_roofline.txt" 2>&1
-    local ncu_rf_s; ncu_rf_s=$(_metrics_since "$t")
-    {
-        python3 bench/metrics/compare.py "$out/metrics_suite_values.json" \
-            "$out/metrics_roofline.json" "$out/metrics_ncu.csv" "$out/metrics_manifest.json"
-        echo "wall (s): suite alone $plain_s; ktune profile --metrics roofline (every launch)" \
-             "$ktune_s; ncu metric list $ncu_s; ncu --section SpeedOfLight_RooflineChart $ncu_rf_s"
-    } 2>&1 | tee "$out/metrics_ncu.txt" | tee -a "${summary:-/dev/null}"
+    for cc in all none; do
+        t=$EPOCHREALTIME
+        timeout "$lim" "$ktune" profile --metrics roofline --cache-control $cc \
+            --max-metric-kernels 100 --max-per-kernel 10 --no-top \
+            -o "$out/metrics_suite_$cc.ktrace" -- "$bin" --mode plain \
+            >"$out/metrics_suite_$cc.log" 2>&1
+        echo "ktune --cache-control $cc: rc $? in $(_metrics_since "$t") s" | tee -a "$out/metrics_ncu.txt"
+        "$ktune" roofline "$out/metrics_suite_$cc.ktrace" --latency-pct 60 --json \
+            --dump-metrics "$out/metrics_suite_${cc}_values.json" >"$out/metrics_roofline_$cc.json"
+        "$ktune" roofline "$out/metrics_suite_$cc.ktrace" --latency-pct 60 \
+            --svg "$out/metrics_roofline_$cc.svg" >"$out/metrics_roofline_$cc.txt" 2>&1
+    done
+    for cc in all none; do
+        local extra=""
+        [ $cc = all ] && extra=breakdown
+        t=$EPOCHREALTIME
+        timeout "$lim" ncu --cache-control $cc --clock-control none --print-units base --csv \
+            --page raw --metrics "$(_metrics_ncu_list $extra)" "$bin" --mode plain \
+            >"$out/metrics_ncu_$cc.csv" 2>"$out/metrics_ncu_$cc.err"
+        echo "ncu --cache-control $cc: rc $? in $(_metrics_since "$t") s" | tee -a "$out/metrics_ncu.txt"
+    done
+    local k n
+    for k in all none; do
+        for n in all none; do
+            python3 bench/metrics/compare.py "$out/metrics_suite_${k}_values.json" \
+                "$out/metrics_roofline_$k.json" "$out/metrics_ncu_$n.csv" \
+                "$out/metrics_manifest.json" "ktune $k / ncu $n" 2>&1 |
+                tee -a "$out/metrics_ncu.txt" | grep '^\[' | tee -a "${summary:-/dev/null}"
+        done
+    done
 }
 
-# Wall time of metrics for the 10 hottest kernels of a PyTorch workload: ktune (first launch of
-# each, --kernels REGEX --max-metric-kernels 10) vs ncu's roofline section on the same names
-# (same regex on mangled names, --launch-count 10).
+# Wall time of metrics for the 10 hottest kernels of a PyTorch workload, each kernel profiled
+# once by both tools: ktune --kernels RE --max-per-kernel 1 and ncu --section
+# SpeedOfLight_RooflineChart --kernel-id ::regex:RE:1 (first invocation of each matching
+# kernel), RE = the 10 hottest mangled names from an unprofiled-metrics trace. Rounds of
+# {alone, ktune, ncu} interleaved (METRICS_WALL_ROUNDS, default 3). Then the C++ suite
+# (start-up does not dominate), first launch of every kernel by both tools.
 step_metrics_wall() {
     local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
-    local ktune="$build/tools/ktune-cli/ktune" py=bench/profile/transformer_layer.py t
+    local ktune="$build/tools/ktune-cli/ktune" py=bench/profile/transformer_layer.py t r
+    local bin="$build/bench/metrics/bench_roofline_vs_ncu" rounds=${METRICS_WALL_ROUNDS:-3}
+    local lim=${METRICS_STEP_TIMEOUT:-60} txt="$out/metrics_wall.txt"
     mkdir -p "$out"
-    t=$EPOCHREALTIME
-    python3 "$py" >"$out/metrics_wall_plain.log" 2>&1
-    local plain_s; plain_s=$(_metrics_since "$t")
-    "$ktune" profile --no-top -o "$out/metrics_tl.ktrace" -- python3 "$py" \
+    timeout "$lim" "$ktune" profile --no-top -o "$out/metrics_tl.ktrace" -- python3 "$py" \
         >"$out/metrics_wall_trace.log" 2>&1
     "$ktune" top "$out/metrics_tl.ktrace" --json --limit 10 >"$out/metrics_tl_top.json"
     local re
     re=$(python3 -c 'import json, re, sys
 rows = json.load(open(sys.argv[1]))["rows"][:10]
 print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metrics_tl_top.json")
-    t=$EPOCHREALTIME
-    "$ktune" profile --metrics roofline --kernels "$re" --max-metric-kernels 10 --no-top \
-        -o "$out/metrics_tl_metrics.ktrace" -- python3 "$py" >"$out/metrics_wall_ktune.log" 2>&1
-    local ktune_s; ktune_s=$(_metrics_since "$t")
-    "$ktune" roofline "$out/metrics_tl_metrics.ktrace" >"$out/metrics_tl_roofline.txt" 2>&1
-    t=$EPOCHREALTIME
-    ncu --clock-control none --section SpeedOfLight_RooflineChart --kernel-name-base mangled \
-        --kernel-name "regex:$re" --launch-count 10 python3 "$py" >"$out/metrics_wall_ncu.log" 2>&1
-    local ncu_s; ncu_s=$(_metrics_since "$t")
+    local -a a_tl k_tl n_tl a_su k_su n_su
+    for ((r = 1; r <= rounds; ++r)); do
+        t=$EPOCHREALTIME
+        timeout "$lim" python3 "$py" >"$out/metrics_wall_plain.log" 2>&1
+        a_tl+=("$(_metrics_since "$t")")
+        t=$EPOCHREALTIME
+        timeout "$lim" "$ktune" profile --metrics roofline --kernels "$re" --max-metric-kernels 10 \
+            --max-per-kernel 1 --no-top -o "$out/metrics_tl_metrics.ktrace" -- python3 "$py" \
+            >"$out/metrics_wall_ktune.log" 2>&1
+        k_tl+=("$(_metrics_since "$t")")
+        t=$EPOCHREALTIME
+        timeout "$lim" ncu --clock-control none --section SpeedOfLight_RooflineChart \
+            --kernel-name-base mangled --kernel-id "::regex:$re:1" python3 "$py" \
+            >"$out/metrics_wall_ncu.log" 2>&1
+        n_tl+=("$(_metrics_since "$t")")
+        echo "transformer round $r: alone ${a_tl[-1]} s, ktune ${k_tl[-1]} s, ncu ${n_tl[-1]} s" |
+            tee -a "$txt"
+    done
+    for ((r = 1; r <= rounds; ++r)); do
+        t=$EPOCHREALTIME
+        timeout "$lim" "$bin" --mode plain >"$out/metrics_wall_suite_plain.log" 2>&1
+        a_su+=("$(_metrics_since "$t")")
+        t=$EPOCHREALTIME
+        timeout "$lim" "$ktune" profile --metrics roofline --max-metric-kernels 100 \
+            --max-per-kernel 1 --no-top -o "$out/metrics_wall_suite.ktrace" -- "$bin" --mode plain \
+            >"$out/metrics_wall_suite_ktune.log" 2>&1
+        k_su+=("$(_metrics_since "$t")")
+        t=$EPOCHREALTIME
+        timeout "$lim" ncu --clock-control none --section SpeedOfLight_RooflineChart \
+            --kernel-id ":::1" "$bin" --mode plain >"$out/metrics_wall_suite_ncu.log" 2>&1
+        n_su+=("$(_metrics_since "$t")")
+        echo "suite round $r: alone ${a_su[-1]} s, ktune ${k_su[-1]} s, ncu ${n_su[-1]} s" |
+            tee -a "$txt"
+    done
+    # Added time over the unprofiled run of the same round.
+    local -a k_tl_add n_tl_add k_su_add n_su_add
+    for ((r = 0; r < rounds; ++r)); do
+        k_tl_add+=("$(awk -v a="${k_tl[r]}" -v b="${a_tl[r]}" 'BEGIN{print a-b}')")
+        n_tl_add+=("$(awk -v a="${n_tl[r]}" -v b="${a_tl[r]}" 'BEGIN{print a-b}')")
+        k_su_add+=("$(awk -v a="${k_su[r]}" -v b="${a_su[r]}" 'BEGIN{print a-b}')")
+        n_su_add+=("$(awk -v a="${n_su[r]}" -v b="${a_su[r]}" 'BEGIN{print a-b}')")
+    done
     {
-        echo "transformer_layer.py wall (s): alone $plain_s; ktune profile --metrics roofline" \
-             "(10 kernels) $ktune_s; ncu --section SpeedOfLight_RooflineChart (10 launches) $ncu_s"
-        grep -c '^  [^ ].*(' "$out/metrics_wall_ncu.log" | sed 's/^/ncu kernel blocks printed: /'
-        tail -3 "$out/metrics_wall_ktune.log"
-        head -4 "$out/metrics_tl_roofline.txt"
-    } 2>&1 | tee "$out/metrics_wall.txt" | tee -a "${summary:-/dev/null}"
+        echo "transformer_layer.py, $rounds rounds, median (min..max) s:"
+        echo "  alone $(_metrics_stats "${a_tl[@]}"); ktune $(_metrics_stats "${k_tl[@]}");" \
+             "ncu $(_metrics_stats "${n_tl[@]}")"
+        echo "  added over alone: ktune $(_metrics_stats "${k_tl_add[@]}");" \
+             "ncu $(_metrics_stats "${n_tl_add[@]}")"
+        echo "  kernels profiled: ncu $(grep -c '==PROF== Profiling' "$out/metrics_wall_ncu.log")," \
+             "ktune: $(grep 'ktune: metrics' "$out/metrics_wall_ktune.log" | tail -1)"
+        echo "suite (bench_roofline_vs_ncu), $rounds rounds, median (min..max) s:"
+        echo "  alone $(_metrics_stats "${a_su[@]}"); ktune $(_metrics_stats "${k_su[@]}");" \
+             "ncu $(_metrics_stats "${n_su[@]}")"
+        echo "  added over alone: ktune $(_metrics_stats "${k_su_add[@]}");" \
+             "ncu $(_metrics_stats "${n_su_add[@]}")"
+        echo "  kernels profiled: ncu $(grep -c '==PROF== Profiling' "$out/metrics_wall_suite_ncu.log")," \
+             "ktune: $(grep 'ktune: metrics' "$out/metrics_wall_suite_ktune.log" | tail -1)"
+        "$ktune" roofline "$out/metrics_tl_metrics.ktrace" 2>&1 | head -30
+    } 2>&1 | tee -a "$txt" | tee -a "${summary:-/dev/null}"
 }

@@ -189,6 +189,10 @@ int run(int argc, char** argv) {
     // Row ops: 16384 rows x 4096 floats (256 MiB); gamma/beta are read from x's tail.
     void *gp = static_cast<float*>(xp) + (n - 8192), *bp = static_cast<float*>(xp) + (n - 4096);
     void* copy_args[] = {&xp, &yp, &n4};
+    // 16 MiB in, 16 MiB out: fits in L2 (50-60 MiB on Hopper), so its writes can end the
+    // profiled range still dirty in L2 — the trailing-dirty-lines case of the DRAM comparison.
+    unsigned long long n4_small = (16ull << 20) / 16;
+    void* copy_small_args[] = {&xp, &yp, &n4_small};
     void* softmax_args[] = {&xp, &yp, &rows_cols};
     void* layernorm_args[] = {&xp, &yp, &gp, &bp, &rows_cols};
     void* transpose_args[] = {&xp, &yp, &tn};
@@ -223,6 +227,7 @@ int run(int argc, char** argv) {
         {"transpose_8192", k2(fn("k_transpose"), 256, 256, 32, 8, transpose_args)},
         {"gelu_256MiB", k(fn("k_gelu"), unsigned(n / 256), 256, gelu_args)},
         {"sgemm_fp32_2048", k2(fn("k_sgemm"), 32, 32, 256, 1, sgemm_args)},
+        {"copy_16MiB_fits_L2", k(fn("k_copy"), unsigned(n4_small / 256), 256, copy_small_args)},
     };
     // Launches per workload and the tensor FLOPs each launch must show (compare.py): the
     // GEMMs are time_bf16_gemm's 3 warm-up launches (src/metrics/bf16_gemm.cpp).
