@@ -128,10 +128,14 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
             return rep;
         }
     }
+    // The worker (GPU context) and the compile servers (NVRTC start-up) are started first:
+    // their set-up overlaps this process's own CUDA start-up and everything until the baseline.
+    evaluator ev(rq, o);
     const auto q = query_devices();
     if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
     const device_info& dev = q.devices.front();
-    evaluator ev(rq, o, dev.arch()); // starts the worker: its set-up overlaps what follows
+    ev.set_arch(dev.arch());
+    ev.precompile(o.reference_source(rq.prob));
     // From the per-device file when it is fresh: this process then needs no CUDA context.
     rep.copy_gbs = copy_gbs_for(dev, q.versions.driver, &rep.copy_gbs_cached);
 

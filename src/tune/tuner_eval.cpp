@@ -47,11 +47,16 @@ measure::compile_pool_options pool_options(const tune_request& rq) {
 
 } // namespace
 
-evaluator::evaluator(const tune_request& rq, const ops::op& o, const std::string& arch)
-    : rq_(rq), op_(o), arch_(arch),
+evaluator::evaluator(const tune_request& rq, const ops::op& o)
+    : rq_(rq), op_(o),
       worker_(rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command),
       // The worker sets up its GPU context while the compile servers start and compile.
       pool_((worker_.start(), pool_options(rq)), make_cache()) {}
+
+void evaluator::precompile(const std::string& source) {
+    // The same request as the worker's (gpu_runner.cpp, compile_load): same cache key.
+    (void)pool_.submit({source, std::string(ops::kernel_name), arch_, {}});
+}
 
 measure::compile_request evaluator::request(const config& c, injected_fault f) const {
     return {inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};

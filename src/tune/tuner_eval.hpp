@@ -14,8 +14,13 @@ namespace ktune::tune::detail {
 
 class evaluator {
 public:
-    /// Starts the worker first (its GPU context is the longest set-up), then the compile pool.
-    evaluator(const tune_request& rq, const ops::op& o, const std::string& arch);
+    /// Starts the worker first (its GPU context is the longest set-up), then the compile pool;
+    /// set_arch() before the first submit.
+    evaluator(const tune_request& rq, const ops::op& o);
+    void set_arch(std::string arch) { arch_ = std::move(arch); }
+    /// Compiles a kernel the worker will compile for itself (the op's reference) into the
+    /// shared cubin cache ahead, so the worker finds it there.
+    void precompile(const std::string& source);
 
     [[nodiscard]] measure::compile_request request(const config& c, injected_fault f) const;
     std::future<measure::compile_result> submit(const config& c, injected_fault f);

@@ -1,0 +1,109 @@
+#pragma once
+// The worker's GPU state and steps, shared by gpu_runner.cpp (set-up, module loading, one
+// candidate's run), gpu_check.cpp (correctness gate) and gpu_timing.cpp (the timed loop).
+#include "core/driver_api.hpp"
+#include "ktune/core/clocks.hpp"
+#include "ktune/core/cuda_handles.hpp"
+#include "ktune/core/device.hpp"
+#include "ktune/measure/compile.hpp"
+#include "ktune/ops/op.hpp"
+#include "measure/gpu_runner.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune::measure::detail {
+
+struct driver {
+    using load_data_t = CUresult (*)(CUmodule*, const void*);
+    using unload_t = CUresult (*)(CUmodule);
+    using get_function_t = CUresult (*)(CUfunction*, CUmodule, const char*);
+    using launch_t = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                  unsigned, unsigned, CUstream, void**, void**);
+    using func_attr_t = CUresult (*)(int*, CUfunction_attribute, CUfunction);
+    load_data_t load = ktune::detail::driver_fn<load_data_t>("cuModuleLoadData");
+    unload_t unload = ktune::detail::driver_fn<unload_t>("cuModuleUnload");
+    get_function_t function = ktune::detail::driver_fn<get_function_t>("cuModuleGetFunction");
+    launch_t launch = ktune::detail::driver_fn<launch_t>("cuLaunchKernel");
+    func_attr_t attr = ktune::detail::driver_fn<func_attr_t>("cuFuncGetAttribute");
+};
+const driver& drv();
+
+struct module {
+    CUmodule m = nullptr;
+    CUfunction f = nullptr;
+    module() = default;
+    module(const module&) = delete;
+    module& operator=(const module&) = delete;
+    ~module();
+};
+
+/// A failed launch or kernel: the candidate's status and whether the context survived.
+struct fault {
+    run_status status;
+    std::string message;
+    bool fatal;
+};
+
+double ms_between(cudaEvent_t a, cudaEvent_t b);
+
+struct problem_state {
+    const ops::op* op = nullptr;
+    ops::problem prob;
+    std::vector<ops::buffer_spec> specs;
+    std::vector<device_buffer> bufs; ///< candidate buffers, op order
+    std::vector<device_buffer> refs; ///< fp32 reference outputs, one per output buffer
+    /// Per buffer: the inputs an in-place buffer had before the candidate ran (else empty).
+    std::vector<device_buffer> pristine;
+    std::unique_ptr<module> reference;
+};
+
+struct gpu_runner::impl {
+    device_info dev;
+    std::optional<cubin_cache> cache;
+    std::unique_ptr<module> utility;
+    CUfunction fill[2]{}, compare[2]{};
+    cuda_stream stream;
+    device_buffer flush;
+    device_buffer counters{16};
+    cuda_event check_begin, check_end;
+    /// Two sets of (2 per launch + 2 per batch) events: one batch is queued while the one
+    /// before it is read (gpu_timing.cpp).
+    std::vector<cuda_event> timing_events;
+    std::optional<gpu_clocks> clocks;
+    std::chrono::steady_clock::time_point clocks_at{};
+    std::map<std::string, problem_state> problems;
+
+    std::unique_ptr<module> load(const std::string& cubin, const std::string& name);
+    std::unique_ptr<module> compile_load(const std::string& source, const char* name);
+    void launch(CUfunction f, const ops::launch_geometry& g, void** args);
+    problem_state& state_for(const candidate_request& r);
+    void launch_op(const problem_state& s, CUfunction f, const ops::launch_geometry& g,
+                   bool reference);
+    /// Puts every in-place buffer back to its pristine inputs (stream-ordered, before a launch).
+    void restore(const problem_state& s);
+
+    // gpu_check.cpp
+    /// Fresh inputs, poisoned outputs, reference, candidate, compare.
+    std::optional<fault> check(problem_state& s, const module& cand, const candidate_request& r,
+                               candidate_result& out);
+    /// Every output against the reference; wrong_result naming `what` when any is off.
+    std::optional<fault> compare_outputs(const problem_state& s, candidate_result& out,
+                                         bool count_busy, const char* what);
+    /// Launch the candidate once and wait; classify a failure.
+    std::optional<fault> guarded_launch(const problem_state& s, const module& cand,
+                                        const candidate_request& r);
+
+    // gpu_timing.cpp
+    std::optional<fault> time(const problem_state& s, const module& cand,
+                              const candidate_request& r, candidate_result& out);
+};
+
+} // namespace ktune::measure::detail
