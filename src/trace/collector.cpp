@@ -317,6 +317,7 @@ bool collector::finish(const trace_environment& end_env, std::string& error) noe
             std::lock_guard lock(mutex_);
             counters_.unmatched_nvtx += open_markers_.size();
             open_markers_.clear();
+            report_links();
             c = counters_;
         }
         if (write_failed_) {

@@ -31,7 +31,7 @@ struct collector_options {
     bool zeroed_buffers = true;
     std::size_t block_records = 1u << 15; ///< records per block handed to the writer
     std::size_t max_queued_blocks = 32;   ///< beyond this, blocks are dropped and counted
-    link_mode link = link_mode::external_correlation; ///< kernel -> NVTX range (launch_links.hpp)
+    link_mode link = link_mode::callback; ///< kernel -> NVTX range (launch_links.hpp)
     /// external_correlation: kernels whose launch's API record has not arrived yet wait (the
     /// launching thread's buffer may complete after the kernel's); beyond this many, the
     /// oldest are written unattributed.
@@ -111,6 +111,7 @@ private:
     void stage_kernel(const kernel_record& r);
     void on_link_record(const CUpti_Activity* a);
     void release_waiting(bool all);
+    void report_links() const;
     void on_record(const CUpti_Activity* a);
     void enqueue_locked();
     void writer_loop();
@@ -140,6 +141,7 @@ private:
     std::atomic<bool> launch_links_on_{false};
     std::uint64_t links_on_ns_ = 0;     ///< when API records began (external correlation)
     std::deque<kernel_record> waiting_; ///< kernels whose launch's API record is still due
+    std::uint64_t api_records_ = 0, external_records_ = 0; ///< external correlation diagnostics
 
     std::mutex queue_mutex_;
     std::condition_variable queue_cv_;

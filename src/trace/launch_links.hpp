@@ -1,14 +1,17 @@
 #pragma once
 // How a kernel learns the NVTX range open on the thread that launched it. Three ways, picked
-// per session (session_options::nvtx_link; KTUNE_NVTX_LINK overrides, for the overhead bench):
+// per session (session_options::link; KTUNE_NVTX_LINK overrides, for the overhead bench).
+// Measured side by side on an H200 (docs/perf/profile.md, session 3): every way that touches
+// each launch through CUPTI costs 0.4-0.7 us per launch, CUPTI's own work, not ktune's.
 //
-// - external_correlation: the NVTX push/pop handlers push/pop the range as a CUPTI external
-//   correlation id; CUPTI writes an EXTERNAL_CORRELATION record (correlation id -> range)
-//   before the API record of each launch made inside a range. API records are enabled for the
-//   launch APIs only (cuptiActivityEnableRuntimeApi/DriverApi). ktune runs no code of its own
-//   on the launch path; the join happens on CUPTI's buffer thread. Needs no subscriber.
-// - callback: CUPTI launch callbacks append (correlation, range) to a per-thread ring (no
-//   lock, no allocation); the nested driver call of a runtime launch is skipped.
+// - callback (default): CUPTI launch callbacks append (correlation, range) to a per-thread
+//   ring (no lock, no allocation); the nested driver call of a runtime launch is skipped.
+//   Cheapest that attributed every kernel on the GPU.
+// - external_correlation (experimental): the NVTX push/pop handlers push/pop the range as a
+//   CUPTI external correlation id; CUPTI writes an EXTERNAL_CORRELATION record (correlation id
+//   -> range) before the API record of each launch made inside a range; the join happens on
+//   CUPTI's buffer thread, no ktune code runs per launch, no subscriber is needed. Its first
+//   GPU run attributed no kernel (range_links.cpp says what changed since).
 // - locked_map: the first implementation (callback -> mutex -> std::map), kept to measure
 //   against.
 #include "ktune/trace/session.hpp"

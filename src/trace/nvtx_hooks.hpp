@@ -5,9 +5,9 @@
 // not). A program that never calls NVTX never reaches this code.
 //
 // Each thread keeps its stack of open push/pop ranges. At the first push, the collector turns
-// on the launch links (launch_links.hpp): by default CUPTI external correlation, so that the
-// kernel's record can be stamped with the innermost range open on the launching thread with no
-// ktune code on the launch path; or launch-entry callbacks (launch_callback).
+// on the launch links (launch_links.hpp): by default CUPTI launch callbacks (launch_callback)
+// into a per-thread ring, so that the kernel's record can be stamped with the innermost range
+// open on the launching thread.
 #include <cupti.h>
 
 #include <cstdint>

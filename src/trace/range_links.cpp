@@ -3,6 +3,8 @@
 // link_launch with link_mode::locked_map.
 #include "collector.hpp"
 
+#include <cstdio>
+
 namespace ktune::trace::detail {
 namespace {
 
@@ -33,25 +35,26 @@ constexpr CUpti_CallbackId driver_launches[] = {
 void collector::enable_launch_links() noexcept {
     if (launch_links_on_.exchange(true)) return;
     if (options_.link == link_mode::external_correlation) {
-        // Records of the launch APIs only (not CUPTI_ACTIVITY_KIND_RUNTIME/DRIVER: every API
-        // call would write one). The external correlation record precedes the API record.
+        // Run 4 on the H200 saw no kernel attributed with the launch APIs' records turned on
+        // through cuptiActivityEnableRuntimeApi/DriverApi alone. NVIDIA's own users of external
+        // correlation (e.g. cuPHY's cupti_helper) turn on the RUNTIME and DRIVER kinds, then
+        // turn every other API off one by one (the kind overrides per-API settings made before
+        // it): done so here, once, at the first range. Not yet run on a GPU this way.
         links_on_ns_ = now();
         api_.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-        bool ok = true;
-        for (const auto id : runtime_launches)
-            ok = api_.enable_api_record(CUPTI_CB_DOMAIN_RUNTIME_API, id, true) == CUPTI_SUCCESS &&
-                 ok;
-        if (options_.driver_api_records)
-            for (const auto id : driver_launches)
-                ok =
-                    api_.enable_api_record(CUPTI_CB_DOMAIN_DRIVER_API, id, true) == CUPTI_SUCCESS &&
-                    ok;
-        if (!ok) {
-            // A CUPTI without per-API selection: every API call writes a record then (slower,
-            // still correct).
-            api_.enable(CUPTI_ACTIVITY_KIND_RUNTIME);
-            api_.enable(CUPTI_ACTIVITY_KIND_DRIVER);
-        }
+        api_.enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+        api_.enable(CUPTI_ACTIVITY_KIND_DRIVER);
+        const auto keep = [](const auto& list, CUpti_CallbackId id) {
+            for (const auto l : list)
+                if (l == id) return true;
+            return false;
+        };
+        for (CUpti_CallbackId id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++id)
+            if (!keep(runtime_launches, id))
+                api_.enable_api_record(CUPTI_CB_DOMAIN_RUNTIME_API, id, false);
+        for (CUpti_CallbackId id = 1; id < CUPTI_DRIVER_TRACE_CBID_SIZE; ++id)
+            if (!keep(driver_launches, id) || !options_.driver_api_records)
+                api_.enable_api_record(CUPTI_CB_DOMAIN_DRIVER_API, id, false);
         has_links_.store(true, std::memory_order_release);
         return;
     }
@@ -67,10 +70,6 @@ void collector::stop_launch_links() noexcept {
     // After recording stops, a program inside ranges should not keep paying for API records.
     if (options_.link != link_mode::external_correlation || !launch_links_on_.load()) return;
     api_.disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-    for (const auto id : runtime_launches)
-        api_.enable_api_record(CUPTI_CB_DOMAIN_RUNTIME_API, id, false);
-    for (const auto id : driver_launches)
-        api_.enable_api_record(CUPTI_CB_DOMAIN_DRIVER_API, id, false);
     api_.disable(CUPTI_ACTIVITY_KIND_RUNTIME);
     api_.disable(CUPTI_ACTIVITY_KIND_DRIVER);
 }
@@ -102,8 +101,10 @@ void collector::on_link_record(const CUpti_Activity* a) {
         if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) return;
         const auto l = unpack_range(e->correlationId, e->externalId);
         link_launch(l.correlation, l.range, l.path);
+        ++external_records_;
         return;
     }
+    ++api_records_;
     // The launch's API record: its external correlation record, if any, came just before.
     const auto* api = reinterpret_cast<const CUpti_ActivityAPI*>(a);
     std::lock_guard lock(link_mutex_);
@@ -128,6 +129,16 @@ bool collector::attach_range(kernel_record& r) {
     if (r.correlation > window && links_.size() > 4096)
         links_.erase(links_.begin(), links_.lower_bound(r.correlation - window));
     return true;
+}
+
+void collector::report_links() const {
+    // Until external correlation has been seen working on a GPU, say what reached ktune.
+    if (options_.link == link_mode::external_correlation && launch_links_on_.load())
+        std::fprintf(stderr,
+                     "ktune: NVTX through external correlation: %llu launch API records, %llu "
+                     "external correlation records\n",
+                     static_cast<unsigned long long>(api_records_),
+                     static_cast<unsigned long long>(external_records_));
 }
 
 void collector::release_waiting(bool all) {

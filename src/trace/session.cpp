@@ -176,7 +176,8 @@ bool session::start() noexcept {
         }
         if (const char* d = std::getenv("KTUNE_NVTX_DRIVER_RECORDS"); d && std::string(d) == "0")
             co.driver_api_records = false; // ablation only (bench/profile/gpu_step.sh)
-        // Launch callbacks need the subscriber slot; external correlation does not.
+        // Launch callbacks need the subscriber slot (the metrics hook may hold it); external
+        // correlation does not.
         if (co.link != nvtx_link::external_correlation && !m.subscribed)
             co.link = nvtx_link::external_correlation;
         m.collector = std::make_unique<detail::collector>(*m.api, *decoder, std::move(writer), co);

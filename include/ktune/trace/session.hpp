@@ -24,8 +24,8 @@ class cupti_api;
 /// How a kernel learns the NVTX range open on the thread that launched it
 /// (src/trace/launch_links.hpp; measured side by side in docs/perf/profile.md, session 3).
 enum class nvtx_link : std::uint8_t {
-    external_correlation, ///< CUPTI external correlation ids: no ktune code per launch
-    callback,             ///< CUPTI launch callbacks into a per-thread ring
+    callback,             ///< CUPTI launch callbacks into a per-thread ring (default)
+    external_correlation, ///< CUPTI external correlation ids; experimental: see launch_links.hpp
     locked_map,           ///< launch callbacks into a locked map (the first implementation)
 };
 
@@ -42,7 +42,7 @@ struct session_options {
     /// NVTX_INJECTION64_PATH=libktune_inject.so (set by `ktune profile`).
     bool nvtx = true;
     /// KTUNE_NVTX_LINK=external_correlation|callback|locked_map in the environment overrides it.
-    nvtx_link link = nvtx_link::external_correlation;
+    nvtx_link link = nvtx_link::callback;
     /// Keep CUPTI's subscriber slot for the whole session (false: claim it at start only to
     /// detect another CUPTI client, then release it).
     bool hold_subscription = true;

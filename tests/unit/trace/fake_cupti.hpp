@@ -3,6 +3,7 @@
 // own buffer-requested callback and returned through buffer-completed, as CUPTI does.
 #include "trace/cupti_seam.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -19,7 +20,7 @@ public:
     std::vector<CUpti_ActivityKind> enabled;
     std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> callbacks;
     std::vector<CUpti_ActivityAttribute> attributes;
-    std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> api_records;
+    std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> api_records, api_off;
     callback_fn callback = nullptr;
     int flushes = 0;
     int pops = 0;
@@ -62,10 +63,10 @@ public:
         return CUPTI_SUCCESS;
     }
     CUptiResult enable_api_record(CUpti_CallbackDomain d, CUpti_CallbackId id, bool on) override {
-        if (on)
-            api_records.emplace_back(d, id);
-        else
-            std::erase(api_records, std::make_pair(d, id));
+        const auto key = std::make_pair(d, id);
+        std::erase(api_records, key);
+        std::erase(api_off, key);
+        (on ? api_records : api_off).push_back(key);
         return CUPTI_SUCCESS;
     }
     CUptiResult push_external(std::uint64_t id) override {
@@ -78,9 +79,26 @@ public:
         external_stack().pop_back();
         return CUPTI_SUCCESS;
     }
+    /// Whether an API's records are on: per API, or through its domain's kind unless turned
+    /// off per API (the kind overrides per-API settings made before it; not modelled).
+    bool api_record_on(CUpti_CallbackDomain d, CUpti_CallbackId id) const {
+        const auto key = std::make_pair(d, id);
+        if (std::find(api_records.begin(), api_records.end(), key) != api_records.end())
+            return true;
+        return kind_on(domain_kind(d)) &&
+               std::find(api_off.begin(), api_off.end(), key) == api_off.end();
+    }
+    bool kind_on(CUpti_ActivityKind k) const {
+        return std::find(enabled.begin(), enabled.end(), k) != enabled.end();
+    }
+    static CUpti_ActivityKind domain_kind(CUpti_CallbackDomain d) {
+        return d == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_ACTIVITY_KIND_RUNTIME
+                                                : CUPTI_ACTIVITY_KIND_DRIVER;
+    }
     /// A launch API call as CUPTI sees it: the subscriber at entry and exit (if that callback
     /// is on), and, if its API record is on, an EXTERNAL_CORRELATION record (when an id is
-    /// pushed on this thread) followed by the API record. With `nested`, a runtime launch makes
+    /// pushed on this thread and the domain's kind is on: the assumption of range_links.cpp
+    /// after the first GPU run) followed by the API record. With `nested`, a runtime launch makes
     /// the driver's cuLaunchKernel call inside it (its own correlation id: `correlation` + 1000).
     void launch(CUpti_CallbackDomain d, CUpti_CallbackId id, std::uint32_t correlation,
                 bool nested = false) {
@@ -103,8 +121,9 @@ public:
             data.callbackSite = CUPTI_API_EXIT;
             callback(nullptr, d, id, &data);
         }
-        if (!on(api_records, d, id)) return;
-        if (!external_stack().empty()) {
+        if (!api_record_on(d, id)) return;
+        if (!external_stack().empty() && kind_on(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) &&
+            kind_on(domain_kind(d))) {
             CUpti_ActivityExternalCorrelation e{};
             e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
             e.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
@@ -142,7 +161,9 @@ public:
     CUptiResult enable(CUpti_ActivityKind k) override {
         return enabled.push_back(k), CUPTI_SUCCESS;
     }
-    CUptiResult disable(CUpti_ActivityKind) override { return CUPTI_SUCCESS; }
+    CUptiResult disable(CUpti_ActivityKind k) override {
+        return std::erase(enabled, k), CUPTI_SUCCESS;
+    }
     CUptiResult flush_all(std::uint32_t) override {
         ++flushes;
         deliver_api();

@@ -57,16 +57,20 @@ void check_attribution(nvtx_link mode, bool kernels_first) {
     // A program without NVTX pays nothing: no launch callback or API record before the first
     // push.
     CHECK(fake->callbacks.empty());
-    CHECK(fake->api_records.empty());
+    CHECK_FALSE(fake->api_record_on(rt, launch));
     fake->launch(rt, launch, 1, true);
 
     td::nvtx_push("train");
     if (mode == nvtx_link::external_correlation) {
         CHECK(fake->callbacks.empty()); // nothing of ktune's runs per launch
-        CHECK_FALSE(fake->api_records.empty());
+        CHECK(fake->api_record_on(rt, launch));
+        CHECK(fake->api_record_on(rt, graph_launch));
+        CHECK_FALSE(fake->api_record_on(rt, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020));
+        CHECK_FALSE(fake->api_record_on(CUPTI_CB_DOMAIN_DRIVER_API,
+                                        CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent));
     } else {
         CHECK_FALSE(fake->callbacks.empty());
-        CHECK(fake->api_records.empty());
+        CHECK_FALSE(fake->api_record_on(rt, launch));
     }
     fake->launch(rt, launch, 2, true); // in train; its nested driver call is not a kernel
     td::nvtx_push("forward");
@@ -96,7 +100,7 @@ void check_attribution(nvtx_link mode, bool kernels_first) {
     // CUPTI may complete the kernels' buffer before the launching thread's API records.
     if (kernels_first) fake->deliver();
     s.stop();
-    CHECK(fake->api_records.empty()); // a program still inside ranges pays nothing more
+    CHECK_FALSE(fake->api_record_on(rt, launch)); // a program still in ranges pays no more
     REQUIRE(s.save());
 
     trace_reader r(path);
@@ -140,15 +144,18 @@ void check_attribution(nvtx_link mode, bool kernels_first) {
 } // namespace
 
 TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks by it") {
-    SECTION("external correlation (default)") {
-        CHECK(session_options{}.link == nvtx_link::external_correlation);
+    SECTION("launch callbacks into per-thread rings (default)") {
+        CHECK(session_options{}.link == nvtx_link::callback);
+        check_attribution(nvtx_link::callback, false);
+    }
+    SECTION("external correlation") {
         check_attribution(nvtx_link::external_correlation, false);
     }
     SECTION("external correlation, kernels' buffer completed before the API records") {
         check_attribution(nvtx_link::external_correlation, true);
     }
-    SECTION("launch callbacks into per-thread rings") {
-        check_attribution(nvtx_link::callback, false);
+    SECTION("launch callbacks, kernels' buffer completed first") {
+        check_attribution(nvtx_link::callback, true);
     }
     SECTION("launch callbacks into a locked map") {
         check_attribution(nvtx_link::locked_map, true);
