@@ -106,16 +106,18 @@ step_profile_overhead() {
     cat "$OUT/profile_overhead.txt" | tee -a "$summary"
 }
 
-# Session 3 (bash bench/gpu/run.sh profile_s3; targets: ktune_cli ktune_inject gpu_trace
-# cupti_holder trace_child profile_workload raw_cupti_inject). NVTX attribution per link mode
-# (KTUNE_NVTX_LINK), CUPTI floor probes (raw_cupti_inject knobs), host vs GPU side (long
-# kernels, host_ms), the five overhead workloads, GPU tests per link mode. Every variant its own
-# process, variants interleaved, 5 processes each; lines land in $OUT/profile_s3.jsonl as they
-# come, so a run cut short still returns what it measured. B=<build dir> (default build-gpu).
-step_profile_s3() {
-    local bd=${B:-$PWD/build-gpu}
-    local k=$bd/tools/ktune-cli/ktune b=$bd/bench/profile t=${TMPDIR:-/tmp}/ktune_s3
-    local raw=$b/libraw_cupti_inject.so j=$OUT/profile_s3.jsonl log=$OUT/profile_s3.log
+# Session 3 (targets: ktune_cli ktune_inject gpu_trace cupti_holder trace_child
+# profile_workload raw_cupti_inject; B=<build dir>, default build-gpu). Three steps of under two
+# minutes each, or all three plus two real programs as `profile_s3` (244 s on the H200, run 4 of
+# docs/perf/profile.md): profile_nvtx (GPU tests per NVTX link mode, NVTX attribution cost),
+# profile_torch (PyTorch: baseline, raw CUPTI, ktune, Kineto, Proton), profile_floor (CUPTI
+# floor probes, ~10 us kernels, compute-bound and graph loops). Every variant its own process,
+# variants interleaved, 5 processes each; lines land in $OUT/<step>.jsonl as they come (a run
+# cut short still returns what it measured), the table in $OUT/<step>.txt.
+_ps3_env() { # step name
+    bd=${B:-$PWD/build-gpu}
+    k=$bd/tools/ktune-cli/ktune b=$bd/bench/profile t=${TMPDIR:-/tmp}/ktune_s3
+    raw=$b/libraw_cupti_inject.so j=$OUT/$1.jsonl log=$OUT/$1.log
     mkdir -p "$t"
     : >"$j"
     tag() { sed "s/}\$/,\"mode\":\"$1\"}/"; }
@@ -132,32 +134,43 @@ step_profile_s3() {
         echo "[$v ${cmd[*]}]" >>"$log"
         to env CUDA_INJECTION64_PATH=$raw RAW_CUPTI_ZEROED=1 "$@" "${cmd[@]}" 2>>"$log" | tag "$v"
     }
-    local cmd
+}
+_ps3_table() { # step name
+    python3 bench/profile/summarize.py "$OUT/$1.jsonl" >"$OUT/$1.txt"
+    cat "$OUT/$1.txt" | tee -a "$summary"
+}
+step_profile_nvtx() {
+    local bd k b t raw j log cmd
+    _ps3_env profile_nvtx
     echo "## gpu_trace, one run per link mode" >>"$log"
-    for m in external_correlation callback locked_map; do
+    for m in callback locked_map external_correlation; do
         KTUNE_NVTX_LINK=$m to "$bd/tests/gpu/gpu_trace" >"$t/gt_$m.log" 2>&1
         echo "gpu_trace $m rc=$? $(tail -2 "$t/gt_$m.log" | tr '\n' ' ')" >>"$log"
+        grep -E "nvtx path|external correlation" "$t/gt_$m.log" >>"$log"
     done
     to bash tests/gpu/trace/second_client.sh "$k" "$bd/tests/gpu/cupti_holder" "$t" >>"$log" 2>&1
     echo "second_client rc=$?" >>"$log"
     to bash tests/gpu/trace/children.sh "$k" "$bd/tests/gpu/trace_child" "$t" >>"$log" 2>&1
     echo "children rc=$?" >>"$log"
-    # 1. NVTX attribution: the tiny loop with no range vs inside ranges, per link mode.
+    # The tiny loop with no range vs inside ranges, per link mode.
     for rep in 1 2 3 4 5; do
         cmd=("$b/profile_workload" tiny 20000)
         { base; rw raw_zeroed; kt k_default; } >>"$j"
         for per in 1 100; do
             cmd=("$b/profile_workload" nvtx 20000 $per)
             { base; kt k_map KTUNE_NVTX_LINK=locked_map; kt k_cb KTUNE_NVTX_LINK=callback
-              kt k_ext KTUNE_NVTX_LINK=external_correlation
-              kt k_ext_rt KTUNE_NVTX_LINK=external_correlation KTUNE_NVTX_DRIVER_RECORDS=0; } >>"$j"
+              kt k_ext KTUNE_NVTX_LINK=external_correlation; } >>"$j"
         done
     done
-    for m in k_map k_cb k_ext k_ext_rt; do
+    for m in k_map k_cb k_ext; do
         echo "## nvtx100 trace, $m" >>"$log"
         "$k" top "$t/$m.ktrace" --by nvtx >>"$log" 2>&1
     done
-    # 2. PyTorch: baseline, raw CUPTI floor, ktune, Kineto, Proton.
+    _ps3_table profile_nvtx
+}
+step_profile_torch() {
+    local bd k b t raw j log cmd
+    _ps3_env profile_torch
     local py=bench/profile/torch_overhead.py
     for rep in 1 2 3 4 5; do
         cmd=(python3 $py base)
@@ -165,32 +178,41 @@ step_profile_s3() {
         to python3 $py kineto 2>>"$log" >>"$j"
         to python3 $py proton 2>>"$log" >>"$j"
     done
-    # 3. CUPTI's floor: attributes; host side vs GPU side (~10 us kernels: GPU-paced loop).
+    _ps3_table profile_torch
+}
+step_profile_floor() {
+    local bd k b t raw j log cmd
+    _ps3_env profile_floor
     cmd=("$b/profile_workload" tiny 2000)
     rw raw_sem RAW_CUPTI_SEMAPHORE_POOL=100000 >/dev/null
     for rep in 1 2 3 4 5; do
         cmd=("$b/profile_workload" tiny 20000)
-        { rw raw_dev32 RAW_CUPTI_DEVICE_BUFFER_MB=32; rw raw_dev128 RAW_CUPTI_DEVICE_BUFFER_MB=128
-          rw raw_perthread0 RAW_CUPTI_PER_THREAD=0; rw raw_buf1 RAW_CUPTI_BUFFER_MB=1
-          rw raw_buf32 RAW_CUPTI_BUFFER_MB=32; rw raw_kind_kernel RAW_CUPTI_KINDS=serial_kernel
-          rw raw_pinned RAW_CUPTI_HOST_PINNED=1; kt k_dev32 KTUNE_DEVICE_BUFFER_MB=32; } >>"$j"
+        { base; rw raw_zeroed; rw raw_dev32 RAW_CUPTI_DEVICE_BUFFER_MB=32
+          rw raw_dev128 RAW_CUPTI_DEVICE_BUFFER_MB=128; rw raw_perthread0 RAW_CUPTI_PER_THREAD=0
+          rw raw_buf1 RAW_CUPTI_BUFFER_MB=1; rw raw_kind_kernel RAW_CUPTI_KINDS=serial_kernel
+          rw raw_pinned RAW_CUPTI_HOST_PINNED=1; kt k_default
+          kt k_dev32 KTUNE_DEVICE_BUFFER_MB=32; } >>"$j"
+        # Host side vs GPU side: ~10 us kernels make the loop GPU-paced.
         cmd=("$b/profile_workload" long 20000)
         { base; rw raw_zeroed; kt k_default; } >>"$j"
-    done
-    # 4. The other overhead workloads.
-    for rep in 1 2 3 4 5; do
         for w in "heavy 100" "graph 1000 20"; do
             cmd=("$b/profile_workload" $w)
             { base; rw raw_zeroed; kt k_default; } >>"$j"
         done
     done
-    # 5. Real programs: PyTorch NVTX ranges attributed; a child process writes its own trace.
+    _ps3_table profile_floor
+}
+step_profile_s3() {
+    step_profile_nvtx
+    step_profile_torch
+    step_profile_floor
+    local bd k b t raw j log cmd
+    _ps3_env profile_s3
+    # Real programs: PyTorch NVTX ranges attributed; a child process writes its own trace.
     to "$k" profile -o "$t/nvtx_torch.ktrace" -- python3 bench/profile/transformer_nvtx.py \
         >>"$log" 2>&1
     "$k" top "$t/nvtx_torch.ktrace" --by nvtx-path >>"$log" 2>&1
     to "$k" profile --no-top -o "$t/mp.ktrace" -- python3 -c "import subprocess,sys,torch; subprocess.run([sys.executable,'-c','import torch; torch.ones(8,device=\"cuda\").add_(1); torch.cuda.synchronize()']); torch.zeros(8,device='cuda').mul_(2); torch.cuda.synchronize(); sys.exit(3)" >>"$log" 2>&1
     echo "mp exit code $? (expect 3); traces: $(ls $t | grep -c '^mp\.')" >>"$log"
     for f in "$t"/mp.*ktrace; do "$k" top "$f" --limit 2 >>"$log" 2>&1; done
-    python3 bench/profile/summarize.py "$j" >"$OUT/profile_s3.txt"
-    cat "$OUT/profile_s3.txt" | tee -a "$summary"
 }
