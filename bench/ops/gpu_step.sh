@@ -48,8 +48,9 @@ step_kernels_sweep() {
         tee "$OUT/kernels_sweep.txt"
 }
 
-# Session 3: the shared-memory stage (stage=smem_tma) config by config, beside the session-2
-# winners (no search in between), on the shapes it was made for; bench/ops/bench_configs.
+# Session 3: the new axis values (row ops stage=smem_tma, transpose form=regs) config by config,
+# beside the session-2 winners (no search in between), on the shapes they were made for;
+# bench/ops/bench_configs.
 # Table: $OUT/kernels_stage.txt (GB/s by the byte model; % of the 512 MiB copy when
 # kernels_copy.jsonl exists from step kernels_sweep or this step's own copy timing).
 step_kernels_stage() {
@@ -72,11 +73,14 @@ step_kernels_stage() {
         "layernorm bf16 1024x131072 threads_per_row=256,rows_per_block=4,vec=4,cache_row=false,unroll=2,cluster=1,"
         "rowsum bf16 8192x8192 threads_per_row=256,rows_per_block=1,vec=8,unroll=4,"
         "rowsum bf16 16384x4096 threads_per_row=256,rows_per_block=1,vec=8,unroll=4,"
+        "transpose bf16 8192x8192 tile=64,block_rows=16,vec=8,pad=1,pack=0,"
+        "transpose bf16 32768x1024 tile=64,block_rows=16,vec=8,pad=1,pack=0,"
+        "transpose fp32 8192x8192 tile=64,block_rows=8,vec=2,pad=1,pack=0,"
     )
     local c op dt s win
     for c in "${cases[@]}"; do
         read -r op dt s win <<<"$c"
-        timeout 60 "$b" "$op" "$s" "$dt" stage=smem_tma "$win" >>"$log" 2>>"$OUT/kernels_stderr.log" ||
+        timeout 60 "$b" "$op" "$s" "$dt" stage=smem_tma form=regs "$win" >>"$log" 2>>"$OUT/kernels_stderr.log" ||
             echo "$op $dt $s: bench_configs failed or timed out" | tee -a "$OUT/kernels_stderr.log"
     done
     python3 bench/ops/stage_table.py "$log" "$OUT/kernels_copy.jsonl" | tee "$OUT/kernels_stage.txt"
@@ -91,7 +95,8 @@ step_kernels_ncu() {
     : >"$OUT/kernels_ncu.txt"
     for c in "rowsum bf16 8192x8192 threads_per_row=256,rows_per_block=1,vec=8,unroll=4,stage=regs" \
         "transpose bf16 8192x8192 tile=64,block_rows=16,vec=8,pad=1,pack=0" \
-        "softmax bf16 4096x32768 threads_per_row=128,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=regs"; do
+        "softmax bf16 4096x32768 threads_per_row=128,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=regs" \
+        ${KERNELS_NCU_EXTRA:+"$KERNELS_NCU_EXTRA"}; do
         read -r op dt s cfg <<<"$c"
         echo "== $op $dt $s $cfg" >>"$OUT/kernels_ncu.txt"
         # The check launches the reference first, then the candidate: skip 1, profile 1.

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The stage table (docs/perf/kernels.md) from bench_configs' JSON lines:
   stage_table.py STAGE.jsonl COPY_SIZES.jsonl
-Per (op, dtype, shape): the default, the session-2 winner and the best smem_tma config, each
-with its median, CI and % of the 512 MiB copy; then every config, best first."""
+Per (op, dtype, shape): the default, the session-2 winner and the best config of the session-3
+axis values (stage=smem_tma, transpose form=regs), each with its median, CI and % of the 512 MiB
+copy; then every config, best first."""
 import json
 import sys
 from collections import defaultdict
@@ -17,18 +18,22 @@ def pct(j):
     return f"{100 * j['gbs'] / copy:.1f}" if copy and "gbs" in j else ""
 
 
+def new_axis(j):
+    return "stage=smem_tma" in j["config"] or "form=regs" in j["config"]
+
+
 groups = defaultdict(list)
 for j in runs:
     groups[(j["op"], j["dtype"], j["shape"])].append(j)
-print("| op | dtype | shape | default % | session-2 winner % | best smem_tma % "
-      "| best smem_tma config | ms [CI] |")
+print("| op | dtype | shape | default % | session-2 winner % | best new-axis % "
+      "| best new-axis config | ms [CI] |")
 print("|---|---|---|---|---|---|---|---|")
 for key, js in groups.items():
     ok = [j for j in js if j.get("status") == "ok"]
     bad = [j for j in js if j.get("status") != "ok"]
     d = next((j for j in ok if j["default"]), None)
-    smem = sorted((j for j in ok if "stage=smem_tma" in j["config"]), key=lambda j: j["median_ms"])
-    regs = sorted((j for j in ok if "stage=smem_tma" not in j["config"] and not j["default"]),
+    smem = sorted((j for j in ok if new_axis(j)), key=lambda j: j["median_ms"])
+    regs = sorted((j for j in ok if not new_axis(j) and not j["default"]),
                   key=lambda j: j["median_ms"])
     b = smem[0] if smem else None
     print(f"| {' | '.join(key)} | {pct(d) if d else ''} | {pct(regs[0]) if regs else ''} | "

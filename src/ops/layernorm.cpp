@@ -29,7 +29,7 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(TPR * RPB) KTUNE_CLUSTER_DIMS
+extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
                 T* __restrict__ y, int rows, int cols) {
     __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
@@ -39,51 +39,55 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     const V* gv = reinterpret_cast<const V*>(gamma + p.col0);
     const V* bv = reinterpret_cast<const V*>(beta + p.col0);
 #if defined(STAGE_smem_tma)
-    // x's slice in chunks, then gamma's and beta's slices on one more barrier: all in flight
-    // at once, so the affine loads no longer wait in the store loop. Exact two-pass variance
-    // from shared memory.
-    __shared__ __align__(8) unsigned long long bars[NCH + 1];
-    V* sx = reinterpret_cast<V*>(ktune_smem);
-    V* sg = sx + NV;
-    V* sb = sg + NV;
-    mbar_setup(bars, NCH + 1);
-    stage_chunks(sx, xr, bars);
-    if (threadIdx.x == 0) {
-        mbar_expect(&bars[NCH], 2u * NV * (unsigned)sizeof(V));
-        bulk_load(sg, gv, NV * (unsigned)sizeof(V), &bars[NCH]);
-        bulk_load(sb, bv, NV * (unsigned)sizeof(V), &bars[NCH]);
-    }
-    float s = 0.f;
-    for (int c = 0; c < NCH; ++c)
-        for_chunk(sx, bars, c, p.t, [&](const V& a) {
+    // Row (slice) k of the block's RPB arrives by bulk copies while row k - 1 is written. One
+    // pass over the landing chunks sums d = x - K and d^2, K the slice's first element (shifted
+    // sums: no cancellation for rows whose mean is far from 0); the slice's mean and centred
+    // sum of squares follow exactly, and Chan's combination joins a cluster's slices. gamma and
+    // beta come from L2 in the store loop: staging them would triple the shared memory and
+    // cost blocks per SM (session 3, first H200 run).
+    __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
+    mbar_setup(bars, NBUF * NCH);
+    const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
+    const long long first0 = row0 * C + p.col0;
+    if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0);
+    for (int k = 0; k < RPB && row0 + k < rows; ++k) {
+        if (k + 1 < RPB && row0 + k + 1 < rows)
+            stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
+        float s = 0.f, q = 0.f, shift = 0.f;
+        bool first = true;
+        for_staged(bars, k, p.t, [&](const V& a) {
+            if (first) {
+                shift = to_f(stage_buf(k)[0].v[0]); // chunk 0 has landed
+                first = false;
+            }
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) s += to_f(a.v[k]);
+            for (int e = 0; e < VEC; ++e) {
+                const float d = to_f(a.v[e]) - shift;
+                s += d;
+                q += d * d;
+            }
         });
-    float mean = group_sum(s, red, p) * (1.f / CS);
-    float q = 0.f;
-    for (int j = p.t; j < NV; j += TPR) {
-        const V a = sx[j];
+        if (first) shift = to_f(stage_buf(k)[0].v[0]); // a thread with no vectors
+        s = group_sum(s, red, p);
+        q = group_sum(q, red, p);
+        float mean = shift + s * (1.f / CS);
+        q = fmaxf(q - s * s * (1.f / CS), 0.f);
+        combine_slices(mean, q);
+        const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
+        V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
+        for_row(k, p.t, [&](int j, const V& a) {
+            const V g = gv[j], b = bv[j];
+            V o;
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            const float d = to_f(a.v[k]) - mean;
-            q += d * d;
-        }
-    }
-    q = group_sum(q, red, p);
-    combine_slices(mean, q);
-    const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
-    mbar_wait(&bars[NCH]);
-    for (int j = p.t; j < NV; j += TPR) {
-        const V a = sx[j], g = sg[j], b = sb[j];
-        V o;
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            o.v[k] = from_f((to_f(a.v[k]) - mean) * rstd * to_f(g.v[k]) + to_f(b.v[k]));
-        yr[j] = o;
-    }
+            for (int e = 0; e < VEC; ++e)
+                o.v[e] = from_f(fmaf((to_f(a.v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e])));
+            yk[j] = o;
+        });
 #if CLUSTER > 1
-    cluster_finish();
+        cluster_finish();
 #endif
+        __syncthreads(); // row k's buffer is read: row k + 2 may land in it
+    }
 #elif CACHE_ROW
     V raw[ITEMS];
     load_row(raw, xr, p, from_f(0.f));
@@ -206,7 +210,6 @@ public:
     }
 
 private:
-    int staged_arrays() const noexcept override { return 3; } // x, gamma, beta
     const char* body() const noexcept override { return layernorm_body; }
     const char* reference_body() const noexcept override { return layernorm_reference; }
 };

@@ -66,11 +66,12 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     const bool smem = staged_in_smem(c);
     if (tpr < 8 || (tpr & (tpr - 1)) != 0)
         return fail(why, "threads_per_row must be a power of two, at least 8");
-    if (tpr * rpb < 32 || tpr * rpb > 1024)
-        return fail(why, "threads_per_row * rows_per_block must be 32..1024 (whole warps)");
     if (vec * esize > 16) return fail(why, "vector wider than 16 bytes");
     if (cl < 1 || cl > 8 || (cl & (cl - 1)) != 0)
         return fail(why, "cluster must be 1, 2, 4 or 8 (the portable cluster sizes)");
+    if (smem) return valid_smem(c, p, why);
+    if (tpr * rpb < 32 || tpr * rpb > 1024)
+        return fail(why, "threads_per_row * rows_per_block must be 32..1024 (whole warps)");
     if (cl > 1) {
         if (rpb != 1) return fail(why, "a row split across a cluster needs rows_per_block 1");
         if (!cached) return fail(why, "a row split across a cluster is cached (cache_row true)");
@@ -79,7 +80,6 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     if (p.shape.cols % (vec * cl) != 0) return fail(why, "vec * cluster must divide cols");
     const std::int64_t nv = p.shape.cols / cl / vec;
     if (nv < tpr / 2) return fail(why, "more than half the threads of a row would idle");
-    if (smem) return valid_smem(c, p, why);
     // Two prunings from the H200 sweep (docs/perf/tune.md, kernels (session 2)): they never
     // won there, and they doubled the space a budgeted search must cover.
     const std::int64_t row_vectors = p.shape.cols / vec;
@@ -99,27 +99,39 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     return true;
 }
 
-// The shared-memory stage: one row (or a cluster's slice) per block, staged whole by bulk copies.
+// The shared-memory stage: a block (or cluster) takes rows_per_block rows in turn, each row (or
+// the block's slice of it) staged whole by bulk copies, the next one's in flight meanwhile.
 bool row_op::valid_smem(const config& c, const problem& p, std::string* why) const {
     const auto tpr = c.get<std::int64_t>("threads_per_row");
+    const auto rpb = c.get<std::int64_t>("rows_per_block");
+    const auto vec = c.get<std::int64_t>("vec");
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
     const auto cl = cluster_of(c);
     if (tpr < 32) return fail(why, "smem_tma: whole warps per row (threads_per_row >= 32)");
-    if (c.get<std::int64_t>("rows_per_block") != 1)
-        return fail(why, "smem_tma stages one row (or slice) per block: rows_per_block 1");
     // 16-byte shared-memory reads; also keeps every slice 16-byte aligned, as bulk copies need.
-    if (c.get<std::int64_t>("vec") * esize != 16)
-        return fail(why, "smem_tma reads 16-byte vectors from shared memory");
+    if (vec * esize != 16) return fail(why, "smem_tma reads 16-byte vectors from shared memory");
     if (c.get<std::int64_t>("unroll") != 1) return fail(why, "unroll applies to stage regs only");
     if (forms_ == row_forms::cached && !c.get<bool>("cache_row"))
         return fail(why, "smem_tma caches the row (cache_row true)");
-    const std::int64_t bytes = staged_arrays() * (p.shape.cols / cl) * esize;
-    if (bytes > smem_budget)
+    if (p.shape.cols % (vec * cl) != 0) return fail(why, "vec * cluster must divide cols");
+    if (p.shape.cols / cl / vec < tpr / 2)
+        return fail(why, "more than half the threads of a row would idle");
+    if (smem_bytes(c, p) > smem_budget)
         return fail(why, "smem_tma: the staged slice exceeds 226 KiB of shared memory per block "
-                         "(split the row across a larger cluster)");
-    if (cl > 1 && staged_arrays() * p.shape.cols * esize <= smem_one_block)
+                         "(rows_per_block > 1 holds two; split the row across a larger cluster)");
+    if (cl > 1 && p.shape.cols * esize <= smem_one_block)
         return fail(why, "smem_tma: a cluster splits rows longer than 32 KiB only");
+    const std::int64_t blocks = (p.shape.rows + rpb - 1) / rpb * cl;
+    if (blocks > 0x7fffffff) return fail(why, "grid.x over 2^31");
+    // Rows in turn trade blocks for overlap: keep about eight blocks per SM of an H100/H200.
+    if (rpb > 1 && blocks < 1024)
+        return fail(why, "smem_tma: rows_per_block > 1 would leave fewer than 1024 blocks");
     return true;
+}
+
+std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
+    const std::int64_t bufs = c.get<std::int64_t>("rows_per_block") > 1 ? 2 : 1;
+    return bufs * (p.shape.cols / cluster_of(c)) * static_cast<std::int64_t>(size_of(p.type));
 }
 
 config row_op::default_config(const problem& p) const {
@@ -148,8 +160,8 @@ config row_op::default_config(const problem& p) const {
 std::string row_op::source(const config& c, const problem& p) const {
     return prelude(p.type) + constants(c) +
            fmt::format("#define TPR THREADS_PER_ROW\n#define RPB ROWS_PER_BLOCK\n"
-                       "constexpr int C = {};\n",
-                       p.shape.cols) +
+                       "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
+                       p.shape.cols, geometry(c, p).block[0]) +
            row_common_source + (staged_in_smem(c) ? tma_source : "") + body();
 }
 
@@ -162,12 +174,16 @@ launch_geometry row_op::geometry(const config& c, const problem& p) const {
     const auto rpb = c.get<std::int64_t>("rows_per_block");
     const auto cl = cluster_of(c);
     launch_geometry g;
+    g.cluster[0] = static_cast<unsigned>(cl);
+    if (staged_in_smem(c)) {
+        // One row group of tpr threads per block, rows_per_block rows in turn.
+        g.grid[0] = static_cast<unsigned>((p.shape.rows + rpb - 1) / rpb * cl);
+        g.block[0] = static_cast<unsigned>(tpr);
+        g.shared_bytes = static_cast<unsigned>(smem_bytes(c, p));
+        return g;
+    }
     g.grid[0] = static_cast<unsigned>(cl > 1 ? p.shape.rows * cl : (p.shape.rows + rpb - 1) / rpb);
     g.block[0] = static_cast<unsigned>(tpr * rpb);
-    g.cluster[0] = static_cast<unsigned>(cl);
-    if (staged_in_smem(c))
-        g.shared_bytes = static_cast<unsigned>(staged_arrays() * (p.shape.cols / cl) *
-                                               static_cast<std::int64_t>(size_of(p.type)));
     return g;
 }
 

@@ -34,9 +34,6 @@ public:
     [[nodiscard]] shape2d bucket(const shape2d& s) const override;
 
 protected:
-    /// Arrays of a row's length the shared-memory stage holds per block (layernorm: x, gamma,
-    /// beta); its dynamic shared memory is this many slices.
-    [[nodiscard]] virtual int staged_arrays() const noexcept { return 1; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).
@@ -44,6 +41,8 @@ protected:
 
 private:
     [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;
+    /// Dynamic shared memory of the smem_tma stage: one slice, two with rows in turn.
+    [[nodiscard]] std::int64_t smem_bytes(const config& c, const problem& p) const;
     row_forms forms_;
 };
 

@@ -11,7 +11,7 @@ namespace ktune::ops::detail {
 namespace {
 
 const char* const rowsum_body = R"(
-extern "C" __global__ void __launch_bounds__(TPR * RPB)
+extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK)
 ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) {
     __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
     const row_pos p = row_position(rows);
@@ -20,17 +20,26 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) acc[u] = 0.f;
 #if defined(STAGE_smem_tma)
-    // The whole row in flight at once by bulk copies (one thread issues them); the block adds
-    // each chunk as it lands.
-    __shared__ __align__(8) unsigned long long bars[NCH];
-    V* sx = reinterpret_cast<V*>(ktune_smem);
-    mbar_setup(bars, NCH);
-    stage_chunks(sx, xr, bars);
-    for (int c = 0; c < NCH; ++c)
-        for_chunk(sx, bars, c, p.t, [&](const V& a) {
+    // Row k of the block's RPB in flight by bulk copies (one thread issues them) while row
+    // k - 1 is added up; the block adds each chunk as it lands.
+    __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
+    mbar_setup(bars, NBUF * NCH);
+    const long long row0 = (long long)blockIdx.x * RPB;
+    if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + row0 * C), bars, 0);
+    for (int k = 0; k < RPB && row0 + k < rows; ++k) {
+        if (k + 1 < RPB && row0 + k + 1 < rows)
+            stage_row(reinterpret_cast<const V*>(x + (row0 + k + 1) * C), bars, k + 1);
+        float a0 = 0.f;
+        for_staged(bars, k, p.t, [&](const V& a) {
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) acc[0] += to_f(a.v[k]);
+            for (int e = 0; e < VEC; ++e) a0 += to_f(a.v[e]);
         });
+        a0 = group_sum(a0, red, p);
+        if (p.t == 0) y[row0 + k] = from_f(a0);
+        __syncthreads(); // row k's buffer is read: row k + 2 may land in it
+    }
+    KTUNE_EPILOGUE(y, (long long)rows)
+    return;
 #else
     if (p.active) {
         // Whole chunks of UNROLL loads, the tail predicated: a row shorter than one chunk per

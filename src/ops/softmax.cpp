@@ -32,41 +32,50 @@ __device__ __forceinline__ void online_add(float& m, float& s, const V& a) {
 #pragma unroll
     for (int k = 1; k < VEC; ++k) vm = fmaxf(vm, to_f(a.v[k]));
     if (vm > m) { s *= __expf(m - vm); m = vm; }
+    const float ml = m * KTUNE_LOG2E;
 #pragma unroll
-    for (int k = 0; k < VEC; ++k) s += __expf(to_f(a.v[k]) - m);
+    for (int k = 0; k < VEC; ++k) s += ex2(fmaf(to_f(a.v[k]), KTUNE_LOG2E, -ml));
 }
 
-extern "C" __global__ void __launch_bounds__(TPR * RPB) KTUNE_CLUSTER_DIMS
+extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) {
     __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
     const row_pos p = row_position(rows);
     const V* xr = reinterpret_cast<const V*>(x + p.first);
     V* yr = reinterpret_cast<V*>(y + p.first);
 #if defined(STAGE_smem_tma)
-    // The slice arrives by bulk copies in chunks; each thread folds its vectors of a chunk into
-    // an online (max, sum) as soon as the chunk lands, then writes from shared memory.
-    __shared__ __align__(8) unsigned long long bars[NCH];
-    V* sx = reinterpret_cast<V*>(ktune_smem);
-    mbar_setup(bars, NCH);
-    stage_chunks(sx, xr, bars);
-    float m = -KTUNE_INF, s = 0.f;
-    for (int c = 0; c < NCH; ++c) for_chunk(sx, bars, c, p.t, [&](const V& a) { online_add(m, s, a); });
-    const float gm = group_max(m, red, p);
-    s = (m == -KTUNE_INF) ? 0.f : s * __expf(m - gm);
-    s = group_sum(s, red, p);
-    m = gm;
-    combine_slices(m, s);
-    const float inv = 1.f / s;
-    for (int j = p.t; j < NV; j += TPR) {
-        const V a = sx[j];
-        V o;
+    // Row (slice) k of the block's RPB arrives by bulk copies in chunks while row k - 1 is
+    // written; each thread folds its vectors into an online (max, sum) as chunks land, then
+    // writes from shared memory.
+    __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
+    mbar_setup(bars, NBUF * NCH);
+    const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
+    const long long first0 = row0 * C + p.col0;
+    if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0);
+    for (int k = 0; k < RPB && row0 + k < rows; ++k) {
+        if (k + 1 < RPB && row0 + k + 1 < rows)
+            stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
+        float m = -KTUNE_INF, s = 0.f;
+        for_staged(bars, k, p.t, [&](const V& a) { online_add(m, s, a); });
+        const float gm = group_max(m, red, p);
+        s = (m == -KTUNE_INF) ? 0.f : s * __expf(m - gm);
+        s = group_sum(s, red, p);
+        m = gm;
+        combine_slices(m, s);
+        // y = exp(x - m) / s = 2^(x log2 e - (m log2 e + log2 s)): one FFMA and one MUFU.
+        const float off = m * KTUNE_LOG2E + __log2f(s);
+        V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
+        for_row(k, p.t, [&](int j, const V& a) {
+            V o;
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) o.v[k] = from_f(__expf(to_f(a.v[k]) - m) * inv);
-        yr[j] = o;
-    }
+            for (int e = 0; e < VEC; ++e) o.v[e] = from_f(ex2(fmaf(to_f(a.v[e]), KTUNE_LOG2E, -off)));
+            yk[j] = o;
+        });
 #if CLUSTER > 1
-    cluster_finish();
+        cluster_finish();
 #endif
+        __syncthreads(); // row k's buffer is read: row k + 2 may land in it
+    }
 #elif CACHE_ROW
     V raw[ITEMS];
     load_row(raw, xr, p, from_f(-KTUNE_INF));
@@ -77,15 +86,17 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
         for (int k = 0; k < VEC; ++k) m = fmaxf(m, to_f(raw[i].v[k]));
     m = group_max(m, red, p);
     float s = 0.f;
+    const float ml = m * KTUNE_LOG2E;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) s += __expf(to_f(raw[i].v[k]) - m);
+        for (int k = 0; k < VEC; ++k) s += ex2(fmaf(to_f(raw[i].v[k]), KTUNE_LOG2E, -ml));
     s = group_sum(s, red, p);
     combine_slices(m, s);
-    const float inv = 1.f / s;
     // exp again rather than a float copy of the row: the registers hold the row as loaded.
-    store_row(yr, raw, p, [&](int, int, float x) { return __expf(x - m) * inv; });
+    const float off = m * KTUNE_LOG2E + __log2f(s);
+    store_row(yr, raw, p,
+              [&](int, int, float x) { return ex2(fmaf(x, KTUNE_LOG2E, -off)); });
 #if CLUSTER > 1
     cluster_finish();
 #endif
@@ -106,14 +117,15 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
     const float gm = group_max(m, red, p);
     s = (m == -KTUNE_INF) ? 0.f : s * __expf(m - gm);
     s = group_sum(s, red, p);
-    const float inv = 1.f / s;
+    const float off = gm * KTUNE_LOG2E + __log2f(s);
     if (p.active) {
 #pragma unroll UNROLL
         for (int j = p.t; j < NV; j += TPR) {
             const V a = xr[j];
             V o;
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) o.v[k] = from_f(__expf(to_f(a.v[k]) - gm) * inv);
+            for (int k = 0; k < VEC; ++k)
+                o.v[k] = from_f(ex2(fmaf(to_f(a.v[k]), KTUNE_LOG2E, -off)));
             yr[j] = o;
         }
     }
@@ -167,7 +179,7 @@ public:
         return {{"x", n, false}, {"y", n, true}};
     }
     tolerance tolerance_for(const problem& p) const override {
-        // fp32: __expf's few-ulp error; bf16: two ulps of the output's 8-bit mantissa.
+        // fp32: ex2.approx's few-ulp error; bf16: two ulps of the output's 8-bit mantissa.
         return p.type == dtype::f32 ? tolerance{1e-5, 1e-9} : tolerance{2.0 / 256, 1e-7};
     }
     double bytes(const problem& p) const override {

@@ -109,25 +109,55 @@ TEST_CASE("row groups smaller than a warp match the reference (short rows)") {
 
 TEST_CASE("rows staged in shared memory by bulk copies match the reference") {
     std::vector<job> jobs;
+    const auto staged = [](const config& c) {
+        return c.find("stage") && c.get<std::string>("stage") == "smem_tma";
+    };
     for (const char* name : {"softmax", "layernorm", "rowsum"}) {
         const ops::op& o = ops::find_op(name);
         for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+            // One row (slice) per block: odd row counts, split rows, short rows.
             for (ops::shape2d s :
                  {ops::shape2d{37, 32768}, ops::shape2d{5, 131072}, ops::shape2d{999, 4096}}) {
                 const ops::problem p{s, t};
-                const auto cs = pick(
-                    o, p,
-                    [](const config& c) {
-                        return c.find("stage") && c.get<std::string>("stage") == "smem_tma";
-                    },
-                    8);
+                const auto cs = pick(o, p, staged, 8);
                 // rowsum has no cluster: a 131072-long row does not fit one block.
                 if (std::string(name) != "rowsum" || s.cols * ops::size_of(t) <= 226 * 1024)
                     CHECK(cs.size() >= 3);
                 for (const auto& c : cs)
                     jobs.push_back({&o, p, c});
             }
+            // Rows in turn (double-buffered, barrier phases flipping), a partial last block.
+            for (ops::shape2d s : {ops::shape2d{4099, 2048}, ops::shape2d{1025, 32768}}) {
+                const ops::problem p{s, t};
+                const auto cs = pick(
+                    o, p,
+                    [&](const config& c) {
+                        return staged(c) && c.get<std::int64_t>("rows_per_block") > 1;
+                    },
+                    6);
+                if (std::string(name) != "rowsum" || s.cols == 2048) CHECK(cs.size() >= 2);
+                for (const auto& c : cs)
+                    jobs.push_back({&o, p, c});
+            }
         }
+    }
+    check_all(jobs);
+}
+
+TEST_CASE("transpose in registers (regs form) matches the reference, grid edges included") {
+    std::vector<job> jobs;
+    const ops::op& o = ops::find_op("transpose");
+    for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+        // 1000 rows: no block tile of 16..2048 rows divides it; 520 columns: neither do the
+        // warp tiles' columns.
+        const ops::problem p{{1000, 520}, t};
+        const auto cs = pick(
+            o, p,
+            [](const config& c) { return c.find("form") && c.get<std::string>("form") == "regs"; },
+            12);
+        CHECK(cs.size() >= 8);
+        for (const auto& c : cs)
+            jobs.push_back({&o, p, c});
     }
     check_all(jobs);
 }
