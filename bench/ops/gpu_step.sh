@@ -91,12 +91,17 @@ step_kernels_stage() {
 step_kernels_ncu() {
     local b=build-gpu/bench/ops/bench_configs
     [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
-    local c op dt s cfg
+    local c op dt s cfg cases=()
     : >"$OUT/kernels_ncu.txt"
-    for c in "rowsum bf16 8192x8192 threads_per_row=256,rows_per_block=1,vec=8,unroll=4,stage=regs" \
-        "transpose bf16 8192x8192 tile=64,block_rows=16,vec=8,pad=1,pack=0" \
-        "softmax bf16 4096x32768 threads_per_row=128,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=regs" \
-        ${KERNELS_NCU_EXTRA:+"$KERNELS_NCU_EXTRA"}; do
+    # $KERNELS_NCU_CASES: "op dtype shape config;..." instead of the list below.
+    if [ -n "${KERNELS_NCU_CASES:-}" ]; then
+        IFS=';' read -r -a cases <<<"$KERNELS_NCU_CASES"
+    else
+        cases=("rowsum bf16 8192x8192 threads_per_row=256,rows_per_block=1,vec=8,unroll=4,stage=regs"
+            "transpose bf16 8192x8192 tile=64,block_rows=16,vec=8,pad=1,pack=0"
+            "softmax bf16 4096x32768 threads_per_row=128,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=regs")
+    fi
+    for c in "${cases[@]}"; do
         read -r op dt s cfg <<<"$c"
         echo "== $op $dt $s $cfg" >>"$OUT/kernels_ncu.txt"
         # The check launches the reference first, then the candidate: skip 1, profile 1.
