@@ -73,6 +73,7 @@ json summary(const tune::tune_report& r) {
            {"compile_wait_s", r.compile_wait_s},
            {"setup_s", r.setup_s},
            {"confirm_s", r.confirm_s},
+           {"worker_setup_s", r.worker_setup_s},
            {"cubin_cache_hits", std::count_if(r.candidates.begin(), r.candidates.end(),
                                               [](const auto& c) { return c.cubin_cache_hit; })},
            {"non_gpu_ms_per_candidate", overhead_ms},

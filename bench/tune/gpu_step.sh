@@ -1,51 +1,86 @@
 # GPU steps of the op tuner (sourced by bench/gpu/run.sh; run as `bash bench/gpu/run.sh build tune`).
-# Writes $OUT/tune_*.jsonl and the brute-forced spaces; prints a table last.
+# Writes $OUT/tune_runtime.jsonl, $OUT/tune_*.txt tables and the brute-forced spaces.
+# The tuning runtime (session 3): step_tune runs the four below (each well under 2 minutes).
 step_tune() {
-    local b=build-gpu/bench/tune/bench_tune k=build-gpu/tools/ktune-cli/ktune
-    [ -x "$b" ] || { echo "bench_tune not built"; return 1; }
-    local log=$OUT/tune_bench.jsonl cold
-    : >"$log"
-    # 1. NVRTC cost per candidate: one program each vs 2/4/8 per program, with and without
-    #    -minimal (CPU only; single thread and the 16-thread pool).
-    $b compile softmax 8192x8192 bf16 16 >>"$OUT/tune_compile.jsonl" 2>>"$OUT/tune_stderr.log"
-    KTUNE_NVRTC_MINIMAL=0 $b compile softmax 8192x8192 bf16 16 >>"$OUT/tune_compile.jsonl" 2>>"$OUT/tune_stderr.log"
-    # 2. A 200-candidate tune, cubin cache cold: before (one program per candidate, no
-    #    compile-ahead, no -minimal) and after; then warm (every cubin cached).
-    cold=$(mktemp -d)
-    KTUNE_CUBIN_CACHE=$cold KTUNE_NVRTC_MINIMAL=0 KTUNE_BENCH_PER_PROGRAM=1 KTUNE_BENCH_AHEAD=0 \
-        $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_cold_before"/' >>"$log" 2>>"$OUT/tune_stderr.log"
-    cold=$(mktemp -d)
-    KTUNE_CUBIN_CACHE=$cold $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_cold"/' >>"$log" 2>>"$OUT/tune_stderr.log"
-    KTUNE_CUBIN_CACHE=$cold $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_warm"/' >>"$log" 2>>"$OUT/tune_stderr.log"
-    export KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
-    # 3. The CLI path with PyTorch's speed-up, twice: a search, then an instant cache hit.
-    ( time $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/tuned.json" --vs-torch ) 2>&1 | tail -14
-    ( time $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/tuned.json" ) 2>&1 | tail -6
-    # 4. The in-place op: restored inputs, PyTorch's fused addcmul(out=x) as the baseline.
-    for dt in fp32 bf16; do
-        $k tune scale_bias_ --shape 8192x8192 --dtype $dt --cache "$OUT/tuned.json" --vs-torch 2>&1 | tail -9
-    done
-    # 5. Fault injection: 20 % of candidates wrong, faulting or hanging.
-    $b faults softmax 8192x8192 fp32 0.2 100 >>"$log" 2>>"$OUT/tune_stderr.log"
-    # 6. Ten independent tunes (seeds 1..10) of one op and shape.
-    $b repeat layernorm 8192x8192 bf16 10 >>"$log" 2>>"$OUT/tune_stderr.log"
-    python3 - "$log" "$OUT/tune_compile.jsonl" <<'PY'
+    step_tune_compile
+    step_tune_busy
+    step_tune_checks
+    step_tune_cli
+}
+
+_tune_table() { # the JSON lines of $1 as one table row each
+    python3 - "$1" <<'PY'
 import json, sys
-for l in open(sys.argv[2]):
-    j = json.loads(l)
-    print("compile", j["op"], j["dtype"], "per_program", j["per_program"], "minimal", j["minimal"], "ok", j["ok"],
-          "cpu ms/cand %.1f" % j["cpu_ms_per_candidate"], "pool(%d) wall ms/cand %.1f" % (j["threads"], j["pool_wall_ms_per_candidate"]))
 for line in open(sys.argv[1]):
-    j = json.loads(line); s = j.get("summary") or j.get("last") or {}
+    try: j = json.loads(line)
+    except ValueError: continue
+    if j.get("mode") == "compile_scaling":
+        print("compile_scaling %-9s width %2d servers %2d: %d/%d ok, %.1f cand/s, %.1f CPU ms/cand, first %.0f ms" % (
+            j["pool"], j["width"], j["servers"], j["ok"], j["candidates"], j["candidates_per_s"], j["cpu_ms_per_candidate"], j["first_result_ms"]))
+        continue
+    if "busy_all_pct" in j:
+        print("observer (CUPTI trace): wall %.2f s, span %.2f s, busy kernels+memsets+memcpys %.2f s = %.1f %% of wall (kernels only %.1f %%), worker events %.1f %%" % (
+            j["wall_s"], j["span_s"], j["busy_all_s"], j["busy_all_pct"], j["busy_kernels_pct"], j["event_busy_pct"]))
+        continue
+    s = j.get("summary") or j.get("last") or {}
     pc = s.get("per_candidate_ms", {})
-    print(j["mode"], j["op"], j["shape"], j["dtype"], "n", s.get("candidates"), "winner", s.get("winner"),
+    print(j.get("mode"), j.get("op"), j.get("shape"), j.get("dtype"), "n", s.get("candidates"), "winner", s.get("winner"),
           "ms %.4f" % s.get("median_ms", 0), "%%copy %.1f" % s.get("pct_copy", 0),
-          "wall %.2f s" % s.get("wall_s", 0), "busy %.0f%%" % s.get("gpu_busy_pct", 0),
-          "compile cpu %.1f s wait %.2f s hits %s" % (s.get("compile_cpu_s", 0), s.get("compile_wait_s", 0), s.get("cubin_cache_hits")),
-          "setup %.2f s confirm %.2f s" % (s.get("setup_s", 0), s.get("confirm_s", 0)),
-          "per cand: worker %.2f check %.2f timing %.2f load %.2f outside %.2f" % tuple(pc.get(k, 0) for k in ("worker", "check", "timing", "load", "outside_worker")),
-          {k: j[k] for k in ("in_one_tie_band", "injected", "caught", "wrong_winner", "distinct_winners") if k in j})
+          "| wall %.2f s busy %.1f%%" % (s.get("wall_s", 0), s.get("gpu_busy_pct", 0)),
+          "| setup %.2f (worker %.2f) loop %.2f confirm %.2f s" % (s.get("setup_s", 0), s.get("worker_setup_s", 0),
+              s.get("wall_s", 0) - s.get("setup_s", 0) - s.get("confirm_s", 0), s.get("confirm_s", 0)),
+          "| compile %.1f CPU-s wait %.2f s hits %s servers %s failed %s copy_cached %s" % (s.get("compile_cpu_s", 0), s.get("compile_wait_s", 0),
+              s.get("cubin_cache_hits"), s.get("compile_servers"), s.get("compile_server_failures"), s.get("copy_gbs_cached")),
+          "| per cand: worker %.2f check %.2f timing %.2f load %.2f outside %.2f" % tuple(pc.get(k, 0) for k in ("worker", "check", "timing", "load", "outside_worker")),
+          {k: j[k] for k in ("in_one_tie_band", "injected", "caught", "wrong_winner", "distinct_winners", "median_us_range") if k in j})
 PY
+}
+
+# 1. Compile throughput, CPU only: 64 candidates on pools of 1..16 threads vs compile servers.
+step_tune_compile() {
+    local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_runtime.jsonl
+    timeout 100 $b compile_scaling softmax 8192x8192 bf16 64 1,2,4,8,16 >>"$log" 2>>"$OUT/tune_stderr.log"
+    _tune_table "$log" | grep compile_scaling | tee "$OUT/tune_compile.txt"
+}
+
+# 2. GPU busy of a 200-candidate tune: cubins and copy bandwidth cold; cubins cold (copy
+#    bandwidth known); warm; cubins cold compiled in threads (before); warm under `ktune profile`
+#    (the observer's busy from the CUPTI trace next to the worker's event spans).
+step_tune_busy() {
+    local b=build-gpu/bench/tune/bench_tune k=build-gpu/tools/ktune-cli/ktune log=$OUT/tune_runtime.jsonl
+    local d1 d2 d3 tr
+    d1=$(mktemp -d) d2=$(mktemp -d) d3=$(mktemp -d) tr=$(mktemp -d)
+    KTUNE_CUBIN_CACHE=$d1 timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_cold_all"/' >>"$log" 2>>"$OUT/tune_stderr.log"
+    cp "$d1"/copy-gbs-* "$d2"/ 2>/dev/null; cp "$d1"/copy-gbs-* "$d3"/ 2>/dev/null
+    KTUNE_CUBIN_CACHE=$d2 timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_cold"/' >>"$log" 2>>"$OUT/tune_stderr.log"
+    KTUNE_CUBIN_CACHE=$d2 timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_warm"/' >>"$log" 2>>"$OUT/tune_stderr.log"
+    KTUNE_CUBIN_CACHE=$d2 timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_warm2"/' >>"$log" 2>>"$OUT/tune_stderr.log"
+    KTUNE_CUBIN_CACHE=$d3 KTUNE_BENCH_COMPILE=threads timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_cold_threads"/' >>"$log" 2>>"$OUT/tune_stderr.log"
+    KTUNE_CUBIN_CACHE=$d2 timeout 60 $k profile --no-top -o "$tr/tune.ktrace" -- $b tune softmax 8192x8192 bf16 200 \
+        | sed 's/"mode":"tune"/"mode":"tune_warm_profiled"/' >"$tr/bench.jsonl" 2>>"$OUT/tune_stderr.log"
+    cat "$tr/bench.jsonl" >>"$log"
+    for t in "$tr"/*.ktrace; do timeout 20 $k export "$t" --format csv -o "$t.csv" 2>>"$OUT/tune_stderr.log"; done
+    timeout 30 python3 bench/tune/busy_from_trace.py "$tr/bench.jsonl" "$tr"/*.csv >>"$log" 2>>"$OUT/tune_stderr.log"
+    timeout 20 $k top "$tr"/*.ktrace --limit 5 2>&1 | grep -i "busy" >>"$OUT/tune_stderr.log"
+    _tune_table "$log" | grep -E "^tune_|observer" | tee "$OUT/tune_busy.txt"
+    rm -rf "$d1" "$d2" "$d3" "$tr"
+}
+
+# 3. Fault injection (20 % wrong, faulting or hanging) and ten independent tunes' tie band.
+step_tune_checks() {
+    local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_runtime.jsonl
+    timeout 40 $b faults softmax 8192x8192 fp32 0.2 100 >>"$log" 2>>"$OUT/tune_stderr.log"
+    timeout 70 $b repeat layernorm 8192x8192 bf16 10 >>"$log" 2>>"$OUT/tune_stderr.log"
+    _tune_table "$log" | grep -E "^(faults|repeat)" | tee "$OUT/tune_checks.txt"
+}
+
+# 4. The CLI: a search with PyTorch's speed-up, then an instant cache hit; the in-place op.
+step_tune_cli() {
+    local k=build-gpu/tools/ktune-cli/ktune
+    ( time timeout 30 $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/tuned.json" --vs-torch ) 2>&1 | tail -14
+    ( time timeout 10 $k tune softmax --shape 8192x8192 --dtype bf16 --budget 64 --cache "$OUT/tuned.json" ) 2>&1 | tail -6
+    timeout 30 $k tune scale_bias_ --shape 8192x8192 --dtype bf16 --cache "$OUT/tuned.json" --vs-torch 2>&1 | tail -9
+    rm -f "$OUT/tuned.json"
 }
 
 # Every op x dtype x benchmark shape: ktune's tuned kernel vs PyTorch, as % of copy bandwidth.

@@ -92,6 +92,7 @@ std::string encode(const candidate_result& r) {
            {"load_ms", r.load_ms},
            {"check_ms", r.check_ms},
            {"timing_ms", r.timing_ms},
+           {"setup_ms", r.setup_ms},
            {"fatal", r.fatal}};
     // error_handler replace: a compile log or driver message is not guaranteed to be UTF-8.
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -144,6 +145,7 @@ candidate_result decode_result(std::string_view line) {
     r.load_ms = field<double>(j, "load_ms");
     r.check_ms = field<double>(j, "check_ms");
     r.timing_ms = field<double>(j, "timing_ms");
+    r.setup_ms = j.value("setup_ms", 0.0); // absent from workers older than the field
     r.fatal = field<bool>(j, "fatal");
     return r;
 }

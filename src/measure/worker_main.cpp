@@ -4,6 +4,7 @@
 #include "measure/gpu_runner.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -35,11 +36,15 @@ int worker_main(int in_fd, int out_fd) {
     // the client spawns the worker early, so this overlaps with its own start-up.
     std::optional<detail::gpu_runner> runner;
     std::string setup_error;
+    const auto t0 = std::chrono::steady_clock::now();
     try {
         runner.emplace();
     } catch (const std::exception& e) {
         setup_error = e.what();
     }
+    // Reported once, with the first answer: the tuner splits its fixed costs with it.
+    double setup_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::string buf;
     char chunk[65536];
     for (;;) {
@@ -68,6 +73,8 @@ int worker_main(int in_fd, int out_fd) {
             res.message = std::string("internal: ") + e.what();
             res.fatal = true;
         }
+        res.setup_ms = setup_ms;
+        setup_ms = 0;
         if (!write_line(out_fd, encode(res) + "\n")) return 1;
         // The context is gone: skip destructors (they would only log failing frees) and let
         // the driver reclaim everything with the process.

@@ -239,6 +239,7 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     rep.workers_spawned = ev.spawned();
     rep.compile_servers = ev.pool().servers_started();
     rep.compile_server_failures = ev.pool().server_failures();
+    rep.worker_setup_s = ev.worker_setup_s();
     rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
 
     const auto sel = select_best(searcher->history(), sp);
@@ -272,6 +273,7 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     const auto before_confirm = clock_type::now();
     rep.winner_index = confirm(rep, ev, sp, rep.winner_index, rq.policy, rep.tied);
     rep.confirm_s = std::chrono::duration<double>(clock_type::now() - before_confirm).count();
+    rep.worker_setup_s = ev.worker_setup_s();
     rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
     const candidate_record& w = rep.candidates[rep.winner_index];
     rep.winner = {key, w.cfg, to_measurement(w.run), cache::provenance::current(dev)};

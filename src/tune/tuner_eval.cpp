@@ -111,6 +111,7 @@ candidate_record evaluator::compiled(const config& c, injected_fault f,
 
 void evaluator::receive(candidate_record& rec) {
     rec.run = worker_.collect(rq_.candidate_timeout);
+    worker_setup_s_ += rec.run.setup_ms / 1000;
     rec.status = to_eval(rec.run.status);
     rec.message = rec.run.message;
 }

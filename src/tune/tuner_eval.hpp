@@ -46,6 +46,8 @@ public:
     measure::candidate_result remeasure(const config& c, const measure::measure_policy& p);
 
     [[nodiscard]] double compile_wait_s() const noexcept { return compile_wait_s_; }
+    /// Summed over the workers started (1 + replacements): GPU context, buffers, helpers.
+    [[nodiscard]] double worker_setup_s() const noexcept { return worker_setup_s_; }
     [[nodiscard]] int spawned() const noexcept { return worker_.spawned(); }
     [[nodiscard]] unsigned compile_threads() const noexcept { return pool_.threads(); }
     [[nodiscard]] const measure::compile_pool& pool() const noexcept { return pool_; }
@@ -59,6 +61,7 @@ private:
     std::uint64_t requests_ = 0;
     std::optional<measure::measure_policy> policy_override_;
     double compile_wait_s_ = 0;
+    double worker_setup_s_ = 0;
 };
 
 } // namespace ktune::tune::detail

@@ -99,6 +99,10 @@ int print_json(const tune::tune_report& r, const tune::tune_request& rq,
         j["setup_s"] = r.setup_s;
         j["confirm_s"] = r.confirm_s;
         j["workers_spawned"] = r.workers_spawned;
+        j["worker_setup_s"] = r.worker_setup_s;
+        j["compile_servers"] = r.compile_servers;
+        j["compile_server_failures"] = r.compile_server_failures;
+        j["copy_gbs_cached"] = r.copy_gbs_cached;
         auto& cs = j["candidates"] = nlohmann::ordered_json::array();
         for (const auto& c : r.candidates)
             cs.push_back({{"config", config_json(c.cfg)},
@@ -149,9 +153,12 @@ void print_text(const tune::tune_report& r) {
     else
         fmt::print("  default config failed: {}\n", tune::to_string(r.baseline.status));
     fmt::print("  {} candidates ({}), strategy {}\n", r.candidates.size(), cs, r.strategy);
-    fmt::print("  {:.1f} s wall, GPU busy timing {:.1f} s ({:.0f} %), compile {:.1f} CPU-s, "
-               "{} worker process{}\n",
-               r.wall_s, r.gpu_busy_s, 100 * r.gpu_busy_s / r.wall_s, r.compile_s,
+    fmt::print("  {:.2f} s wall (set-up {:.2f} s, confirmation {:.2f} s), GPU busy {:.2f} s "
+               "({:.0f} %), compile {:.1f} CPU-s in {}, {} worker process{}\n",
+               r.wall_s, r.setup_s, r.confirm_s, r.gpu_busy_s, 100 * r.gpu_busy_s / r.wall_s,
+               r.compile_s,
+               r.compile_servers ? fmt::format("{} compile servers", r.compile_servers)
+                                 : std::string("threads"),
                r.workers_spawned, r.workers_spawned == 1 ? "" : "es");
     fmt::print("cached: {}\n", w.key.to_string());
 }

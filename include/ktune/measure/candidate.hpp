@@ -75,7 +75,9 @@ struct candidate_result {
     double load_ms = 0;     ///< of which: reading + loading the cubin
     double check_ms = 0;    ///< the correctness check (host wall time)
     double timing_ms = 0;   ///< warm-up + timing loop (host wall time)
-    bool fatal = false;     ///< the worker's context is gone: it exits after replying
+    /// The worker's own set-up (GPU context, buffers, helper kernels), on its first answer only.
+    double setup_ms = 0;
+    bool fatal = false; ///< the worker's context is gone: it exits after replying
     bool operator==(const candidate_result&) const = default;
 };
 

@@ -1,6 +1,7 @@
 // The tuning runtime on a real GPU: an in-place op is checked and timed from restored inputs
 // (and is caught when the restore is switched off), batched compiles and the pipelined worker
-// give the same statuses as before, and the report's overhead timers are filled.
+// give the same statuses as before, compile servers the same as threads, and the report's
+// overhead timers are filled.
 #include "catch.hpp"
 
 #include "ktune/tune/tuner.hpp"
@@ -78,4 +79,31 @@ TEST_CASE("one program per candidate and compile-ahead off give the same statuse
     CHECK(batched.gpu_busy_s > 0);
     CHECK(batched.compile_wait_s >= 0);
     CHECK(batched.workers_spawned == 1);
+}
+
+TEST_CASE("compile servers and in-process threads give the same statuses; set-up is reported") {
+    auto rq = small("layernorm", ops::dtype::f32, 999, 1024);
+    rq.seed = 5;
+    rq.policy.min_samples = 16; // two batches: the second is queued before the first is read
+    rq.policy.max_samples = 32;
+    const auto servers = tune::tune_op(rq);
+    rq.compile_processes = false;
+    const auto threads = tune::tune_op(rq);
+    CHECK(servers.compile_servers > 0);
+    CHECK(servers.compile_server_failures == 0);
+    CHECK(threads.compile_servers == 0);
+    const std::size_t searched = threads.candidates.size() - (threads.default_joined ? 1 : 0);
+    REQUIRE(servers.candidates.size() - (servers.default_joined ? 1 : 0) == searched);
+    for (std::size_t i = 0; i < searched; ++i) {
+        INFO(threads.candidates[i].cfg.to_string());
+        CHECK(servers.candidates[i].cfg == threads.candidates[i].cfg);
+        CHECK(servers.candidates[i].status == tune::eval_status::ok);
+        CHECK(threads.candidates[i].status == tune::eval_status::ok);
+        CHECK(servers.candidates[i].run.samples_ms.size() >= 16);
+    }
+    // The second tune found the copy bandwidth the first one measured (or an earlier one).
+    CHECK(threads.copy_gbs_cached);
+    CHECK(threads.copy_gbs == Approx(servers.copy_gbs).epsilon(1e-6));
+    CHECK(servers.worker_setup_s > 0);
+    CHECK(servers.setup_s > 0);
 }
