@@ -143,7 +143,7 @@ step_profile_nvtx() {
     local bd k b t raw j log cmd
     _ps3_env profile_nvtx
     echo "## gpu_trace, one run per link mode" >>"$log"
-    for m in callback locked_map external_correlation; do
+    for m in callback locked_map external_correlation window; do
         KTUNE_NVTX_LINK=$m to "$bd/tests/gpu/gpu_trace" >"$t/gt_$m.log" 2>&1
         echo "gpu_trace $m rc=$? $(tail -2 "$t/gt_$m.log" | tr '\n' ' ')" >>"$log"
         grep -E "nvtx path|external correlation" "$t/gt_$m.log" >>"$log"
@@ -159,10 +159,11 @@ step_profile_nvtx() {
         for per in 1 100; do
             cmd=("$b/profile_workload" nvtx 20000 $per)
             { base; kt k_map KTUNE_NVTX_LINK=locked_map; kt k_cb KTUNE_NVTX_LINK=callback
-              kt k_ext KTUNE_NVTX_LINK=external_correlation; } >>"$j"
+              kt k_ext KTUNE_NVTX_LINK=external_correlation; kt k_win KTUNE_NVTX_LINK=window
+            } >>"$j"
         done
     done
-    for m in k_map k_cb k_ext; do
+    for m in k_map k_cb k_ext k_win; do
         echo "## nvtx100 trace, $m" >>"$log"
         "$k" top "$t/$m.ktrace" --by nvtx >>"$log" 2>&1
     done

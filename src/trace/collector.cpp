@@ -216,9 +216,9 @@ void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8
     try {
         std::lock_guard lock(mutex_);
         // Links of launches made so far are published before their kernels can complete.
-        if (options_.link == link_mode::callback && launch_links_on_.load())
-            drain_launch_links(
-                [this](const launch_link& l) { link_launch(l.correlation, l.range, l.path); });
+        if ((options_.link == link_mode::callback || options_.link == link_mode::window) &&
+            launch_links_on_.load())
+            drain_launch_links([this](const launch_link& l) { take_link(l); });
         CUpti_Activity* a = nullptr;
         if (valid > 0)
             while (api_.next_record(buffer, valid, &a) == CUPTI_SUCCESS)

@@ -79,6 +79,9 @@ public:
     /// Turns the external correlation records off again (recording stopped).
     void stop_launch_links() noexcept;
     [[nodiscard]] link_mode mode() const noexcept { return options_.link; }
+    /// A link from a thread's ring: a launch (callback) or a range boundary (window).
+    void take_link(const launch_link& l) noexcept;
+    void call_marker() noexcept { api_.call_marker(); }
     [[nodiscard]] std::uint64_t now() noexcept;
     /// Unique per collector of the process (an address may be reused by a later one).
     [[nodiscard]] std::uint64_t serial() const noexcept { return serial_; }
@@ -134,6 +137,7 @@ private:
     std::unordered_map<std::uint32_t, std::string> path_texts_;
 
     // correlation id -> (range, path), or (0, 0): the launch's API record came, no range.
+    // link_mode::window: boundary correlation id -> the range from there on.
     // Taken on launching threads only by link_mode::locked_map and by a full ring.
     std::mutex link_mutex_;
     std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> links_;

@@ -1,6 +1,8 @@
 // The production side of the CUPTI seam: each call forwards to libcupti.
 #include "cupti_seam.hpp"
 
+#include "core/driver_api.hpp"
+
 namespace ktune::trace::detail {
 namespace {
 
@@ -39,6 +41,12 @@ public:
     CUptiResult pop_external() override {
         return cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
                                                      nullptr);
+    }
+    CUptiResult call_marker() override {
+        // Resolved once, through cudart (ktune never links libcuda).
+        static const auto version = ktune::detail::driver_fn<int (*)(int*)>("cuDriverGetVersion");
+        int v = 0;
+        return version && version(&v) == 0 ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_INITIALIZED;
     }
     CUptiResult set_attribute(CUpti_ActivityAttribute attr, std::size_t bytes,
                               void* value) override {

@@ -35,6 +35,9 @@ public:
     /// the calling thread.
     virtual CUptiResult push_external(std::uint64_t id) = 0;
     virtual CUptiResult pop_external() = 0;
+    /// A cheap driver call (cuDriverGetVersion) whose entry callback reports the correlation id
+    /// CUPTI gives it: a boundary between the launches before and after (link_mode::window).
+    virtual CUptiResult call_marker() = 0;
     virtual CUptiResult unsubscribe() = 0;
     virtual CUptiResult register_callbacks(requested_fn req, completed_fn done) = 0;
     virtual CUptiResult enable(CUpti_ActivityKind kind) = 0;

@@ -14,6 +14,11 @@
 //   GPU run attributed no kernel (range_links.cpp says what changed since).
 // - locked_map: the first implementation (callback -> mutex -> std::map), kept to measure
 //   against.
+// - window (not yet run on a GPU): nothing per launch. Correlation ids grow in launch order, so
+//   each push and pop calls a cheap driver API (cuDriverGetVersion) whose entry callback gives
+//   the boundary's correlation id; a kernel takes the range set by the last boundary before its
+//   launch. Costs two marker calls per range instead of CUPTI work per launch; exact while one
+//   thread launches inside ranges.
 #include "ktune/trace/session.hpp"
 
 #include <array>

@@ -36,6 +36,22 @@ thread_local std::vector<frame> t_stack;
 link_rings g_rings;
 thread_local std::shared_ptr<link_ring> t_ring;
 thread_local bool t_in_runtime = false;
+// link_mode::window: the correlation id CUPTI gave this thread's last marker call.
+thread_local std::uint32_t t_marker = 0;
+
+void append(collector& c, const launch_link& l) {
+    if (!t_ring) t_ring = g_rings.add();
+    while (!t_ring->push(l)) // full: this thread hands its links over itself, once per 8 Ki
+        t_ring->drain([&c](const launch_link& x) { c.take_link(x); });
+}
+
+// link_mode::window: from here on, this thread's launches run in (range, path) (0: none).
+void mark_boundary(collector& c, std::uint32_t range, std::uint32_t path) {
+    if (c.mode() != link_mode::window) return;
+    t_marker = 0;
+    c.call_marker();
+    if (t_marker) append(c, {t_marker, range, path});
+}
 
 // Start/end ranges are not scoped to a thread: they are kept by id.
 std::mutex g_started_mutex;
@@ -127,6 +143,7 @@ void push(const char* message, const char* domain) noexcept {
         frame f = open_frame(*c, message, domain, parent);
         f.external = c->open_range(f.name, f.path);
         t_stack.push_back(f);
+        mark_boundary(*c, f.name, f.path);
     } catch (...) {
     }
 }
@@ -137,6 +154,12 @@ void pop() noexcept {
     t_stack.pop_back();
     if (collector* c = g_target.load(std::memory_order_acquire)) {
         if (f.external) c->close_range();
+        try {
+            if (f.name)
+                mark_boundary(*c, t_stack.empty() ? 0 : t_stack.back().name,
+                              t_stack.empty() ? 0 : t_stack.back().path);
+        } catch (...) {
+        }
         close_frame(*c, f);
     }
 }
@@ -298,9 +321,14 @@ void drain_launch_links(const std::function<void(const launch_link&)>& f) {
     g_rings.drain(f);
 }
 
-void CUPTIAPI launch_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId,
+void CUPTIAPI launch_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                               const void* data) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && id == CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion) {
+        const auto* d = static_cast<const CUpti_CallbackData*>(data);
+        if (d->callbackSite == CUPTI_API_ENTER) t_marker = d->correlationId;
+        return;
+    }
     if (t_stack.empty() || !t_stack.back().name) return;
     collector* c = g_target.load(std::memory_order_acquire);
     if (!c) return;
@@ -317,10 +345,7 @@ void CUPTIAPI launch_callback(void*, CUpti_CallbackDomain domain, CUpti_Callback
         return; // a driver exit, or the driver call inside a runtime launch
     }
     try {
-        if (!t_ring) t_ring = g_rings.add();
-        while (!t_ring->push(l)) // full: this thread hands its links over itself, once per 8 Ki
-            t_ring->drain(
-                [c](const launch_link& x) { c->link_launch(x.correlation, x.range, x.path); });
+        append(*c, l);
     } catch (...) {
     }
 }

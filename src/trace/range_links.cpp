@@ -4,6 +4,7 @@
 #include "collector.hpp"
 
 #include <cstdio>
+#include <iterator>
 
 namespace ktune::trace::detail {
 namespace {
@@ -58,6 +59,13 @@ void collector::enable_launch_links() noexcept {
         has_links_.store(true, std::memory_order_release);
         return;
     }
+    if (options_.link == link_mode::window) {
+        // Only the marker's callback: nothing of CUPTI's or ktune's runs per launch.
+        api_.enable_callback(CUPTI_CB_DOMAIN_DRIVER_API,
+                             CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion);
+        has_links_.store(true, std::memory_order_release);
+        return;
+    }
     // Callbacks: the runtime's exit too (link_mode::callback uses it to know when the nested
     // driver call is over); CUPTI enables entry and exit together anyway.
     for (const auto id : runtime_launches)
@@ -94,6 +102,10 @@ void collector::link_launch(std::uint32_t correlation, std::uint32_t range,
     }
 }
 
+void collector::take_link(const launch_link& l) noexcept {
+    link_launch(l.correlation, l.range, l.path);
+}
+
 void collector::on_link_record(const CUpti_Activity* a) {
     // Both structs have kept their layout since CUDA 8 (no versioned successor).
     if (a->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
@@ -113,6 +125,22 @@ void collector::on_link_record(const CUpti_Activity* a) {
 
 bool collector::attach_range(kernel_record& r) {
     std::lock_guard lock(link_mutex_);
+    if (options_.link == link_mode::window) {
+        // Correlation ids grow in launch order: the kernel runs in the range set by the last
+        // boundary before its launch. Exact while one thread launches inside ranges; with
+        // several, a thread's launches take the range of whichever thread marked last.
+        auto it = links_.lower_bound(r.correlation);
+        if (it == links_.begin()) return true;
+        --it;
+        r.nvtx_range = it->second.first;
+        r.nvtx_path = it->second.second;
+        constexpr std::uint32_t window = 1u << 16;
+        if (r.correlation > window && links_.size() > 4096) {
+            auto cut = links_.lower_bound(r.correlation - window);
+            if (cut != links_.begin()) links_.erase(links_.begin(), std::prev(cut));
+        }
+        return true;
+    }
     const auto it = links_.find(r.correlation);
     if (it == links_.end()) {
         // With external correlation a kernel may complete before the buffer holding its

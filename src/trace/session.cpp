@@ -168,10 +168,12 @@ bool session::start() noexcept {
                 co.link = nvtx_link::callback;
             else if (v == "locked_map")
                 co.link = nvtx_link::locked_map;
+            else if (v == "window")
+                co.link = nvtx_link::window;
             else
                 std::fprintf(stderr,
                              "ktune: ignoring KTUNE_NVTX_LINK=%s (expected "
-                             "external_correlation, callback or locked_map)\n",
+                             "callback, external_correlation, locked_map or window)\n",
                              l);
         }
         if (const char* d = std::getenv("KTUNE_NVTX_DRIVER_RECORDS"); d && std::string(d) == "0")

@@ -27,6 +27,7 @@ enum class nvtx_link : std::uint8_t {
     callback,             ///< CUPTI launch callbacks into a per-thread ring (default)
     external_correlation, ///< CUPTI external correlation ids; experimental: see launch_links.hpp
     locked_map,           ///< launch callbacks into a locked map (the first implementation)
+    window, ///< one marker per range boundary, no per-launch work; one launching thread only
 };
 
 struct session_options {
@@ -41,7 +42,8 @@ struct session_options {
     /// NVTX ranges, and each kernel's enclosing range. NVTX reaches ktune only through
     /// NVTX_INJECTION64_PATH=libktune_inject.so (set by `ktune profile`).
     bool nvtx = true;
-    /// KTUNE_NVTX_LINK=external_correlation|callback|locked_map in the environment overrides it.
+    /// KTUNE_NVTX_LINK=callback|external_correlation|locked_map|window in the environment
+    /// overrides it.
     nvtx_link link = nvtx_link::callback;
     /// Keep CUPTI's subscriber slot for the whole session (false: claim it at start only to
     /// detect another CUPTI client, then release it).

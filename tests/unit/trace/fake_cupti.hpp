@@ -109,6 +109,7 @@ public:
         };
         CUpti_CallbackData data{};
         data.correlationId = correlation;
+        last_correlation = std::max(last_correlation, correlation);
         const bool cb = on(callbacks, d, id) && callback;
         if (cb) {
             data.callbackSite = CUPTI_API_ENTER;
@@ -138,6 +139,24 @@ public:
         a.correlationId = correlation;
         add_api(a);
     }
+    /// cuDriverGetVersion as CUPTI sees it: the next correlation id, given to the subscriber at
+    /// entry and exit if that callback is on.
+    CUptiResult call_marker() override {
+        ++markers;
+        const auto id = CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion;
+        CUpti_CallbackData data{};
+        data.correlationId = ++last_correlation;
+        for (const auto& c : callbacks)
+            if (c.first == CUPTI_CB_DOMAIN_DRIVER_API && c.second == id && callback) {
+                data.callbackSite = CUPTI_API_ENTER;
+                callback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API, id, &data);
+                data.callbackSite = CUPTI_API_EXIT;
+                callback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API, id, &data);
+            }
+        return CUPTI_SUCCESS;
+    }
+    std::uint32_t last_correlation = 0; ///< CUPTI's counter: launches and markers share it
+    int markers = 0;
     /// API records go to their own buffer (CUPTI's per-thread buffers): deliver_api() hands it
     /// over, so tests can complete it before or after the kernels' buffer.
     template <class T>

@@ -162,6 +162,47 @@ TEST_CASE("kernels carry the NVTX range open on the launching thread; top ranks 
     }
 }
 
+TEST_CASE("window links: one marker per range boundary, nothing per launch") {
+    const auto path = temp_path("window.ktrace");
+    auto owner = std::make_unique<test::fake_cupti>();
+    auto* fake = owner.get();
+    fake->now_ns = 50;
+    auto o = opts(path);
+    o.link = nvtx_link::window;
+    session s(o, std::move(owner));
+    REQUIRE(s.start());
+    fake->launch(rt, launch, 10);
+    td::nvtx_push("train");
+    // Only the marker's callback is on: launches reach neither CUPTI callbacks nor API records.
+    REQUIRE(fake->callbacks.size() == 1);
+    CHECK(fake->callbacks[0].second == CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion);
+    CHECK_FALSE(fake->api_record_on(rt, launch));
+    CHECK(fake->markers == 1);
+    fake->launch(rt, launch, 20);
+    td::nvtx_push("forward");
+    fake->launch(rt, launch, 30);
+    fake->launch(rt, graph_launch, 40); // graph kernels share their launch's id
+    td::nvtx_pop();
+    fake->launch(rt, launch, 50); // back in train
+    td::nvtx_pop();
+    fake->launch(rt, launch, 60); // outside any range
+    CHECK(fake->markers == 4);
+    for (const std::uint32_t c : {10u, 20u, 30u, 40u, 40u, 50u, 60u})
+        fake->add(test::make_kernel(k_step, c * 10, c * 10 + 5, c));
+    fake->deliver(); // the kernels' buffer may come first: boundaries are already published
+    s.stop();
+    REQUIRE(s.save());
+    trace_reader r(path);
+    test::trace_collector c;
+    REQUIRE(r.read(c).complete);
+    std::vector<std::string> paths;
+    for (const auto& k : c.kernels)
+        paths.push_back(name_of(r, k.nvtx_path));
+    CHECK(paths == std::vector<std::string>{"", "train", "train/forward", "train/forward",
+                                            "train/forward", "train", ""});
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("NVTX ranges pushed while nothing records stay balanced and unrecorded") {
     td::nvtx_push("before");
     const auto path = temp_path("late.ktrace");
