@@ -198,10 +198,23 @@ collector::nvtx_ids collector::nvtx_intern(const char* message, std::uint32_t pa
 }
 
 void collector::add_nvtx(const nvtx_record& r) {
-    std::lock_guard lock(mutex_);
-    ++counters_.nvtx_ranges;
-    counters_.zero_timestamps += r.timed() ? 0 : 1;
-    staged_.nvtx.push_back(r);
+    // Not the staging lock: the buffer thread holds that for a whole CUPTI buffer, and a pop
+    // would wait milliseconds behind it.
+    std::lock_guard lock(nvtx_mutex_);
+    nvtx_pending_.push_back(r);
+}
+
+void collector::stage_nvtx_locked() {
+    std::vector<nvtx_record> ranges;
+    {
+        std::lock_guard lock(nvtx_mutex_);
+        ranges.swap(nvtx_pending_);
+    }
+    for (const auto& r : ranges) {
+        ++counters_.nvtx_ranges;
+        counters_.zero_timestamps += r.timed() ? 0 : 1;
+        staged_.nvtx.push_back(r);
+    }
 }
 
 std::uint64_t collector::now() noexcept {
@@ -224,6 +237,7 @@ void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8
             while (api_.next_record(buffer, valid, &a) == CUPTI_SUCCESS)
                 on_record(a);
         if (!waiting_.empty()) release_waiting(false);
+        stage_nvtx_locked();
         std::size_t dropped = 0;
         if (api_.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS)
             counters_.dropped_by_cupti += dropped;
@@ -261,6 +275,7 @@ void collector::hand_over(bool release_all) noexcept {
     try {
         std::lock_guard lock(mutex_);
         if (release_all) release_waiting(true);
+        stage_nvtx_locked();
         enqueue_locked();
     } catch (...) {
     }

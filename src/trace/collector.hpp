@@ -114,6 +114,7 @@ private:
     void stage_kernel(const kernel_record& r);
     void on_link_record(const CUpti_Activity* a);
     void release_waiting(bool all);
+    void stage_nvtx_locked(); ///< moves the ranges closed so far into staged_ (mutex_ held)
     void report_links() const;
     void on_record(const CUpti_Activity* a);
     void enqueue_locked();
@@ -146,6 +147,9 @@ private:
     std::uint64_t links_on_ns_ = 0;     ///< when API records began (external correlation)
     std::deque<kernel_record> waiting_; ///< kernels whose launch's API record is still due
     std::uint64_t api_records_ = 0, external_records_ = 0; ///< external correlation diagnostics
+
+    std::mutex nvtx_mutex_; // closed NVTX ranges from the program's threads, until staged
+    std::vector<nvtx_record> nvtx_pending_;
 
     std::mutex queue_mutex_;
     std::condition_variable queue_cv_;

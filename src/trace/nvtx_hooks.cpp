@@ -86,18 +86,34 @@ const char* message_of(const nvtxEventAttributes_t* a) {
 
 // Names already interned by this thread: a push then takes no lock (the collector's staging
 // lock can be held for a whole CUPTI buffer by the completion thread).
+// A push of a message seen before at the same pointer (a literal, a registered string) costs
+// one hash lookup and a strcmp, no allocation; the pointer's text is checked because a caller
+// may reuse a buffer for another message (Python's range_push does).
+struct fast_key {
+    const char* message;
+    const char* domain; ///< "" or a kept domain string: stable pointers
+    std::uint32_t parent;
+    bool operator==(const fast_key&) const = default;
+};
+struct fast_hash {
+    std::size_t operator()(const fast_key& k) const noexcept {
+        const auto h = std::hash<const void*>{};
+        return h(k.message) ^ (h(k.domain) * 31) ^ (std::size_t{k.parent} * 0x9e3779b97f4a7c15u);
+    }
+};
+struct fast_entry {
+    std::string text;
+    collector::nvtx_ids ids;
+};
 struct name_cache {
     std::uint64_t owner = 0; ///< collector serial
     std::unordered_map<std::string, collector::nvtx_ids> ids;
+    std::unordered_map<fast_key, fast_entry, fast_hash> by_pointer;
 };
 thread_local name_cache t_names;
 
-collector::nvtx_ids names_of(collector& c, const char* message, const char* domain,
-                             std::uint32_t parent) {
-    if (t_names.owner != c.serial()) {
-        t_names.ids.clear();
-        t_names.owner = c.serial();
-    }
+collector::nvtx_ids names_by_text(collector& c, const char* message, const char* domain,
+                                  std::uint32_t parent) {
     std::string key = std::to_string(parent);
     key += '\x1f';
     key += domain;
@@ -106,6 +122,22 @@ collector::nvtx_ids names_of(collector& c, const char* message, const char* doma
     if (const auto it = t_names.ids.find(key); it != t_names.ids.end()) return it->second;
     const auto ids = c.nvtx_intern(message, parent, domain);
     t_names.ids.emplace(std::move(key), ids);
+    return ids;
+}
+
+collector::nvtx_ids names_of(collector& c, const char* message, const char* domain,
+                             std::uint32_t parent) {
+    if (t_names.owner != c.serial()) { // a new session: ids of the old one mean nothing
+        t_names.ids.clear();
+        t_names.by_pointer.clear();
+        t_names.owner = c.serial();
+    }
+    const fast_key fk{message, domain, parent};
+    if (const auto it = t_names.by_pointer.find(fk);
+        it != t_names.by_pointer.end() && it->second.text == message)
+        return it->second.ids;
+    const auto ids = names_by_text(c, message, domain, parent);
+    if (t_names.by_pointer.size() < 4096) t_names.by_pointer[fk] = {message, ids};
     return ids;
 }
 

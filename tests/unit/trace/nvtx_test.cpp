@@ -9,6 +9,7 @@
 #include "ktune/trace/session.hpp"
 #include "ktune/trace/trace_file.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 #include <unistd.h>
@@ -200,6 +201,30 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
         paths.push_back(name_of(r, k.nvtx_path));
     CHECK(paths == std::vector<std::string>{"", "train", "train/forward", "train/forward",
                                             "train/forward", "train", ""});
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("a message buffer reused for another text names another range") {
+    const auto path = temp_path("reuse.ktrace");
+    session s(opts(path), std::make_unique<test::fake_cupti>());
+    REQUIRE(s.start());
+    char buf[16] = "alpha"; // Python's range_push hands over a buffer it reuses
+    td::nvtx_push(buf);
+    td::nvtx_pop();
+    std::snprintf(buf, sizeof buf, "beta");
+    td::nvtx_push(buf);
+    td::nvtx_pop();
+    td::nvtx_push(buf);
+    td::nvtx_pop();
+    s.stop();
+    REQUIRE(s.save());
+    trace_reader r(path);
+    test::trace_collector c;
+    r.read(c);
+    REQUIRE(c.nvtx.size() == 3);
+    CHECK(r.string(c.nvtx[0].name_id).mangled == "alpha");
+    CHECK(r.string(c.nvtx[1].name_id).mangled == "beta");
+    CHECK(r.string(c.nvtx[2].name_id).mangled == "beta");
     std::filesystem::remove(path);
 }
 
