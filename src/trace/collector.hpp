@@ -35,7 +35,7 @@ struct collector_options {
     /// external_correlation: kernels whose launch's API record has not arrived yet wait (the
     /// launching thread's buffer may complete after the kernel's); beyond this many, the
     /// oldest are written unattributed.
-    std::size_t max_waiting_kernels = 1u << 20;
+    std::size_t max_waiting_kernels = 1u << 18;
     /// external_correlation: also the driver's launch APIs (kernels launched through the
     /// driver: Triton, cuBLAS); off only to measure what the runtime's nested call costs.
     bool driver_api_records = true;

@@ -1,8 +1,8 @@
 // NVTX attribution on a GPU: kernels carry the range open on the launching thread, through
-// ktune's NVTX hooks and the link mode of the session (external correlation by default;
-// KTUNE_NVTX_LINK=callback|locked_map runs the same test through CUPTI's launch callbacks). NVTX's static injection point
-// (InitializeInjectionNvtx2_fnptr, a strong symbol here) hands this process's NVTX calls to
-// ktune, as NVTX_INJECTION64_PATH does under `ktune profile`.
+// ktune's NVTX hooks and the session's link mode (CUPTI launch callbacks by default;
+// KTUNE_NVTX_LINK=locked_map|external_correlation|window runs the same test another way).
+// NVTX's static injection point (InitializeInjectionNvtx2_fnptr, a strong symbol here) hands
+// this process's NVTX calls to ktune, as NVTX_INJECTION64_PATH does under `ktune profile`.
 #include "catch.hpp"
 #include "nvtx_launches.hpp"
 #include "trace_collector.hpp"
