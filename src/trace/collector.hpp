@@ -76,7 +76,7 @@ public:
     /// caller calls close_range at its pop).
     bool open_range(std::uint32_t range, std::uint32_t path) noexcept;
     void close_range() noexcept;
-    /// Turns the external correlation records off again (recording stopped).
+    /// Turns the launch links' records or callbacks off again (recording stopped).
     void stop_launch_links() noexcept;
     [[nodiscard]] link_mode mode() const noexcept { return options_.link; }
     /// A link from a thread's ring: a launch (callback) or a range boundary (window).

@@ -26,8 +26,9 @@ public:
         subscriber_ = nullptr;
         return rc;
     }
-    CUptiResult enable_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id) override {
-        return subscriber_ ? cuptiEnableCallback(1, subscriber_, domain, id)
+    CUptiResult enable_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                bool on) override {
+        return subscriber_ ? cuptiEnableCallback(on ? 1 : 0, subscriber_, domain, id)
                            : CUPTI_ERROR_NOT_INITIALIZED;
     }
     CUptiResult enable_api_record(CUpti_CallbackDomain domain, CUpti_CallbackId id,

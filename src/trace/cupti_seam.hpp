@@ -22,8 +22,9 @@ public:
     /// Claims CUPTI's single subscriber slot with `callback` (called only for the callbacks
     /// enabled through enable_callback); on failure `other` names the holder if known.
     virtual CUptiResult subscribe(std::string* other, callback_fn callback) = 0;
-    /// Turns on one API callback of the subscriber (cuptiEnableCallback).
-    virtual CUptiResult enable_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id) = 0;
+    /// Turns one API callback of the subscriber on or off (cuptiEnableCallback).
+    virtual CUptiResult enable_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                        bool on = true) = 0;
     /// cuptiActivitySetAttribute with a value of `bytes` bytes.
     virtual CUptiResult set_attribute(CUpti_ActivityAttribute attr, std::size_t bytes,
                                       void* value) = 0;

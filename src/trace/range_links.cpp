@@ -75,11 +75,27 @@ void collector::enable_launch_links() noexcept {
 }
 
 void collector::stop_launch_links() noexcept {
-    // After recording stops, a program inside ranges should not keep paying for API records.
-    if (options_.link != link_mode::external_correlation || !launch_links_on_.load()) return;
-    api_.disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-    api_.disable(CUPTI_ACTIVITY_KIND_RUNTIME);
-    api_.disable(CUPTI_ACTIVITY_KIND_DRIVER);
+    // After recording stops (--duration), a program inside ranges should not keep paying for
+    // API records or launch callbacks.
+    if (!launch_links_on_.load()) return;
+    switch (options_.link) {
+    case link_mode::external_correlation:
+        api_.disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        api_.disable(CUPTI_ACTIVITY_KIND_RUNTIME);
+        api_.disable(CUPTI_ACTIVITY_KIND_DRIVER);
+        break;
+    case link_mode::window:
+        api_.enable_callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
+                             false);
+        break;
+    case link_mode::callback:
+    case link_mode::locked_map:
+        for (const auto id : runtime_launches)
+            api_.enable_callback(CUPTI_CB_DOMAIN_RUNTIME_API, id, false);
+        for (const auto id : driver_launches)
+            api_.enable_callback(CUPTI_CB_DOMAIN_DRIVER_API, id, false);
+        break;
+    }
 }
 
 bool collector::open_range(std::uint32_t range, std::uint32_t path) noexcept {

@@ -54,8 +54,9 @@ public:
         if (subscribe_result == CUPTI_SUCCESS) callback = cb;
         return subscribe_result;
     }
-    CUptiResult enable_callback(CUpti_CallbackDomain d, CUpti_CallbackId id) override {
-        callbacks.emplace_back(d, id);
+    CUptiResult enable_callback(CUpti_CallbackDomain d, CUpti_CallbackId id, bool on) override {
+        std::erase(callbacks, std::make_pair(d, id));
+        if (on) callbacks.emplace_back(d, id);
         return CUPTI_SUCCESS;
     }
     CUptiResult set_attribute(CUpti_ActivityAttribute a, std::size_t, void*) override {

@@ -101,7 +101,9 @@ void check_attribution(nvtx_link mode, bool kernels_first) {
     // CUPTI may complete the kernels' buffer before the launching thread's API records.
     if (kernels_first) fake->deliver();
     s.stop();
-    CHECK_FALSE(fake->api_record_on(rt, launch)); // a program still in ranges pays no more
+    // A program still in ranges after recording stops pays nothing more.
+    CHECK_FALSE(fake->api_record_on(rt, launch));
+    CHECK(fake->callbacks.empty());
     REQUIRE(s.save());
 
     trace_reader r(path);
@@ -192,6 +194,7 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
         fake->add(test::make_kernel(k_step, c * 10, c * 10 + 5, c));
     fake->deliver(); // the kernels' buffer may come first: boundaries are already published
     s.stop();
+    CHECK(fake->callbacks.empty()); // the marker's callback is off again
     REQUIRE(s.save());
     trace_reader r(path);
     test::trace_collector c;
