@@ -48,9 +48,9 @@ step_kernels_sweep() {
         tee "$OUT/kernels_sweep.txt"
 }
 
-# Session 3: the new axis values (row ops stage=smem_tma, transpose form=regs) config by config,
-# beside the session-2 winners (no search in between), on the shapes they were made for;
-# bench/ops/bench_configs.
+# Session 3: the row ops' stage=smem_tma configs one by one beside the default and the session-2
+# winner (no search in between), on the shapes they were made for; transpose: its default and
+# session-2 winner. bench/ops/bench_configs.
 # Table: $OUT/kernels_stage.txt (GB/s by the byte model; % of the 512 MiB copy when
 # kernels_copy.jsonl exists from step kernels_sweep or this step's own copy timing).
 step_kernels_stage() {
@@ -80,7 +80,7 @@ step_kernels_stage() {
     local c op dt s win
     for c in "${cases[@]}"; do
         read -r op dt s win <<<"$c"
-        timeout 60 "$b" "$op" "$s" "$dt" stage=smem_tma form=regs "$win" >>"$log" 2>>"$OUT/kernels_stderr.log" ||
+        timeout 60 "$b" "$op" "$s" "$dt" stage=smem_tma "$win" >>"$log" 2>>"$OUT/kernels_stderr.log" ||
             echo "$op $dt $s: bench_configs failed or timed out" | tee -a "$OUT/kernels_stderr.log"
     done
     python3 bench/ops/stage_table.py "$log" "$OUT/kernels_copy.jsonl" | tee "$OUT/kernels_stage.txt"

@@ -2,8 +2,8 @@
 """The stage table (docs/perf/kernels.md) from bench_configs' JSON lines:
   stage_table.py STAGE.jsonl COPY_SIZES.jsonl
 Per (op, dtype, shape): the default, the session-2 winner and the best config of the session-3
-axis values (stage=smem_tma, transpose form=regs), each with its median, CI and % of the 512 MiB
-copy; then every config, best first."""
+axis values (stage=smem_tma; in run 2 also transpose form=regs, since dropped), each with its
+median, CI and % of the 512 MiB copy; then every config, best first."""
 import json
 import sys
 from collections import defaultdict

@@ -3,8 +3,10 @@
 // of the shared tile against bank conflicts. bf16 can pack: the pair in[2i][c], in[2i+1][c] is
 // one 4-byte word of the output row c, so the tile holds words (half the shared-memory
 // accesses, the banks' natural width) and the kernel is a 32-bit transpose of row pairs.
-// The regs form (session 3) has no shared memory at all: ncu on the H200 showed the bf16 tile
-// form bound by the L1/shared-memory pipe (Mem Busy 82 %, DRAM 66 %, 8192x8192 winner).
+// Tried and dropped (session 3, docs/perf/kernels.md): a shared-memory-free form transposing
+// vec x vec blocks in registers. ncu had the bf16 tile winner bound by the L1/shared pipe (Mem
+// Busy 82 %, DRAM 66 %), but the register form measured 64-76 % of the copy against 78-92 % for
+// the tiles: its 16-64-byte output segments per row cost more than the shared-memory traffic.
 #include "ops/builtin_ops.hpp"
 #include "ops/source_common.hpp"
 
@@ -15,34 +17,6 @@ namespace {
 
 const char* const transpose_body = R"(
 typedef vec_t<VEC> V;
-#if defined(FORM_regs)
-// No shared memory: each thread loads a VEC x VEC block (VEC vectors, one per input row),
-// transposes it in registers and stores VEC vectors (one per output row). A warp's lanes are
-// LANES_R along rows by 32 / LANES_R along columns, so a load instruction reads row segments of
-// 32 / LANES_R vectors and a store writes output segments of LANES_R vectors (LANES_R 2: whole
-// 32-byte sectors). BLOCK_ROWS warps per block, stacked along rows.
-constexpr int WR = LANES_R * VEC, WC = 32 / LANES_R * VEC; // a warp's tile
-
-extern "C" __global__ void __launch_bounds__(32 * BLOCK_ROWS)
-ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
-    const int lane = threadIdx.x;
-    const long long r0 = ((long long)blockIdx.y * BLOCK_ROWS + threadIdx.y) * WR + (lane % LANES_R) * VEC;
-    const long long c0 = (long long)blockIdx.x * WC + (lane / LANES_R) * VEC;
-    if (r0 < rows && c0 < cols) { // rows and cols are multiples of VEC: whole blocks only
-        V a[VEC];
-#pragma unroll
-        for (int i = 0; i < VEC; ++i) a[i] = *reinterpret_cast<const V*>(in + (r0 + i) * cols + c0);
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) {
-            V o;
-#pragma unroll
-            for (int i = 0; i < VEC; ++i) o.v[i] = a[i].v[j];
-            *reinterpret_cast<V*>(out + (c0 + j) * rows + r0) = o;
-        }
-    }
-    KTUNE_EPILOGUE(out, (long long)rows * cols)
-}
-#else
 constexpr int TX = TILE / VEC;
 
 extern "C" __global__ void __launch_bounds__(TX * BLOCK_ROWS)
@@ -102,7 +76,6 @@ ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int col
 #endif
     KTUNE_EPILOGUE(out, (long long)rows * cols)
 }
-#endif
 )";
 
 const char* const transpose_reference = R"(
@@ -117,24 +90,17 @@ extern "C" __global__ void ktune_op_kernel(const T* in, float* out, int rows, in
 class transpose final : public op {
 public:
     std::string_view name() const noexcept override { return "transpose"; }
-    int version() const noexcept override { return 3; }
+    int version() const noexcept override { return 2; }
     std::string_view description() const noexcept override {
         return "2-D transpose into a new contiguous tensor";
     }
     std::string_view torch_equivalent() const noexcept override { return "x.t().contiguous()"; }
     std::vector<param_axis> axes() const override {
         return {{"tile", ints({16, 32, 64}), "square tile edge staged in shared memory"},
-                {"block_rows", ints({2, 4, 8, 16, 32}),
-                 "thread rows per block (smem form), warps per block (regs form)"},
+                {"block_rows", ints({2, 4, 8, 16, 32}), "thread rows per block"},
                 {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"},
                 {"pad", ints({0, 1}), "shared-memory padding per tile row (elements)"},
-                {"pack", ints({0, 1}), "bf16: stage pairs of rows as 4-byte words"},
-                {"form",
-                 {std::string("smem"), std::string("regs")},
-                 "tiles staged in shared memory, or vec x vec blocks transposed in registers "
-                 "(block_rows warps per block)"},
-                {"lanes_r", ints({1, 2, 4, 8}),
-                 "regs form: lanes of a warp along rows (output segments of lanes_r vectors)"}};
+                {"pack", ints({0, 1}), "bf16: stage pairs of rows as 4-byte words"}};
     }
     bool valid(const config& c, const problem& p, std::string* why) const override {
         const auto tile = c.get<std::int64_t>("tile");
@@ -146,15 +112,12 @@ public:
         };
         if (vec * static_cast<std::int64_t>(size_of(p.type)) > 16)
             return fail("vector wider than 16 bytes");
-        if (p.shape.rows % vec != 0 || p.shape.cols % vec != 0)
-            return fail("vec must divide rows and cols");
-        if (regs_form(c)) return valid_regs(c, p, why);
         if (tile % vec != 0 || tile / vec < 2) return fail("tile / vec must be at least 2");
         const std::int64_t threads = tile / vec * by;
         if (threads < 32 || threads > 1024) return fail("block must hold 32..1024 threads");
         if (by > tile) return fail("block_rows > tile");
-        if (c.find("lanes_r") && c.get<std::int64_t>("lanes_r") != 1)
-            return fail("lanes_r applies to the regs form");
+        if (p.shape.rows % vec != 0 || p.shape.cols % vec != 0)
+            return fail("vec must divide rows and cols");
         if ((p.shape.rows + tile - 1) / tile > 65535) return fail("grid.y over 65535");
         if (c.find("pack") && c.get<std::int64_t>("pack") != 0) {
             if (p.type != dtype::bf16) return fail("pack pairs 2-byte elements: bf16 only");
@@ -163,35 +126,14 @@ public:
         }
         return true;
     }
-    static bool regs_form(const config& c) {
-        return c.find("form") && c.get<std::string>("form") == "regs";
-    }
-    // The regs form uses vec, block_rows (warps) and lanes_r; tile, pad and pack stay at one
-    // value each so that no two configs compile to the same kernel.
-    static bool valid_regs(const config& c, const problem& p, std::string* why) {
-        const auto fail = [&](const char* m) {
-            if (why) *why = m;
-            return false;
-        };
-        const auto vec = c.get<std::int64_t>("vec");
-        const auto lr = c.get<std::int64_t>("lanes_r");
-        if (c.get<std::int64_t>("tile") != 32 || c.get<std::int64_t>("pad") != 0 ||
-            (c.find("pack") && c.get<std::int64_t>("pack") != 0))
-            return fail("the regs form has no tile: tile 32, pad 0, pack 0");
-        if (vec < 2) return fail("the regs form transposes vec x vec blocks: vec at least 2");
-        if (lr < 1 || lr > 8 || (lr & (lr - 1)) != 0) return fail("lanes_r: 1, 2, 4 or 8");
-        const std::int64_t block_tile_rows = c.get<std::int64_t>("block_rows") * lr * vec;
-        if ((p.shape.rows + block_tile_rows - 1) / block_tile_rows > 65535)
-            return fail("grid.y over 65535");
-        return true;
-    }
     config default_config(const problem& p) const override {
         // The classic CUDA-samples transpose: 32x32 tiles, 32x8 threads, padded.
         (void)p;
-        return {{"tile", std::int64_t{32}},  {"block_rows", std::int64_t{8}},
-                {"vec", std::int64_t{1}},    {"pad", std::int64_t{1}},
-                {"pack", std::int64_t{0}},   {"form", std::string("smem")},
-                {"lanes_r", std::int64_t{1}}};
+        return {{"tile", std::int64_t{32}},
+                {"block_rows", std::int64_t{8}},
+                {"vec", std::int64_t{1}},
+                {"pad", std::int64_t{1}},
+                {"pack", std::int64_t{0}}};
     }
     std::string source(const config& c, const problem& p) const override {
         return prelude(p.type) + constants(c) + transpose_body;
@@ -202,17 +144,6 @@ public:
     launch_geometry geometry(const config& c, const problem& p) const override {
         const auto tile = c.get<std::int64_t>("tile");
         launch_geometry g;
-        if (regs_form(c)) {
-            const auto vec = c.get<std::int64_t>("vec");
-            const auto lr = c.get<std::int64_t>("lanes_r");
-            const auto by = c.get<std::int64_t>("block_rows");
-            const std::int64_t wc = 32 / lr * vec, br = by * lr * vec;
-            g.grid[0] = static_cast<unsigned>((p.shape.cols + wc - 1) / wc);
-            g.grid[1] = static_cast<unsigned>((p.shape.rows + br - 1) / br);
-            g.block[0] = 32;
-            g.block[1] = static_cast<unsigned>(by);
-            return g;
-        }
         g.grid[0] = static_cast<unsigned>((p.shape.cols + tile - 1) / tile);
         g.grid[1] = static_cast<unsigned>((p.shape.rows + tile - 1) / tile);
         g.block[0] = static_cast<unsigned>(tile / c.get<std::int64_t>("vec"));
