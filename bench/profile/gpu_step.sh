@@ -188,11 +188,11 @@ step_profile_floor() {
     rw raw_sem RAW_CUPTI_SEMAPHORE_POOL=100000 >/dev/null
     for rep in 1 2 3 4 5; do
         cmd=("$b/profile_workload" tiny 20000)
+        # (run 4 also had PER_THREAD=0 +2.2 %, KIND_KERNEL +27.2 %, HOST_PINNED +1.5 % over the
+        # floor: RAW_CUPTI_PER_THREAD=0, RAW_CUPTI_KINDS=serial_kernel, RAW_CUPTI_HOST_PINNED=1)
         { base; rw raw_zeroed; rw raw_dev32 RAW_CUPTI_DEVICE_BUFFER_MB=32
-          rw raw_dev128 RAW_CUPTI_DEVICE_BUFFER_MB=128; rw raw_perthread0 RAW_CUPTI_PER_THREAD=0
-          rw raw_buf1 RAW_CUPTI_BUFFER_MB=1; rw raw_kind_kernel RAW_CUPTI_KINDS=serial_kernel
-          rw raw_pinned RAW_CUPTI_HOST_PINNED=1; kt k_default
-          kt k_dev32 KTUNE_DEVICE_BUFFER_MB=32; } >>"$j"
+          rw raw_dev128 RAW_CUPTI_DEVICE_BUFFER_MB=128; rw raw_buf1 RAW_CUPTI_BUFFER_MB=1
+          kt k_default; kt k_dev32 KTUNE_DEVICE_BUFFER_MB=32; } >>"$j"
         # Host side vs GPU side: ~10 us kernels make the loop GPU-paced.
         cmd=("$b/profile_workload" long 20000)
         { base; rw raw_zeroed; kt k_default; } >>"$j"
