@@ -61,7 +61,12 @@ TEST_CASE("constraints prune before compiling") {
     CHECK(d.get<std::int64_t>("cluster") == 8);
     CHECK(d.get<std::int64_t>("threads_per_row") == 512);
     CHECK(sm.default_config({{1024, 131072}, dtype::bf16}).get<std::int64_t>("cluster") == 4);
-    CHECK(sm.default_config({{4096, 32768}, dtype::bf16}).get<std::int64_t>("cluster") == 1);
+    const config mid_long = sm.default_config({{4096, 32768}, dtype::bf16}); // 64 KiB rows
+    CHECK(mid_long.get<std::int64_t>("cluster") == 1);
+    CHECK(mid_long.get<std::string>("stage") == "smem_tma");
+    CHECK(find_op("layernorm")
+              .default_config({{4096, 32768}, dtype::f32})
+              .get<std::int64_t>("cluster") == 2);
     // Rows that fit 256 threads' registers keep the register-cached default.
     CHECK(sm.default_config({{8192, 8192}, dtype::bf16}).get<std::string>("stage") == "regs");
 }
