@@ -6,7 +6,7 @@
 // Tried and dropped (session 3, docs/perf/kernels.md): a shared-memory-free form transposing
 // vec x vec blocks in registers. ncu had the bf16 tile winner bound by the L1/shared pipe (Mem
 // Busy 82 %, DRAM 66 %), but the register form measured 64-76 % of the copy against 78-92 % for
-// the tiles: its 16-64-byte output segments per row cost more than the shared-memory traffic.
+// the tiles (a warp touches 8-32 rows per access in 16-128-byte pieces; tiles move whole lines).
 #include "ops/builtin_ops.hpp"
 #include "ops/source_common.hpp"
 
