@@ -229,9 +229,17 @@ void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8
     try {
         std::lock_guard lock(mutex_);
         // Links of launches made so far are published before their kernels can complete.
-        if ((options_.link == link_mode::callback || options_.link == link_mode::window) &&
-            launch_links_on_.load())
+        if (options_.link == link_mode::callback && launch_links_on_.load())
             drain_launch_links([this](const launch_link& l) { take_link(l); });
+        if (options_.link == link_mode::window && launch_links_on_.load()) {
+            // Boundaries of all threads in correlation (launch) order, not ring by ring.
+            std::vector<launch_link> b;
+            drain_launch_links([&b](const launch_link& l) { b.push_back(l); });
+            std::sort(b.begin(), b.end(),
+                      [](const auto& x, const auto& y) { return x.correlation < y.correlation; });
+            for (const auto& l : b)
+                take_link(l);
+        }
         CUpti_Activity* a = nullptr;
         if (valid > 0)
             while (api_.next_record(buffer, valid, &a) == CUPTI_SUCCESS)

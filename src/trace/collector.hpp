@@ -147,6 +147,12 @@ private:
     std::uint64_t links_on_ns_ = 0;     ///< when API records began (external correlation)
     std::deque<kernel_record> waiting_; ///< kernels whose launch's API record is still due
     std::uint64_t api_records_ = 0, external_records_ = 0; ///< external correlation diagnostics
+    struct thread_range {
+        std::uint32_t range = 0, path = 0; ///< innermost open range (0: none)
+        std::uint64_t seq = 0;             ///< order of the boundary that set it
+    };
+    std::vector<thread_range> open_by_thread_; ///< window mode, by ring thread number
+    std::uint64_t boundary_seq_ = 0, overlapping_boundaries_ = 0;
 
     std::mutex nvtx_mutex_; // closed NVTX ranges from the program's threads, until staged
     std::vector<nvtx_record> nvtx_pending_;

@@ -35,8 +35,9 @@ using link_mode = ktune::trace::nvtx_link;
 
 struct launch_link {
     std::uint32_t correlation = 0;
-    std::uint32_t range = 0; ///< 1 + string id
-    std::uint32_t path = 0;  ///< 1 + string id
+    std::uint32_t range = 0;  ///< 1 + string id
+    std::uint32_t path = 0;   ///< 1 + string id
+    std::uint32_t thread = 0; ///< the ring's thread, numbered from 1 (window mode's check)
 };
 
 /// The external correlation id of a range: both string ids, so that no lookup is needed to
@@ -45,7 +46,7 @@ inline std::uint64_t pack_range(std::uint32_t range, std::uint32_t path) noexcep
     return (std::uint64_t{path} << 32) | range;
 }
 inline launch_link unpack_range(std::uint32_t correlation, std::uint64_t id) noexcept {
-    return {correlation, static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(id >> 32)};
+    return {correlation, static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(id >> 32), 0};
 }
 
 /// One launching thread's links: a single-producer ring. The producer (the launching thread)

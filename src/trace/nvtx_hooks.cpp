@@ -38,9 +38,15 @@ thread_local std::shared_ptr<link_ring> t_ring;
 thread_local bool t_in_runtime = false;
 // link_mode::window: the correlation id CUPTI gave this thread's last marker call.
 thread_local std::uint32_t t_marker = 0;
+std::atomic<std::uint32_t> g_next_thread{1};
+thread_local std::uint32_t t_thread = 0;
 
-void append(collector& c, const launch_link& l) {
-    if (!t_ring) t_ring = g_rings.add();
+void append(collector& c, launch_link l) {
+    if (!t_ring) {
+        t_ring = g_rings.add();
+        t_thread = g_next_thread.fetch_add(1, std::memory_order_relaxed);
+    }
+    l.thread = t_thread;
     while (!t_ring->push(l)) // full: this thread hands its links over itself, once per 8 Ki
         t_ring->drain([&c](const launch_link& x) { c.take_link(x); });
 }
@@ -50,7 +56,7 @@ void mark_boundary(collector& c, std::uint32_t range, std::uint32_t path) {
     if (c.mode() != link_mode::window) return;
     t_marker = 0;
     c.call_marker();
-    if (t_marker) append(c, {t_marker, range, path});
+    if (t_marker) append(c, {t_marker, range, path, 0});
 }
 
 // Start/end ranges are not scoped to a thread: they are kept by id.
@@ -365,7 +371,7 @@ void CUPTIAPI launch_callback(void*, CUpti_CallbackDomain domain, CUpti_Callback
     collector* c = g_target.load(std::memory_order_acquire);
     if (!c) return;
     const auto* d = static_cast<const CUpti_CallbackData*>(data);
-    const launch_link l{d->correlationId, t_stack.back().name, t_stack.back().path};
+    const launch_link l{d->correlationId, t_stack.back().name, t_stack.back().path, 0};
     if (c->mode() == link_mode::locked_map) {
         if (d->callbackSite == CUPTI_API_ENTER) c->link_launch(l.correlation, l.range, l.path);
         return;

@@ -119,7 +119,32 @@ void collector::link_launch(std::uint32_t correlation, std::uint32_t range,
 }
 
 void collector::take_link(const launch_link& l) noexcept {
-    link_launch(l.correlation, l.range, l.path);
+    if (options_.link != link_mode::window) return link_launch(l.correlation, l.range, l.path);
+    // Window boundaries of several threads: a launch takes the range set by the last boundary,
+    // whichever thread marked it. A thread closing its last range hands the process back to
+    // the range another thread still has open (a helper thread's short ranges inside the main
+    // thread's long one); ranges open on two threads at once are counted and said at the end.
+    try {
+        std::lock_guard lock(link_mutex_);
+        if (l.thread >= open_by_thread_.size()) open_by_thread_.resize(l.thread + 1);
+        auto& mine = open_by_thread_[l.thread];
+        mine = {l.range, l.path, ++boundary_seq_};
+        auto now = std::make_pair(l.range, l.path);
+        std::size_t open = 0;
+        std::uint64_t latest = 0;
+        for (const auto& o : open_by_thread_) {
+            if (!o.range) continue;
+            ++open;
+            if (!l.range && o.seq > latest) {
+                latest = o.seq;
+                now = {o.range, o.path};
+            }
+        }
+        if (open > 1) ++overlapping_boundaries_;
+        links_[l.correlation] = now;
+        has_links_.store(true, std::memory_order_relaxed);
+    } catch (...) {
+    }
 }
 
 void collector::on_link_record(const CUpti_Activity* a) {
@@ -176,6 +201,12 @@ bool collector::attach_range(kernel_record& r) {
 }
 
 void collector::report_links() const {
+    if (options_.link == link_mode::window && overlapping_boundaries_ > 0)
+        std::fprintf(stderr,
+                     "ktune: NVTX ranges open on several threads at once (%llu boundaries); with "
+                     "KTUNE_NVTX_LINK=window a kernel may carry another thread's range (the "
+                     "default, callback, does not)\n",
+                     static_cast<unsigned long long>(overlapping_boundaries_));
     // Until external correlation has been seen working on a GPU, say what reached ktune.
     if (options_.link == link_mode::external_correlation && launch_links_on_.load())
         std::fprintf(stderr,

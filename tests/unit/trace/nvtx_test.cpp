@@ -187,10 +187,16 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
     fake->launch(rt, graph_launch, 40); // graph kernels share their launch's id
     td::nvtx_pop();
     fake->launch(rt, launch, 50); // back in train
+    // A helper thread's short range inside: once closed, the process is back in train.
+    std::thread([] {
+        td::nvtx_push("helper");
+        td::nvtx_pop();
+    }).join();
+    fake->launch(rt, launch, 55);
     td::nvtx_pop();
     fake->launch(rt, launch, 60); // outside any range
-    CHECK(fake->markers == 4);
-    for (const std::uint32_t c : {10u, 20u, 30u, 40u, 40u, 50u, 60u})
+    CHECK(fake->markers == 6);
+    for (const std::uint32_t c : {10u, 20u, 30u, 40u, 40u, 50u, 55u, 60u})
         fake->add(test::make_kernel(k_step, c * 10, c * 10 + 5, c));
     fake->deliver(); // the kernels' buffer may come first: boundaries are already published
     s.stop();
@@ -203,7 +209,7 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
     for (const auto& k : c.kernels)
         paths.push_back(name_of(r, k.nvtx_path));
     CHECK(paths == std::vector<std::string>{"", "train", "train/forward", "train/forward",
-                                            "train/forward", "train", ""});
+                                            "train/forward", "train", "train", ""});
     std::filesystem::remove(path);
 }
 
