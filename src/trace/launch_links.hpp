@@ -18,7 +18,7 @@
 //   each push and pop calls a cheap driver API (cuDriverGetVersion) whose entry callback gives
 //   the boundary's correlation id; a kernel takes the range set by the last boundary before its
 //   launch. Costs two marker calls per range instead of CUPTI work per launch; exact while one
-//   thread launches inside ranges.
+//   thread launches inside ranges (collector::take_link says what happens with several).
 #include "ktune/trace/session.hpp"
 
 #include <array>
