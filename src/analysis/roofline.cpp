@@ -37,6 +37,11 @@ std::string lever_for(bound_class c, bound_unit u, compute_kind k, const rooflin
                       double pct_of_attainable) {
     const bool tensor_is_faster = (k == compute_kind::fp32 || k == compute_kind::fp16) &&
                                   roofs.roof(compute_kind::tensor_16) > roofs.roof(k);
+    const bool tensor_kind = k == compute_kind::tensor_16 || k == compute_kind::tensor_tf32 ||
+                             k == compute_kind::tensor_fp8;
+    if (c == bound_class::memory && u == bound_unit::l1 && tensor_kind)
+        return "shared-memory bandwidth feeding the tensor cores: larger MMA tiles (more FLOPs "
+               "per shared-memory byte), the A operand from registers";
     if (c == bound_class::memory && u == bound_unit::l1)
         return tensor_is_faster
                    ? "shared-memory reuse: register tiling (more outputs per thread per shared "

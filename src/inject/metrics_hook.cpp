@@ -45,7 +45,7 @@ struct hook_state {
     std::mutex decide; ///< policy, session, counters
     std::shared_mutex launch;
     std::unique_ptr<metrics::range_session> session;
-    bool flush_l2 = true; ///< --cache-control all: flush L2 before each profiled range
+    bool flush_l2 = false; ///< --cache-control all: flush L2 before each profiled range
     std::unique_ptr<metrics::detail::l2_flusher> flusher;
     std::uint64_t flushes = 0;       ///< ranges that started after a completed flush
     std::uint64_t unflushed = 0;     ///< ranges profiled without one (flush failed or off)
@@ -271,9 +271,9 @@ bool metrics_hook_start() noexcept {
             if (cc != "all" && cc != "none")
                 std::fprintf(stderr,
                              "ktune: ignoring KTUNE_METRICS_CACHE_CONTROL=%s (all or "
-                             "none); flushing L2 before each range\n",
+                             "none); caches left as they are\n",
                              c);
-            h->flush_l2 = cc != "none";
+            h->flush_l2 = cc == "all";
         }
         h->policy.emplace(o);
         if (const char* p = env("KTUNE_METRICS_PEAKS")) h->peaks = metrics::read_measured_peaks(p);

@@ -14,8 +14,8 @@
 //   KTUNE_METRICS_PER_KERNEL   profiled launches per kernel            (--max-per-kernel)
 //   KTUNE_METRICS_DENY         regex of kernels never to serialise     (--deny)
 //   KTUNE_METRICS_MAX_PASSES   replay-pass budget per kernel (default 3)
-//   KTUNE_METRICS_CACHE_CONTROL all (default): write back + invalidate L2 before each profiled
-//                              range, like ncu's default; none: leave the caches as they are
+//   KTUNE_METRICS_CACHE_CONTROL all: write back + invalidate L2 before each profiled range
+//                              (before its first replay pass); none (default): leave them
 //   KTUNE_METRICS_PEAKS        `ktune device --measure --json` output to record as the roofs
 #include <string>
 

@@ -37,8 +37,9 @@ void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o) {
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     app.add_option("--cache-control", o.cache_control,
-                   "all: write back and invalidate L2 before each profiled range (as ncu's "
-                   "default); none: profile with the caches as the program left them")
+                   "all: write back and invalidate L2 before each profiled range (its first "
+                   "replay pass; ncu flushes before every pass); none: leave the caches as the "
+                   "program and CUPTI's replay left them")
         ->capture_default_str()
         ->check(CLI::IsMember({"all", "none"}));
 }

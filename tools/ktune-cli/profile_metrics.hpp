@@ -19,7 +19,10 @@ struct profile_metrics_options {
     std::string deny;
     std::string peaks;
     std::size_t max_passes = 3;
-    std::string cache_control = "all";
+    /// "none" by default: the H200 run of 2026-11-21 (docs/perf/metrics.md, session 3) saw the
+    /// flush change no DRAM count of a kernel moving >= 1 MiB (CUPTI's kernel replay restores
+    /// memory before the pass that counts DRAM, after the flush) at ~24 ms per profiled launch.
+    std::string cache_control = "none";
 };
 
 void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o);

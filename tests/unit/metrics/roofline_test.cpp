@@ -218,4 +218,21 @@ TEST_CASE("memory-bound names the level whose throughput binds: DRAM, L2 or L1/s
     s.values[std::string(n::l2_pct)] = 20;
     CHECK(classify(std::vector{work_from_sample(s)}, h200()).front().cls == bound_class::latency);
     CHECK(to_string(bound_unit::l1) == "L1/shared");
+    // A wgmma GEMM whose shared-memory banks bind (cuBLAS bf16 8192^3 on the H200: data banks
+    // 95 %, tensor pipe 91 %): the lever is about feeding the tensor cores, not tiling FP32.
+    kernel_sample g{"gemm",
+                    0,
+                    0,
+                    1,
+                    0,
+                    -1,
+                    {{"gpu__time_duration.sum", 1.2e6},
+                     {"dram__bytes.sum", 1.4e9},
+                     {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", 1.0827e12},
+                     {std::string(n::l1_bank_reads_pct), 95}}};
+    p = classify(std::vector{work_from_sample(g)}, h200()).front();
+    CHECK(p.cls == bound_class::memory);
+    CHECK(p.unit == bound_unit::l1);
+    CHECK(p.kind == compute_kind::tensor_16);
+    CHECK(p.lever.find("feeding the tensor cores") != std::string::npos);
 }
