@@ -114,9 +114,16 @@ void fail(hook_state& h, const char* where, const char* what) noexcept {
 bool ensure_session(hook_state& h, CUcontext ctx) {
     if (h.session) return h.context == ctx;
     auto backend = metrics::make_cupti_range_backend();
-    const auto set = metrics::resolve_metric_set(
-        metrics::metric_set_request(h.set_spec, metrics::tensor_precision::measure),
-        backend->chip(), h.max_passes);
+    // `ktune profile` resolved the set for this chip already (KTUNE_METRICS_RESOLVED): reuse it
+    // unless the GPU turned out to be another chip; resolving again costs ~0.1-0.25 s.
+    const std::string chip = backend->chip();
+    const auto spec = metrics::metric_set_request(h.set_spec, metrics::tensor_precision::measure);
+    std::optional<metrics::metric_set> given;
+    if (const char* r = env("KTUNE_METRICS_RESOLVED")) given = metrics::decode_metric_set(r);
+    const auto set =
+        given && given->chip == chip && given->name == spec.name && given->passes <= h.max_passes
+            ? *given
+            : metrics::resolve_metric_set(spec, chip, h.max_passes);
     // The hook's policy already sampled; the session profiles every launch it is handed.
     metrics::sampling_options all;
     all.max_kernels = all.max_per_kernel = std::numeric_limits<std::uint64_t>::max();

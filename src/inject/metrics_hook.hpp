@@ -16,6 +16,8 @@
 //   KTUNE_METRICS_MAX_PASSES   replay-pass budget per kernel (default 3)
 //   KTUNE_METRICS_CACHE_CONTROL all: write back + invalidate L2 before each profiled range
 //                              (before its first replay pass); none (default): leave them
+//   KTUNE_METRICS_RESOLVED     the set ktune profile resolved (encode_metric_set), reused when
+//                              the GPU is the chip it was resolved for
 //   KTUNE_METRICS_PEAKS        `ktune device --measure --json` output to record as the roofs
 #include <string>
 

@@ -190,6 +190,40 @@ tensor_precision guess_tensor_precision(std::string_view kernel_name) noexcept {
     return tensor_precision::bf16;
 }
 
+std::string encode_metric_set(const metric_set& set) {
+    std::string out = set.name + "|" + set.chip + "|" + std::to_string(set.passes) + "|";
+    for (std::size_t i = 0; i < set.metrics.size(); ++i)
+        out += (i ? "," : "") + set.metrics[i];
+    return out;
+}
+
+std::optional<metric_set> decode_metric_set(std::string_view line) {
+    std::vector<std::string_view> f;
+    for (std::size_t start = 0;;) {
+        const auto bar = line.find('|', start);
+        f.push_back(line.substr(start, bar == std::string_view::npos ? bar : bar - start));
+        if (bar == std::string_view::npos) break;
+        start = bar + 1;
+    }
+    if (f.size() != 4 || f[0].empty() || f[1].empty() || f[2].empty() || f[3].empty())
+        return std::nullopt;
+    metric_set s;
+    s.name = f[0];
+    s.chip = f[1];
+    for (char c : f[2]) {
+        if (c < '0' || c > '9') return std::nullopt;
+        s.passes = s.passes * 10 + static_cast<std::size_t>(c - '0');
+    }
+    for (std::string_view rest = f[3]; !rest.empty();) {
+        const auto comma = rest.find(',');
+        const auto m = rest.substr(0, comma);
+        if (m.empty()) return std::nullopt;
+        s.metrics.emplace_back(m);
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    return s;
+}
+
 std::span<const std::string_view> builtin_metric_sets() noexcept {
     return k_builtin;
 }

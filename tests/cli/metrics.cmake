@@ -1,11 +1,12 @@
 # ktune roofline on the synthetic H200 fixture (tests/data/metrics/README.md).
 set(_rf tests/data/metrics/h200_synthetic.kernel_metrics.json)
 ktune_cli_test(roofline_table RC 0 ARGS roofline ${_rf}
-  EXPECT "Roofline of 6 kernels on H200" "2 replay passes" "launch " "compute " "memory "
+  EXPECT "Roofline of 6 kernels on H200" "2 replay passes" "bound by" "launch " "compute " "memory "
          "latency " "CUDA graphs" "tile shape" "tensor cores" "latency hiding"
          "not profiled (deny-list, never serialised): ncclDevKernel")
 ktune_cli_test(roofline_json RC 0 ARGS roofline ${_rf} --json
   EXPECT "\"schema\": \"ktune.roofline\"" "\"version\": \"1.1.0\"" "\"class\": \"launch\""
+         "\"bound_by\": \"DRAM\""
          "\"intensity\": 0.0")
 ktune_cli_test(roofline_other_gpu RC 0 ARGS roofline ${_rf} --gpu "H100 SXM"
   EXPECT "on H100 SXM" "DRAM" REJECT "on H200")

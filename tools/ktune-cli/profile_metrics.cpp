@@ -58,10 +58,12 @@ void export_profile_metrics(const profile_metrics_options& o) {
     // With a GPU here, resolve on its chip now: an unknown metric or a set over the pass
     // budget is refused before the program runs, not at its first sampled launch.
     const auto q = query_devices();
-    std::string peaks = o.peaks;
+    std::string peaks = o.peaks, resolved;
     if (!q.devices.empty()) {
+        // The profiled process uses this resolution when its GPU is the same chip.
         if (const auto chip = metrics::default_chip_for_arch(q.devices.front().arch()))
-            (void)metrics::resolve_metric_set(spec, *chip, o.max_passes);
+            resolved =
+                metrics::encode_metric_set(metrics::resolve_metric_set(spec, *chip, o.max_passes));
         // Without --peaks, the roofs `ktune device --measure` saved for this GPU, if any.
         if (peaks.empty())
             if (const auto saved = metrics::find_saved_peaks(q.devices.front().name)) {
@@ -80,6 +82,9 @@ void export_profile_metrics(const profile_metrics_options& o) {
     put("KTUNE_METRICS_PER_KERNEL", std::to_string(o.per_kernel));
     put("KTUNE_METRICS_MAX_PASSES", std::to_string(o.max_passes));
     put("KTUNE_METRICS_CACHE_CONTROL", o.cache_control);
+    if (resolved.empty())
+        unsetenv("KTUNE_METRICS_RESOLVED"); // never a stale one from the caller's environment
+    put("KTUNE_METRICS_RESOLVED", resolved);
     // The program may change directory: hand it an absolute path.
     if (!peaks.empty()) put("KTUNE_METRICS_PEAKS", std::filesystem::absolute(peaks).string());
 }

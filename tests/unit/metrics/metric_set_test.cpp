@@ -206,3 +206,18 @@ TEST_CASE("the measured-precision roofline set carries every tensor counter that
     CHECK_THROWS_AS(resolve_metric_set(spec, "GH100", 1), ktune::error);
     CHECK(parse_tensor_precision("measure") == tensor_precision::measure);
 }
+
+TEST_CASE("a resolved set travels to the profiled process as one line") {
+    metric_set s{"roofline", "GH100", {"gpu__time_duration.sum", "dram__bytes_read.sum"}, {}, 3};
+    const auto line = encode_metric_set(s);
+    CHECK(line == "roofline|GH100|3|gpu__time_duration.sum,dram__bytes_read.sum");
+    const auto back = decode_metric_set(line);
+    REQUIRE(back.has_value());
+    CHECK(*back == s);
+    // Malformed lines are refused, so the process resolves the set itself.
+    for (auto bad : {"", "roofline|GH100|3", "roofline|GH100|x|a.sum", "roofline||3|a.sum",
+                     "roofline|GH100|3|a.sum,,b.sum", "a|b|1|c|d", "roofline|GH100|3|"}) {
+        INFO(bad);
+        CHECK_FALSE(decode_metric_set(bad).has_value());
+    }
+}
