@@ -54,3 +54,10 @@ ktune_cli_test(roofline_from_trace_json RC 0 ARGS roofline ${_rt} --json
 ktune_cli_test(profile_metrics_bad_cache_control RC 2
   ARGS profile --metrics roofline --cache-control some -o ${CMAKE_CURRENT_BINARY_DIR}/x.ktrace -- true
   EXPECT "--cache-control")
+# A real H200 trace with the level metrics (tests/data/metrics/README.md): memory-bound kernels
+# name the level that binds them, with its lever.
+ktune_cli_test(roofline_levels_from_trace RC 0
+  ARGS roofline tests/data/metrics/h200_suite_levels.metrics.ktrace --latency-pct 60
+  EXPECT "Roofline of 17 kernels on H200" "3 replay passes" "joined to their launches by correlation id: 17 of 17"
+         "memory   L1/shared" "feeding the tensor cores" "register tiling" "compute  issue"
+         "memory   DRAM")
