@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +51,20 @@ compile_process::compile_process(std::vector<std::string> argv,
 }
 
 compile_process::~compile_process() {
+    // EOF first: a server exits on its own within milliseconds (so anything it holds, e.g. a
+    // profiler's trace under `ktune profile`, is finished); a stuck one is killed.
+    if (pid_ > 0) {
+        ::close(to_fd_);
+        to_fd_ = -1;
+        int st = 0;
+        for (int i = 0; i < 250; ++i) { // up to 0.5 s
+            if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+                pid_ = -1;
+                break;
+            }
+            ::usleep(2000);
+        }
+    }
     stop();
 }
 
@@ -107,6 +122,10 @@ bool compile_process::start() {
     }
     if (pid == 0) {
         ::setpgid(0, 0); // own group: a kill also reaches anything the server started
+        // Compiling is throughput work; the measurement worker and the tuner are the critical
+        // path and must never wait for a core (on the H200, 16 servers starting beside the
+        // worker doubled its context set-up: 0.13 -> 0.25 s).
+        ::setpriority(PRIO_PROCESS, 0, 10);
         ::dup2(to[0], 0);
         ::dup2(from[1], 1);
         ::execve(args[0], args.data(), envp.data());

@@ -44,6 +44,21 @@ worker_process::worker_process(std::vector<std::string> argv) : argv_(std::move(
 }
 
 worker_process::~worker_process() {
+    // An idle worker is told to stop (EOF) and given a moment to exit on its own, so whatever
+    // it holds is finished properly: under `ktune profile` that is its CUPTI trace, which a
+    // SIGKILL would leave unreadable. A busy or stuck one is killed.
+    if (pid_ > 0 && pending_.empty()) {
+        ::close(to_fd_);
+        to_fd_ = -1;
+        int st = 0;
+        for (int i = 0; i < 1000; ++i) { // up to 2 s
+            if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+                pid_ = -1;
+                break;
+            }
+            ::usleep(2000);
+        }
+    }
     kill_worker();
 }
 
