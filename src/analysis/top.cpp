@@ -64,6 +64,9 @@ std::string format_top(const aggregate_report& r, std::size_t limit) {
                                                    c.dropped_by_ktune)
                                      : "",
                          c.zero_timestamps);
+        if (c.nvtx_ranges > 0 && e.nvtx_link == "window")
+            o += "    NVTX: kernels attributed by range boundaries (window; see "
+                 "docs/perf/profile.md)\n";
         if (!t.complete) o += fmt::format("    INCOMPLETE: {}\n", t.damage);
     }
     const auto& f = r.timeline;

@@ -45,6 +45,43 @@ std::string cupti_error(detail::cupti_api& api, CUptiResult rc) {
     return s;
 }
 
+const char* link_name(nvtx_link l) {
+    switch (l) {
+    case nvtx_link::callback:
+        return "callback";
+    case nvtx_link::external_correlation:
+        return "external_correlation";
+    case nvtx_link::locked_map:
+        return "locked_map";
+    case nvtx_link::window:
+        return "window";
+    }
+    return "";
+}
+
+// The session's link mode, KTUNE_NVTX_LINK overriding it (bench ablations).
+nvtx_link choose_link(nvtx_link link, bool subscribed) {
+    if (const char* l = std::getenv("KTUNE_NVTX_LINK"); l && *l) {
+        bool known = false;
+        for (const auto m : {nvtx_link::callback, nvtx_link::external_correlation,
+                             nvtx_link::locked_map, nvtx_link::window})
+            if (std::string(l) == link_name(m)) {
+                link = m;
+                known = true;
+            }
+        if (!known)
+            std::fprintf(stderr,
+                         "ktune: ignoring KTUNE_NVTX_LINK=%s (expected callback, window, "
+                         "external_correlation or locked_map)\n",
+                         l);
+    }
+    // Launch callbacks and window markers need the subscriber slot (the metrics hook may hold
+    // it); external correlation does not.
+    if (link != nvtx_link::external_correlation && !subscribed)
+        link = nvtx_link::external_correlation;
+    return link;
+}
+
 } // namespace
 
 struct session::impl {
@@ -151,6 +188,8 @@ bool session::start() noexcept {
         m.api->timestamp(&m.env.start_trace_ns);
         m.env.cupti_version = version;
         m.env.toolkit_version = CUDA_VERSION;
+        const nvtx_link link = choose_link(m.options.link, m.subscribed);
+        m.env.nvtx_link = m.options.nvtx ? link_name(link) : "";
         auto writer = std::make_unique<trace_writer>(m.options.output, m.env);
         if (m.options.device_buffer_bytes > 0) {
             std::size_t v = m.options.device_buffer_bytes;
@@ -159,29 +198,9 @@ bool session::start() noexcept {
         detail::collector_options co;
         co.buffer_bytes = m.options.buffer_bytes;
         co.zeroed_buffers = m.options.zeroed_buffers;
-        co.link = m.options.link;
-        if (const char* l = std::getenv("KTUNE_NVTX_LINK"); l && *l) {
-            const std::string v = l;
-            if (v == "external_correlation")
-                co.link = nvtx_link::external_correlation;
-            else if (v == "callback")
-                co.link = nvtx_link::callback;
-            else if (v == "locked_map")
-                co.link = nvtx_link::locked_map;
-            else if (v == "window")
-                co.link = nvtx_link::window;
-            else
-                std::fprintf(stderr,
-                             "ktune: ignoring KTUNE_NVTX_LINK=%s (expected "
-                             "callback, external_correlation, locked_map or window)\n",
-                             l);
-        }
+        co.link = link;
         if (const char* d = std::getenv("KTUNE_NVTX_DRIVER_RECORDS"); d && std::string(d) == "0")
             co.driver_api_records = false; // ablation only (bench/profile/gpu_step.sh)
-        // Launch callbacks need the subscriber slot (the metrics hook may hold it); external
-        // correlation does not.
-        if (co.link != nvtx_link::external_correlation && !m.subscribed)
-            co.link = nvtx_link::external_correlation;
         m.collector = std::make_unique<detail::collector>(*m.api, *decoder, std::move(writer), co);
         g_active.store(m.collector.get(), std::memory_order_release);
         if (const auto rc = m.api->register_callbacks(on_requested, on_completed);

@@ -32,6 +32,9 @@ struct trace_environment {
     std::uint64_t start_trace_ns = 0; ///< CUPTI timestamp at the same moment (maps trace→wall)
     std::uint32_t cupti_version = 0;  ///< cuptiGetVersion, e.g. 130001
     int toolkit_version = 0;          ///< CUDA toolkit ktune was built with, e.g. 13000
+    /// How kernels learned their NVTX range: "callback", "window", "external_correlation",
+    /// "locked_map"; empty when NVTX was not recorded or the trace predates session 3.
+    std::string nvtx_link;
     // Filled at the end of the recording:
     int driver_api_version = 0; ///< cuDriverGetVersion, e.g. 13000
     std::string driver_version; ///< NVML, e.g. "580.159.04"

@@ -6,6 +6,7 @@
 #include "trace_collector.hpp"
 
 #include "ktune/analysis/aggregate.hpp"
+#include "ktune/analysis/top.hpp"
 #include "ktune/trace/session.hpp"
 #include "ktune/trace/trace_file.hpp"
 
@@ -108,6 +109,9 @@ void check_attribution(nvtx_link mode, bool kernels_first) {
 
     trace_reader r(path);
     CHECK(r.minor_version() == format_minor);
+    // Whoever reads the trace learns how its kernels got their range.
+    const char* names[] = {"callback", "external_correlation", "locked_map", "window"};
+    CHECK(r.environment().nvtx_link == names[static_cast<int>(mode)]);
     test::trace_collector c;
     const auto st = r.read(c);
     REQUIRE(st.complete);
@@ -203,6 +207,7 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
     CHECK(fake->callbacks.empty()); // the marker's callback is off again
     REQUIRE(s.save());
     trace_reader r(path);
+    CHECK(r.environment().nvtx_link == "window");
     test::trace_collector c;
     REQUIRE(r.read(c).complete);
     std::vector<std::string> paths;
@@ -210,6 +215,10 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
         paths.push_back(name_of(r, k.nvtx_path));
     CHECK(paths == std::vector<std::string>{"", "train", "train/forward", "train/forward",
                                             "train/forward", "train", "train", ""});
+    // ktune top says how these kernels got their ranges.
+    const auto text =
+        analysis::format_top(analysis::aggregate({path}, analysis::group_by::nvtx), 5);
+    CHECK(text.find("range boundaries (window") != std::string::npos);
     std::filesystem::remove(path);
 }
 

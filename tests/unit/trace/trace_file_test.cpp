@@ -35,6 +35,7 @@ trace_environment sample_env() {
     e.toolkit_version = 13000;
     e.driver_api_version = 13000;
     e.driver_version = "580.159.04";
+    e.nvtx_link = "callback";
     e.gpus = {{0, "NVIDIA H200", "GPU-0123", 9, 0, 1980, 3201, 0}};
     return e;
 }
