@@ -36,7 +36,8 @@ for line in open(sys.argv[1]):
 PY
 }
 
-# 1. Compile throughput, CPU only: 64 candidates on pools of 1..16 threads vs compile servers.
+# 1. Compile throughput, CPU only: 64 candidates on pools of 1..16 threads vs compile servers
+#    (NVRTC's own driver cache is off: base_options passes --no-cache, so every run compiles).
 step_tune_compile() {
     local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_runtime.jsonl
     timeout 100 $b compile_scaling softmax 8192x8192 bf16 64 1,2,4,8,16 >>"$log" 2>>"$OUT/tune_stderr.log"

@@ -58,6 +58,11 @@ std::vector<std::string> base_options(const std::string& arch, bool minimal) {
     // -minimal (NVRTC >= 12.4) leaves out the runtime-API declarations NVRTC otherwise parses
     // for every program; generated kernels use none of them (docs/perf/tune.md, runtime).
     if (minimal) o.emplace_back("-minimal");
+    // NVRTC >= 12.9 also caches through the driver's compute cache (~/.nv/ComputeCache), which
+    // initialises CUDA in every compiling process and fills a cache shared with every JIT user of
+    // the machine with candidates; the cubin cache here is the cache of record. Seen on the
+    // H200: repeated compiles of the same sources in fresh processes took 5 ms instead of 60.
+    if (nvrtc_version() >= 12090) o.emplace_back("--no-cache");
     return o;
 }
 
