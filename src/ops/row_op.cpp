@@ -155,8 +155,14 @@ config row_op::default_config(const problem& p) const {
     // 64 KiB. On the H200 that config measured 83-93 % of the copy at 4096x32768 (the register
     // cache or two-pass form this default used to be: 45-63 %) and 69-87 % at 1024x131072
     // (59-63 %), 0-3 points from the best staged config (docs/perf/kernels.md). Shorter rows
-    // keep the register cache (softmax bf16 8192x8192: 93.4 %, best staged 92.6 %).
+    // keep the register cache (softmax bf16 8192x8192: 93.4 %, best staged 92.6 %). Rows of
+    // 256 KiB and more: an op may prefer them cached in registers over a cluster of 8.
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
+    if (long_rows_in_registers() && p.shape.cols * esize >= 256 * 1024) {
+        config r = c;
+        r.set("cluster", std::int64_t{8});
+        if (valid(r, p, nullptr)) return r;
+    }
     if (p.shape.cols * esize > 32 * 1024) {
         std::int64_t cl = 1;
         while (cl < 8 && p.shape.cols / cl * esize > 64 * 1024)

@@ -191,6 +191,7 @@ public:
     }
 
 private:
+    bool long_rows_in_registers() const noexcept override { return true; }
     const char* body() const noexcept override { return softmax_body; }
     const char* reference_body() const noexcept override { return softmax_reference; }
 };
