@@ -73,6 +73,12 @@ json summary(const tune::tune_report& r) {
            {"compile_wait_s", r.compile_wait_s},
            {"setup_s", r.setup_s},
            {"confirm_s", r.confirm_s},
+           // The search loop alone (wall minus set-up and confirmation): how busy the pipeline
+           // keeps the GPU once running, and the framework's time per candidate in it.
+           {"loop_busy_pct", 100 * (r.gpu_busy_s - r.confirm_busy_s) /
+                                 std::max(1e-9, r.wall_s - r.setup_s - r.confirm_s)},
+           {"loop_overhead_ms_per_candidate",
+            1000 * ((r.wall_s - r.setup_s - r.confirm_s) - (r.gpu_busy_s - r.confirm_busy_s)) / n},
            {"worker_setup_s", r.worker_setup_s},
            {"cubin_cache_hits", std::count_if(r.candidates.begin(), r.candidates.end(),
                                               [](const auto& c) { return c.cubin_cache_hit; })},

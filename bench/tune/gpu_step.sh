@@ -26,7 +26,7 @@ for line in open(sys.argv[1]):
     pc = s.get("per_candidate_ms", {})
     print(j.get("mode"), j.get("op"), j.get("shape"), j.get("dtype"), "n", s.get("candidates"), "winner", s.get("winner"),
           "ms %.4f" % s.get("median_ms", 0), "%%copy %.1f" % s.get("pct_copy", 0),
-          "| wall %.2f s busy %.1f%%" % (s.get("wall_s", 0), s.get("gpu_busy_pct", 0)),
+          "| wall %.2f s busy %.1f%% (loop %.1f%%, %.2f ms/cand outside the GPU's work)" % (s.get("wall_s", 0), s.get("gpu_busy_pct", 0), s.get("loop_busy_pct", 0), s.get("loop_overhead_ms_per_candidate", 0)),
           "| setup %.2f (worker %.2f) loop %.2f confirm %.2f s" % (s.get("setup_s", 0), s.get("worker_setup_s", 0),
               s.get("wall_s", 0) - s.get("setup_s", 0) - s.get("confirm_s", 0), s.get("confirm_s", 0)),
           "| compile %.1f CPU-s wait %.2f s hits %s servers %s failed %s copy_cached %s" % (s.get("compile_cpu_s", 0), s.get("compile_wait_s", 0),

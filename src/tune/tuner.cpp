@@ -71,6 +71,7 @@ std::size_t confirm(tune_report& rep, evaluator& ev, const space& sp, std::size_
             c.run.samples_ms.insert(c.run.samples_ms.end(), again.samples_ms.begin(),
                                     again.samples_ms.end());
             rep.gpu_busy_s += again.gpu_busy_ms / 1000;
+            rep.confirm_busy_s += again.gpu_busy_ms / 1000;
         }
     std::vector<observation> obs;
     for (std::size_t i : leaders) {

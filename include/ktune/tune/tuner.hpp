@@ -80,6 +80,7 @@ struct tune_report {
     double compile_wait_s = 0; ///< the loop waited for a compile (the GPU idled unless queued)
     double setup_s = 0;   ///< start → baseline measured (contexts, copy bandwidth, first compile)
     double confirm_s = 0; ///< the confirmation round of the leaders
+    double confirm_busy_s = 0; ///< of gpu_busy_s: the confirmation round's share
     double worker_setup_s = 0; ///< workers' own set-up (GPU context, buffers, helper kernels)
     int workers_spawned = 0;
     int compile_servers = 0;         ///< compile-server processes started (0: threads)
