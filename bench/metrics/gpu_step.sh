@@ -46,7 +46,7 @@ _metrics_ncu_list() {
     echo "$m"
 }
 
-# The suite (bench_roofline_vs_ncu --mode plain: 16 kernels of known work, 18 launches) under
+# The suite (bench_roofline_vs_ncu --mode plain: 13 workloads, 17 launches) under
 # ktune profile --metrics roofline (every launch sampled) and ncu, with each tool's cache control
 # all and none: 4 pairings, launch by launch (compare.py), to see which pairing agrees on DRAM
 # bytes within 2 % and why the others do not. ncu with --clock-control none like ktune.
