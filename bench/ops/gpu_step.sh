@@ -112,3 +112,25 @@ step_kernels_ncu() {
     done
     grep -E "^==|Memory Throughput|DRAM Throughput|Duration|Compute \(SM\)|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Mem Pipes" "$OUT/kernels_ncu.txt" | head -60
 }
+
+# Session 3, run 3: the longest rows (1024x131072: 256 KiB bf16 / 512 KiB fp32 per row, fewer
+# rows than 8 per SM) config by config: every register-cached config split over a cluster and
+# every staged config, beside the default, for the three row-op problems still under 85 %.
+# Table: $OUT/kernels_long.txt (all configs, best first per problem).
+step_kernels_long() {
+    local b=build-gpu/bench/ops/bench_configs
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    local log=$OUT/kernels_long.jsonl
+    : >"$log"
+    [ -s "$OUT/kernels_copy.jsonl" ] ||
+        timeout 60 python3 bench/ops/copy_sizes.py >"$OUT/kernels_copy.jsonl" 2>>"$OUT/kernels_stderr.log"
+    local c op dt
+    for c in "softmax bf16" "layernorm bf16" "layernorm fp32" "softmax fp32"; do
+        read -r op dt <<<"$c"
+        timeout 40 "$b" "$op" 1024x131072 "$dt" cluster=2,stage=regs cluster=4,stage=regs \
+            cluster=8,stage=regs stage=smem_tma >>"$log" 2>>"$OUT/kernels_stderr.log" ||
+            echo "$op $dt: bench_configs failed or timed out" | tee -a "$OUT/kernels_stderr.log"
+        python3 bench/ops/stage_table.py "$log" "$OUT/kernels_copy.jsonl" >"$OUT/kernels_long.txt"
+    done
+    head -8 "$OUT/kernels_long.txt"
+}

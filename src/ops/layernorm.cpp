@@ -53,7 +53,11 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     for (int k = 0; k < RPB && row0 + k < rows; ++k) {
         if (k + 1 < RPB && row0 + k + 1 < rows)
             stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
-        float s = 0.f, q = 0.f, shift = 0.f;
+        // One partial (s, q) per vector lane: VEC independent FADD/FFMA chains instead of one
+        // over all of a thread's elements (64 on a 64 KiB slice of 512 threads).
+        float sv[VEC], qv[VEC], shift = 0.f;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) sv[e] = qv[e] = 0.f;
         bool first = true;
         for_staged(bars, k, p.t, [&](const V& a) {
             if (first) {
@@ -63,11 +67,17 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #pragma unroll
             for (int e = 0; e < VEC; ++e) {
                 const float d = to_f(a.v[e]) - shift;
-                s += d;
-                q += d * d;
+                sv[e] += d;
+                qv[e] = fmaf(d, d, qv[e]);
             }
         });
         if (first) shift = to_f(stage_buf(k)[0].v[0]); // a thread with no vectors
+        float s = sv[0], q = qv[0];
+#pragma unroll
+        for (int e = 1; e < VEC; ++e) {
+            s += sv[e];
+            q += qv[e];
+        }
         s = group_sum(s, red, p);
         q = group_sum(q, red, p);
         float mean = shift + s * (1.f / CS);
@@ -91,22 +101,30 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #elif CACHE_ROW
     V raw[ITEMS];
     load_row(raw, xr, p, from_f(0.f));
-    float s = 0.f;
+    // Per-lane partial sums: VEC independent chains instead of one over the thread's elements.
+    float sv[VEC], qv[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) sv[k] = qv[k] = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) s += to_f(raw[i].v[k]);
+        for (int k = 0; k < VEC; ++k) sv[k] += to_f(raw[i].v[k]);
+    float s = sv[0];
+#pragma unroll
+    for (int k = 1; k < VEC; ++k) s += sv[k];
     float mean = group_sum(s, red, p) * (1.f / CS);
-    float q = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         if (p.t + i * TPR < NV)
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
                 const float d = to_f(raw[i].v[k]) - mean;
-                q += d * d;
+                qv[k] = fmaf(d, d, qv[k]);
             }
     }
+    float q = qv[0];
+#pragma unroll
+    for (int k = 1; k < VEC; ++k) q += qv[k];
     q = group_sum(q, red, p);
     combine_slices(mean, q);
     const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
@@ -183,7 +201,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 3; }
+    int version() const noexcept override { return 4; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }

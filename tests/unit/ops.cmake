@@ -1,1 +1,2 @@
-ktune_add_unit_test(unit_ops ${CMAKE_CURRENT_LIST_DIR}/ops/ops_test.cpp)
+ktune_add_unit_test(unit_ops ${CMAKE_CURRENT_LIST_DIR}/ops/ops_test.cpp
+                    ${CMAKE_CURRENT_LIST_DIR}/ops/defaults_test.cpp)

@@ -150,3 +150,19 @@ TEST_CASE("rows staged in shared memory by bulk copies match the reference") {
     CHECK(in_turn >= 30);
     check_all(jobs);
 }
+
+TEST_CASE("default configs match the reference at every benchmark row length") {
+    // The defaults (staged rows over 32 KiB, long softmax rows over a cluster of 8) at the
+    // benchmark sweep's row lengths, with few rows (a partial wave; 40: every vec divides it).
+    std::vector<job> jobs;
+    for (const ops::op* o : ops::all_ops())
+        for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16})
+            for (std::int64_t cols : {1024, 4096, 8192, 32768, 131072}) {
+                const ops::problem p{{40, cols}, t};
+                const config d = o->default_config(p);
+                INFO(o->name() << " " << cols << " " << d.to_string());
+                CHECK(o->valid(d, p));
+                jobs.push_back({o, p, d});
+            }
+    check_all(jobs);
+}
