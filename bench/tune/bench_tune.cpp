@@ -7,6 +7,7 @@
 //   completion
 //   bench_tune compile OP SHAPE DTYPE N [THREADS]   NVRTC ms per candidate, 1/2/4/8 per program
 //   bench_tune compile_scaling OP SHAPE DTYPE N W,W  pool throughput: threads vs processes
+//   bench_tune session OP SHAPE DTYPE N [BUDGET]     N tunes on one worker + compile servers
 // The binary is its own worker (`bench_tune __worker`). KTUNE_BENCH_PER_PROGRAM=1 and
 // KTUNE_BENCH_AHEAD=0 switch off batched compiles and compile-ahead (before/after runs);
 // KTUNE_BENCH_COMPILE=threads compiles in threads instead of compile-server processes.
@@ -219,6 +220,26 @@ int repeat(char** argv, int n, std::size_t budget) {
     return inside == n ? 0 : 1;
 }
 
+/// N tunes in one tune_session (seeds 1..N): the first pays the start-up, the later ones do not.
+int session(char** argv, int n, std::size_t budget) {
+    tune::tune_request setup = request(argv, budget);
+    tune::tune_session s(setup);
+    for (int i = 0; i < n; ++i) {
+        tune::tune_request rq = request(argv, budget);
+        rq.seed = static_cast<std::uint64_t>(i + 1);
+        rq.write_cache = false;
+        const auto r = s.tune(rq);
+        fmt::print("{}\n", json{{"mode", fmt::format("session_{}", i + 1)},
+                                {"op", argv[2]},
+                                {"shape", argv[3]},
+                                {"dtype", argv[4]},
+                                {"summary", summary(r)}}
+                               .dump());
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 int faults(char** argv, double rate, std::size_t budget) {
     tune::tune_request rq = request(argv, budget);
     rq.fault_injection = rate;
@@ -272,6 +293,8 @@ int main(int argc, char** argv) {
         if (mode == "brute" && argc > 5) return brute(argv);
         if (mode == "compile" && argc > 5) return bench::compile_costs(argv, argc);
         if (mode == "compile_scaling" && argc > 5) return bench::compile_scaling(argv, argc);
+        if (mode == "session" && argc > 5)
+            return session(argv, std::stoi(argv[5]), argc > 6 ? std::stoul(argv[6]) : 0);
         if (mode == "repeat" && argc > 5)
             return repeat(argv, std::stoi(argv[5]), argc > 6 ? std::stoul(argv[6]) : 0);
         if (mode == "faults" && argc > 5)

@@ -45,8 +45,9 @@ step_tune_compile() {
 }
 
 # 2. GPU busy of a 200-candidate tune: cubins and copy bandwidth cold; cubins cold (copy
-#    bandwidth known); warm; cubins cold compiled in threads (before); warm under `ktune profile`
-#    (the observer's busy from the CUPTI trace next to the worker's event spans).
+#    bandwidth known); warm (twice); two warm tunes in one session; cubins cold compiled in
+#    threads (before); warm under `ktune profile` (the observer's busy from the CUPTI trace next
+#    to the worker's event spans).
 step_tune_busy() {
     local b=build-gpu/bench/tune/bench_tune k=build-gpu/tools/ktune-cli/ktune log=$OUT/tune_runtime.jsonl
     local d1 d2 d3 tr
@@ -56,6 +57,8 @@ step_tune_busy() {
     KTUNE_CUBIN_CACHE=$d2 timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_cold"/' >>"$log" 2>>"$OUT/tune_stderr.log"
     KTUNE_CUBIN_CACHE=$d2 timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_warm"/' >>"$log" 2>>"$OUT/tune_stderr.log"
     KTUNE_CUBIN_CACHE=$d2 timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_warm2"/' >>"$log" 2>>"$OUT/tune_stderr.log"
+    # Two tunes in one tune_session (warm): the second skips the worker's and servers' start-up.
+    KTUNE_CUBIN_CACHE=$d2 timeout 60 $b session softmax 8192x8192 bf16 2 200 >>"$log" 2>>"$OUT/tune_stderr.log"
     KTUNE_CUBIN_CACHE=$d3 KTUNE_BENCH_COMPILE=threads timeout 60 $b tune softmax 8192x8192 bf16 200 | sed 's/"mode":"tune"/"mode":"tune_cold_threads"/' >>"$log" 2>>"$OUT/tune_stderr.log"
     KTUNE_CUBIN_CACHE=$d2 timeout 60 $k profile --no-top -o "$tr/tune.ktrace" -- $b tune softmax 8192x8192 bf16 200 \
         | sed 's/"mode":"tune"/"mode":"tune_warm_profiled"/' >"$tr/bench.jsonl" 2>>"$OUT/tune_stderr.log"
@@ -63,7 +66,7 @@ step_tune_busy() {
     for t in "$tr"/*.ktrace; do timeout 20 $k export "$t" --format csv -o "$t.csv" 2>>"$OUT/tune_stderr.log"; done
     timeout 30 python3 bench/tune/busy_from_trace.py "$tr/bench.jsonl" "$tr"/*.csv >>"$log" 2>>"$OUT/tune_stderr.log"
     timeout 20 $k top "$tr"/*.ktrace --limit 5 2>&1 | grep -i "busy" >>"$OUT/tune_stderr.log"
-    _tune_table "$log" | grep -E "^tune_|observer" | tee "$OUT/tune_busy.txt"
+    _tune_table "$log" | grep -E "^(tune_|session_)|observer" | tee "$OUT/tune_busy.txt"
     rm -rf "$d1" "$d2" "$d3" "$tr"
 }
 

@@ -123,6 +123,11 @@ void worker_process::start() {
     if (pid_ <= 0) spawn();
 }
 
+void worker_process::restart() {
+    kill_worker();
+    pending_.clear();
+}
+
 void worker_process::send_pending() noexcept {
     // A write to a worker that just died fails; collect() then sees its EOF and respawns.
     for (const auto& line : pending_) {

@@ -112,7 +112,26 @@ cache::cache_key tune_key(const tune_request& rq) {
             env.protocol};
 }
 
+namespace {
+tune_report run_tune(const tune_request& rq, const tune_progress& progress,
+                     detail::runtime* shared);
+}
+
 tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
+    return run_tune(rq, progress, nullptr);
+}
+
+tune_session::tune_session(const tune_request& setup)
+    : rt_(std::make_unique<detail::runtime>(setup)) {}
+tune_session::~tune_session() = default;
+
+tune_report tune_session::tune(const tune_request& rq, const tune_progress& progress) {
+    return run_tune(rq, progress, rt_.get());
+}
+
+namespace {
+tune_report run_tune(const tune_request& rq, const tune_progress& progress,
+                     detail::runtime* shared) {
     const auto t0 = clock_type::now();
     const ops::op& o = ops::find_op(rq.op);
     tune_report rep;
@@ -131,7 +150,7 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     }
     // The worker (GPU context) and the compile servers (NVRTC start-up) are started first:
     // their set-up overlaps this process's own CUDA start-up and everything until the baseline.
-    evaluator ev(rq, o);
+    evaluator ev(rq, o, shared);
     const auto q = query_devices();
     if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
     const device_info& dev = q.devices.front();
@@ -238,8 +257,8 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     }
     rep.compile_wait_s = ev.compile_wait_s();
     rep.workers_spawned = ev.spawned();
-    rep.compile_servers = ev.pool().servers_started();
-    rep.compile_server_failures = ev.pool().server_failures();
+    rep.compile_servers = ev.servers_started();
+    rep.compile_server_failures = ev.server_failures();
     rep.worker_setup_s = ev.worker_setup_s();
     rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
 
@@ -285,5 +304,7 @@ tune_report tune_op(const tune_request& rq, const tune_progress& progress) {
     if (rq.write_cache) cache::store(cache_path, rep.winner);
     return rep;
 }
+
+} // namespace
 
 } // namespace ktune::tune

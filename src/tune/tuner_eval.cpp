@@ -47,15 +47,26 @@ measure::compile_pool_options pool_options(const tune_request& rq) {
 
 } // namespace
 
-evaluator::evaluator(const tune_request& rq, const ops::op& o)
-    : rq_(rq), op_(o),
-      worker_(rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command),
+runtime::runtime(const tune_request& rq)
+    : worker(rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command),
       // The worker sets up its GPU context while the compile servers start and compile.
-      pool_((worker_.start(), pool_options(rq)), make_cache()) {}
+      pool((worker.start(), pool_options(rq)), make_cache()) {}
+
+evaluator::evaluator(const tune_request& rq, const ops::op& o, runtime* shared)
+    : rq_(rq), op_(o), own_(shared ? nullptr : std::make_unique<runtime>(rq)),
+      rt_(shared ? *shared : *own_) {
+    // A session's worker left with requests in flight (a tune that ended in an exception)
+    // would answer them to this tune: it is replaced instead.
+    if (rt_.worker.in_flight() > 0) rt_.worker.restart();
+    rt_.worker.start();
+    spawned_before_ = rt_.worker.spawned() - 1; // the worker it starts on counts as its own
+    servers_before_ = shared ? rt_.pool.servers_started() : 0;
+    failures_before_ = shared ? rt_.pool.server_failures() : 0;
+}
 
 void evaluator::precompile(const std::string& source) {
     // The same request as the worker's (gpu_runner.cpp, compile_load): same cache key.
-    (void)pool_.submit({source, std::string(ops::kernel_name), arch_, {}});
+    (void)rt_.pool.submit({source, std::string(ops::kernel_name), arch_, {}});
 }
 
 measure::compile_request evaluator::request(const config& c, injected_fault f) const {
@@ -63,7 +74,7 @@ measure::compile_request evaluator::request(const config& c, injected_fault f) c
 }
 
 std::future<measure::compile_result> evaluator::submit(const config& c, injected_fault f) {
-    return pool_.submit(request(c, f));
+    return rt_.pool.submit(request(c, f));
 }
 
 std::vector<std::future<measure::compile_result>>
@@ -74,7 +85,7 @@ evaluator::submit_all(const std::vector<config>& cs, const std::vector<injected_
         std::vector<measure::compile_request> group;
         for (std::size_t k = i; k < std::min(cs.size(), i + per_program); ++k)
             group.push_back(request(cs[k], fs[k]));
-        for (auto& f : pool_.submit_batch(std::move(group)))
+        for (auto& f : rt_.pool.submit_batch(std::move(group)))
             out.push_back(std::move(f));
     }
     return out;
@@ -110,7 +121,7 @@ candidate_record evaluator::compiled(const config& c, injected_fault f,
 }
 
 void evaluator::receive(candidate_record& rec) {
-    rec.run = worker_.collect(rq_.candidate_timeout);
+    rec.run = rt_.worker.collect(rq_.candidate_timeout);
     worker_setup_s_ += rec.run.setup_ms / 1000;
     rec.status = to_eval(rec.run.status);
     rec.message = rec.run.message;

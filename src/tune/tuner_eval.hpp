@@ -6,17 +6,26 @@
 #include "ktune/tune/tuner.hpp"
 
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ktune::tune::detail {
 
+/// The processes a tune runs on: the measurement worker, started first (its GPU context is the
+/// longest set-up), then the compile pool. A tune_session keeps one between tunes.
+struct runtime {
+    explicit runtime(const tune_request& rq);
+    measure::worker_process worker;
+    measure::compile_pool pool;
+};
+
 class evaluator {
 public:
-    /// Starts the worker first (its GPU context is the longest set-up), then the compile pool;
+    /// On `shared` (a session's runtime) or on a runtime of its own, started now;
     /// set_arch() before the first submit.
-    evaluator(const tune_request& rq, const ops::op& o);
+    evaluator(const tune_request& rq, const ops::op& o, runtime* shared = nullptr);
     void set_arch(std::string arch) { arch_ = std::move(arch); }
     /// Compiles a kernel the worker will compile for itself (the op's reference) into the
     /// shared cubin cache ahead, so the worker finds it there.
@@ -34,10 +43,10 @@ public:
                               std::future<measure::compile_result>& fut,
                               measure::candidate_request& out);
     /// Queues a compiled candidate behind the ones in flight (the worker never waits for us).
-    void send(const measure::candidate_request& r) { worker_.submit(r); }
+    void send(const measure::candidate_request& r) { rt_.worker.submit(r); }
     /// The oldest queued candidate's answer, into its record.
     void receive(candidate_record& rec);
-    [[nodiscard]] std::size_t in_flight() const noexcept { return worker_.in_flight(); }
+    [[nodiscard]] std::size_t in_flight() const noexcept { return rt_.worker.in_flight(); }
 
     /// Compile (already submitted), check and time one candidate, waiting for its answer.
     candidate_record finish(const config& c, injected_fault f,
@@ -48,16 +57,23 @@ public:
     [[nodiscard]] double compile_wait_s() const noexcept { return compile_wait_s_; }
     /// Summed over the workers started (1 + replacements): GPU context, buffers, helpers.
     [[nodiscard]] double worker_setup_s() const noexcept { return worker_setup_s_; }
-    [[nodiscard]] int spawned() const noexcept { return worker_.spawned(); }
-    [[nodiscard]] unsigned compile_threads() const noexcept { return pool_.threads(); }
-    [[nodiscard]] const measure::compile_pool& pool() const noexcept { return pool_; }
+    /// Workers and compile servers started for this tune (a session's earlier ones not counted).
+    [[nodiscard]] int spawned() const noexcept { return rt_.worker.spawned() - spawned_before_; }
+    [[nodiscard]] int servers_started() const noexcept {
+        return rt_.pool.servers_started() - servers_before_;
+    }
+    [[nodiscard]] int server_failures() const noexcept {
+        return rt_.pool.server_failures() - failures_before_;
+    }
+    [[nodiscard]] unsigned compile_threads() const noexcept { return rt_.pool.threads(); }
 
 private:
     const tune_request& rq_;
     const ops::op& op_;
     std::string arch_;
-    measure::worker_process worker_; // before pool_: started first
-    measure::compile_pool pool_;
+    std::unique_ptr<runtime> own_; // before rt_, which may refer to it
+    runtime& rt_;
+    int spawned_before_ = 0, servers_before_ = 0, failures_before_ = 0;
     std::uint64_t requests_ = 0;
     std::optional<measure::measure_policy> policy_override_;
     double compile_wait_s_ = 0;

@@ -51,6 +51,8 @@ public:
 
     /// Starts the worker now (it sets up its GPU context while the caller does other work).
     void start();
+    /// Kills the worker and forgets the requests in flight; the next request starts a new one.
+    void restart();
     /// Workers started so far (1 + replacements after faults).
     [[nodiscard]] int spawned() const noexcept { return spawned_; }
 

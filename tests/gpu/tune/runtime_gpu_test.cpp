@@ -107,3 +107,26 @@ TEST_CASE("compile servers and in-process threads give the same statuses; set-up
     CHECK(servers.worker_setup_s > 0);
     CHECK(servers.setup_s > 0);
 }
+
+TEST_CASE("a session's second tune runs on the same worker and compile servers") {
+    auto rq = small("softmax", ops::dtype::f32, 999, 1024);
+    tune::tune_session s(rq);
+    rq.seed = 7;
+    const auto first = s.tune(rq);
+    rq.seed = 8;
+    const auto second = s.tune(rq);
+    CHECK(first.workers_spawned == 1);
+    CHECK(second.workers_spawned == 1); // the one it started on, spawned by the first tune
+    CHECK(first.compile_servers > 0);
+    CHECK(second.compile_servers == 0); // none started for it
+    CHECK(first.worker_setup_s > 0);
+    CHECK(second.worker_setup_s == 0); // reported once, with the worker's first answer
+    for (const auto* r : {&first, &second}) {
+        REQUIRE_FALSE(r->candidates.empty());
+        for (const auto& c : r->candidates) {
+            INFO(c.cfg.to_string() << ": " << c.message);
+            CHECK(c.status == tune::eval_status::ok);
+        }
+    }
+    CHECK(second.setup_s < first.setup_s);
+}
