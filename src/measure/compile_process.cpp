@@ -140,8 +140,8 @@ bool compile_process::start() {
     buffer_.clear();
     ++started_;
     // Its first line says it runs and can compile (an exec failure or a binary without the
-    // compile role never says it).
-    const auto line = read_line(std::chrono::steady_clock::now() + std::chrono::seconds(20));
+    // compile role never says it; 5 s, since every slot waits this long before falling back).
+    const auto line = read_line(std::chrono::steady_clock::now() + std::chrono::seconds(5));
     if (!line || !is_ready_line(*line)) {
         if (line) why_ = fmt::format("compile server answered '{}' instead of ready", *line);
         why_ = fmt::format("{}: {}", argv_.front(), why_);
