@@ -26,28 +26,15 @@ __device__ __forceinline__ void combine_slices(float& m, float& s) {
     s = gs;
 #endif
 }
-// Online (max, sum of exp) of one thread's elements. One partial sum per vector lane: a single
-// sum would be one dependent FADD chain over all of a thread's elements (64-128 on long rows),
-// latency that few resident warps cannot hide.
-__device__ __forceinline__ void online_add(float& m, float (&s)[VEC], const V& a) {
+// Online (max, sum of exp) of one thread's elements.
+__device__ __forceinline__ void online_add(float& m, float& s, const V& a) {
     float vm = to_f(a.v[0]);
 #pragma unroll
     for (int k = 1; k < VEC; ++k) vm = fmaxf(vm, to_f(a.v[k]));
-    if (vm > m) {
-        const float r = __expf(m - vm);
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) s[k] *= r;
-        m = vm;
-    }
+    if (vm > m) { s *= __expf(m - vm); m = vm; }
     const float ml = m * KTUNE_LOG2E;
 #pragma unroll
-    for (int k = 0; k < VEC; ++k) s[k] += ex2(fmaf(to_f(a.v[k]), KTUNE_LOG2E, -ml));
-}
-__device__ __forceinline__ float lane_sum(const float (&s)[VEC]) {
-    float t = s[0];
-#pragma unroll
-    for (int k = 1; k < VEC; ++k) t += s[k];
-    return t;
+    for (int k = 0; k < VEC; ++k) s += ex2(fmaf(to_f(a.v[k]), KTUNE_LOG2E, -ml));
 }
 
 extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
@@ -68,11 +55,8 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
     for (int k = 0; k < RPB && row0 + k < rows; ++k) {
         if (k + 1 < RPB && row0 + k + 1 < rows)
             stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
-        float m = -KTUNE_INF, sv[VEC];
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) sv[e] = 0.f;
-        for_staged(bars, k, p.t, [&](const V& a) { online_add(m, sv, a); });
-        float s = lane_sum(sv);
+        float m = -KTUNE_INF, s = 0.f;
+        for_staged(bars, k, p.t, [&](const V& a) { online_add(m, s, a); });
         const float gm = group_max(m, red, p);
         s = (m == -KTUNE_INF) ? 0.f : s * __expf(m - gm);
         s = group_sum(s, red, p);
@@ -95,26 +79,19 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
 #elif CACHE_ROW
     V raw[ITEMS];
     load_row(raw, xr, p, from_f(-KTUNE_INF));
-    // Per-lane partial max and sum (VEC independent chains; see online_add).
-    float mv[VEC], sv[VEC];
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) mv[k] = to_f(raw[0].v[k]);
-#pragma unroll
-    for (int i = 1; i < ITEMS; ++i)
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) mv[k] = fmaxf(mv[k], to_f(raw[i].v[k]));
-    float m = mv[0];
-#pragma unroll
-    for (int k = 1; k < VEC; ++k) m = fmaxf(m, mv[k]);
-    m = group_max(m, red, p);
-    const float ml = m * KTUNE_LOG2E;
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) sv[k] = 0.f;
+    float m = -KTUNE_INF;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) sv[k] += ex2(fmaf(to_f(raw[i].v[k]), KTUNE_LOG2E, -ml));
-    float s = group_sum(lane_sum(sv), red, p);
+        for (int k = 0; k < VEC; ++k) m = fmaxf(m, to_f(raw[i].v[k]));
+    m = group_max(m, red, p);
+    float s = 0.f;
+    const float ml = m * KTUNE_LOG2E;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) s += ex2(fmaf(to_f(raw[i].v[k]), KTUNE_LOG2E, -ml));
+    s = group_sum(s, red, p);
     combine_slices(m, s);
     // exp again rather than a float copy of the row: the registers hold the row as loaded.
     const float off = m * KTUNE_LOG2E + __log2f(s);
@@ -190,7 +167,7 @@ class softmax final : public row_op {
 public:
     softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
-    int version() const noexcept override { return 4; }
+    int version() const noexcept override { return 3; }
     std::string_view description() const noexcept override {
         return "row softmax along the last dimension";
     }
