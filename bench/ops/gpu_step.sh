@@ -1,5 +1,5 @@
 # GPU steps of the kernels (issue 7, session 2); sourced by bench/gpu/run.sh:
-#   bash bench/gpu/run.sh build kernels_check kernels_sweep
+#   bash bench/gpu/run.sh build kernels_check kernels_sweep kernels_pack
 # They reuse bench/tune's bench_tune binary as it is.
 
 # The ops' GPU tests (tests/gpu/ops): the split-row (cluster) and sub-warp forms against the
@@ -133,4 +133,11 @@ step_kernels_long() {
         python3 bench/ops/stage_table.py "$log" "$OUT/kernels_copy.jsonl" >"$OUT/kernels_long.txt"
     done
     head -8 "$OUT/kernels_long.txt"
+}
+
+# The device returns at most 8 files from $OUT (run 3 lost its PyTorch timings and small-shape
+# sweep to that): run this step last to fold every kernels_* file and folder into one archive.
+step_kernels_pack() {
+    (cd "$OUT" && ls -d kernels_* 2>/dev/null | grep -v '^kernels.tar.gz$' |
+        tar czf kernels.tar.gz -T - --remove-files) && ls -la "$OUT/kernels.tar.gz"
 }
