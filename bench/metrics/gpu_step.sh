@@ -207,3 +207,113 @@ step_metrics_onepass() {
         done
     done
 }
+
+# Session 3, run 2: --replay launches (pass i of the roofline set on the i-th natural launch of
+# a kernel, nothing replayed, the L2 flush right before the counting pass) against --replay
+# kernel and ncu, DRAM bytes per workload. The suite runs each workload 3 times in a row
+# (--repeat 3) so every kernel has the 3 launches a 3-pass set needs. ncu collects only time and
+# DRAM bytes here (1 pass): its DRAM counters are the same whatever else it collects. Table:
+# $OUT/metrics_replay.txt.
+step_metrics_replay() {
+    local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
+    local bin="$build/bench/metrics/bench_roofline_vs_ncu" ktune="$build/tools/ktune-cli/ktune"
+    local lim=${METRICS_STEP_TIMEOUT:-40} txt="$out/metrics_replay.txt" t mode cc
+    local m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+    mkdir -p "$out"
+    "$bin" --mode plain --repeat 3 --manifest "$out/metrics_r_manifest.json" \
+        >"$out/metrics_r_plain.log" 2>&1
+    for cc in all none; do
+        t=$EPOCHREALTIME
+        timeout "$lim" ncu --cache-control $cc --clock-control none --print-units base --csv \
+            --page raw --metrics "$m" "$bin" --mode plain --repeat 3 \
+            >"$out/metrics_r_ncu_$cc.csv" 2>"$out/metrics_r_ncu_$cc.err"
+        echo "ncu --cache-control $cc: rc $? in $(_metrics_since "$t") s" | tee -a "$txt"
+    done
+    for mode in launches kernel; do
+        for cc in all none; do
+            t=$EPOCHREALTIME
+            timeout "$lim" "$ktune" profile --metrics roofline --replay $mode --cache-control $cc \
+                --max-metric-kernels 100 --max-per-kernel 10 --no-top \
+                -o "$out/metrics_r_${mode}_$cc.ktrace" -- "$bin" --mode plain --repeat 3 \
+                >"$out/metrics_r_${mode}_$cc.log" 2>&1
+            echo "ktune --replay $mode --cache-control $cc: rc $? in $(_metrics_since "$t") s" |
+                tee -a "$txt"
+            grep 'ktune: metrics' "$out/metrics_r_${mode}_$cc.log" | tail -2 | tee -a "$txt"
+            "$ktune" roofline "$out/metrics_r_${mode}_$cc.ktrace" --latency-pct 60 \
+                --dump-metrics "$out/metrics_r_${mode}_${cc}_values.json" \
+                >"$out/metrics_r_roofline_${mode}_$cc.txt" 2>&1
+            local n
+            for n in all none; do
+                python3 bench/metrics/compare_replay.py "$out/metrics_r_${mode}_${cc}_values.json" \
+                    "$out/metrics_r_ncu_$n.csv" "$out/metrics_r_manifest.json" \
+                    "ktune $mode $cc / ncu $n" 2>&1 | tee -a "$txt" | grep '^\[' |
+                    tee -a "${summary:-/dev/null}"
+            done
+        done
+    done
+}
+
+# Wall time, --replay launches vs kernel vs ncu, metrics for the 10 hottest kernels of a PyTorch
+# forward loop (bench/metrics/transformer_loop.py, 40 forwards) and for the suite (--repeat 3),
+# each kernel profiled once (ktune --max-per-kernel 1: one sample, 3 launches in launches mode;
+# ncu: first invocation). Interleaved rounds (METRICS_WALL_ROUNDS, default 3) of {alone, ktune
+# kernel, ktune launches, ncu}; the table is $OUT/metrics_replay_wall.txt.
+step_metrics_replay_wall() {
+    local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
+    local ktune="$build/tools/ktune-cli/ktune" py=bench/metrics/transformer_loop.py t r w
+    local bin="$build/bench/metrics/bench_roofline_vs_ncu" rounds=${METRICS_WALL_ROUNDS:-3}
+    local lim=${METRICS_STEP_TIMEOUT:-40} txt="$out/metrics_replay_wall.txt"
+    mkdir -p "$out"
+    timeout "$lim" "$ktune" profile --no-top -o "$out/metrics_rl.ktrace" -- python3 "$py" \
+        >"$out/metrics_rl_trace.log" 2>&1
+    "$ktune" top "$out/metrics_rl.ktrace" --json --limit 10 >"$out/metrics_rl_top.json"
+    local re
+    re=$(python3 -c 'import json, re, sys
+rows = json.load(open(sys.argv[1]))["rows"][:10]
+print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metrics_rl_top.json")
+    for w in tl su; do
+        local -a A=() K=() L=() N=() cmd=()
+        if [ $w = tl ]; then cmd=(python3 "$py"); else cmd=("$bin" --mode plain --repeat 3); fi
+        local sel=(--kernels "$re" --max-metric-kernels 10) nsel=(--kernel-name-base mangled
+            --kernel-id "::regex:$re:1")
+        [ $w = su ] && sel=(--max-metric-kernels 100) nsel=(--kernel-id ":::1")
+        for ((r = 1; r <= rounds; ++r)); do
+            t=$EPOCHREALTIME
+            timeout "$lim" "${cmd[@]}" >"$out/metrics_rw_${w}_plain.log" 2>&1
+            A+=("$(_metrics_since "$t")")
+            t=$EPOCHREALTIME
+            timeout "$lim" "$ktune" profile --metrics roofline --replay kernel "${sel[@]}" \
+                --max-per-kernel 1 --no-top -o "$out/metrics_rw_${w}_kernel.ktrace" -- \
+                "${cmd[@]}" >"$out/metrics_rw_${w}_kernel.log" 2>&1
+            K+=("$(_metrics_since "$t")")
+            t=$EPOCHREALTIME
+            timeout "$lim" "$ktune" profile --metrics roofline --replay launches "${sel[@]}" \
+                --max-per-kernel 1 --no-top -o "$out/metrics_rw_${w}_launches.ktrace" -- \
+                "${cmd[@]}" >"$out/metrics_rw_${w}_launches.log" 2>&1
+            L+=("$(_metrics_since "$t")")
+            t=$EPOCHREALTIME
+            timeout "$lim" ncu --clock-control none --section SpeedOfLight_RooflineChart \
+                "${nsel[@]}" "${cmd[@]}" >"$out/metrics_rw_${w}_ncu.log" 2>&1
+            N+=("$(_metrics_since "$t")")
+            echo "$w round $r: alone ${A[-1]} s, ktune kernel ${K[-1]} s, ktune launches" \
+                "${L[-1]} s, ncu ${N[-1]} s" | tee -a "$txt"
+        done
+        local -a KA=() LA=() NA=()
+        for ((r = 0; r < ${#N[@]}; ++r)); do
+            KA+=("$(awk -v a="${K[r]}" -v b="${A[r]}" 'BEGIN{print a-b}')")
+            LA+=("$(awk -v a="${L[r]}" -v b="${A[r]}" 'BEGIN{print a-b}')")
+            NA+=("$(awk -v a="${N[r]}" -v b="${A[r]}" 'BEGIN{print a-b}')")
+        done
+        {
+            echo "$w: ${#N[@]} rounds, median (min..max) s: alone $(_metrics_stats "${A[@]}");" \
+                "ktune kernel $(_metrics_stats "${K[@]}"); ktune launches $(_metrics_stats "${L[@]}");" \
+                "ncu $(_metrics_stats "${N[@]}")"
+            echo "  added: ktune kernel $(_metrics_stats "${KA[@]}"); ktune launches" \
+                "$(_metrics_stats "${LA[@]}"); ncu $(_metrics_stats "${NA[@]}")"
+            echo "  profiled: ncu $(grep -c '==PROF== Profiling' "$out/metrics_rw_${w}_ncu.log");" \
+                "kernel: $(grep 'ktune: metrics' "$out/metrics_rw_${w}_kernel.log" | tail -1);" \
+                "launches: $(grep 'ktune: metrics' "$out/metrics_rw_${w}_launches.log" | tail -1)"
+            "$ktune" roofline "$out/metrics_rw_${w}_launches.ktrace" 2>&1 | head -8
+        } 2>&1 | tee -a "$txt" | tee -a "${summary:-/dev/null}"
+    done
+}

@@ -22,7 +22,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -158,7 +160,9 @@ using launch_t = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned
 
 int run(int argc, char** argv) {
     std::string mode = "ktune", out_path = "ktune.kernel_metrics.json", manifest;
+    int repeat = 1; // --repeat R: each workload R times in a row (--replay launches needs >= 3)
     for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
         if (!std::strcmp(argv[i], "--mode")) mode = argv[i + 1];
         if (!std::strcmp(argv[i], "--out")) out_path = argv[i + 1];
         if (!std::strcmp(argv[i], "--manifest")) manifest = argv[i + 1];
@@ -233,7 +237,7 @@ int run(int argc, char** argv) {
     // GEMMs are time_bf16_gemm's 3 warm-up launches (src/metrics/bf16_gemm.cpp).
     nlohmann::json plan = nlohmann::json::array();
     for (const auto& w : suite)
-        plan.push_back({{"workload", w.name}, {"launches", 1}, {"tensor_flops", 0}});
+        plan.push_back({{"workload", w.name}, {"launches", repeat}, {"tensor_flops", 0}});
     for (std::size_t g : {4096u, 8192u})
         suite.push_back({fmt::format("gemm_bf16_{}", g), [g] {
                              std::vector<double> ms;
@@ -241,7 +245,7 @@ int run(int argc, char** argv) {
                          }});
     for (double g : {4096.0, 8192.0})
         plan.push_back({{"workload", fmt::format("gemm_bf16_{}", int(g))},
-                        {"launches", 3},
+                        {"launches", 3 * repeat},
                         {"tensor_flops", 2 * g * g * g}});
     if (!manifest.empty()) std::ofstream(manifest) << plan.dump(1) << "\n";
 
@@ -250,7 +254,8 @@ int run(int argc, char** argv) {
     doc.gpu = q.devices.front().name;
     if (mode == "plain") {
         for (auto& w : suite)
-            w.run();
+            for (int r = 0; r < repeat; ++r)
+                w.run();
         KTUNE_CUDA_CALL(cudaDeviceSynchronize());
     } else {
         auto backend = metrics::make_cupti_range_backend();
@@ -260,13 +265,13 @@ int run(int argc, char** argv) {
             3);
         doc.metric_set = set.name;
         doc.passes = set.passes;
-        backend->configure(set.metrics, 64);
+        backend->configure(set.metrics, 64, metrics::replay_mode::kernel);
         // A workload may launch several kernels (the GEMM's warm-ups): their ranges add up.
         for (auto& w : suite) {
             backend->start();
             w.run();
             KTUNE_CUDA_CALL(cudaDeviceSynchronize());
-            backend->stop();
+            (void)backend->stop();
             const auto d = backend->decode();
             doc.dropped_ranges += d.dropped;
             metrics::kernel_sample s;

@@ -45,6 +45,8 @@ struct hook_state {
     std::mutex decide; ///< policy, session, counters
     std::shared_mutex launch;
     std::unique_ptr<metrics::range_session> session;
+    metrics::replay_mode replay = metrics::replay_mode::kernel;
+    metrics::sampling_options sampling; ///< launches mode: the session samples kernels itself
     bool flush_l2 = false; ///< --cache-control all: flush L2 before each profiled range
     std::unique_ptr<metrics::detail::l2_flusher> flusher;
     std::uint64_t flushes = 0;       ///< ranges that started after a completed flush
@@ -124,12 +126,16 @@ bool ensure_session(hook_state& h, CUcontext ctx) {
         given && given->chip == chip && given->name == spec.name && given->passes <= h.max_passes
             ? *given
             : metrics::resolve_metric_set(spec, chip, h.max_passes);
-    // The hook's policy already sampled; the session profiles every launch it is handed.
+    // Kernel replay: the hook's policy already sampled; the session profiles every launch it
+    // is handed. Launches mode: the hook only filters (regex, deny-list) and the session
+    // samples kernels, since one kernel takes as many launches as the set has passes.
     metrics::sampling_options all;
     all.max_kernels = all.max_per_kernel = std::numeric_limits<std::uint64_t>::max();
     // Decode after every range: profiled launches are few and already synchronous, and a
     // decoded range survives a program that never reaches exit with its context alive.
-    h.session = std::make_unique<metrics::range_session>(set, all, std::move(backend), 1);
+    h.session = std::make_unique<metrics::range_session>(
+        set, h.replay == metrics::replay_mode::launches ? h.sampling : all, std::move(backend), 1,
+        h.replay);
     h.context = ctx;
     return true;
 }
@@ -155,6 +161,50 @@ void flush_before_range(hook_state& h) {
         h.flusher.reset();
         ++h.unflushed;
     }
+}
+
+// Grid, block and dynamic shared memory of a launch: launches mode merges passes only across
+// launches of the same shape. Empty where the parameters are not known.
+std::string launch_shape(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params) {
+    if (!params) return {};
+    auto fmt3 = [](auto gx, auto gy, auto gz, auto bx, auto by, auto bz, auto smem) {
+        return std::to_string(gx) + "," + std::to_string(gy) + "," + std::to_string(gz) + "/" +
+               std::to_string(bx) + "," + std::to_string(by) + "," + std::to_string(bz) + "/" +
+               std::to_string(smem);
+    };
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
+            const auto* p = static_cast<const cuLaunchKernel_params*>(params);
+            return fmt3(p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
+                        p->blockDimZ, p->sharedMemBytes);
+        }
+        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+            const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
+            if (!p->config) return {};
+            const auto& c = *p->config;
+            return fmt3(c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ,
+                        c.sharedMemBytes);
+        }
+        return {};
+    }
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000) {
+        // The ptsz struct has the same leading fields.
+        const auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
+        return fmt3(p->gridDim.x, p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y,
+                    p->blockDim.z, p->sharedMem);
+    }
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060) {
+        const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
+        if (!p->config) return {};
+        const auto& c = *p->config;
+        return fmt3(c.gridDim.x, c.gridDim.y, c.gridDim.z, c.blockDim.x, c.blockDim.y, c.blockDim.z,
+                    c.dynamicSmemBytes);
+    }
+    return {};
 }
 
 // Lock order: `launch` before `decide`, everywhere (a profiled launch's exit holds `launch`
@@ -184,8 +234,13 @@ void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackI
                 if (!ensure_session(h, d.context)) {
                     ++h.other_context;
                 } else {
-                    flush_before_range(h);
-                    t_profiled = h.session->launch_begin(name, ordinal, d.correlationId, false);
+                    // The flush runs only for a launch that is profiled, right before its
+                    // range starts (the session decides; in launches mode most candidates
+                    // wait for the kernel in flight).
+                    t_profiled =
+                        h.session->launch_begin(name, ordinal, d.correlationId, false,
+                                                launch_shape(domain, cbid, d.functionParams),
+                                                [&h] { flush_before_range(h); });
                 }
             }
         } catch (const std::exception& e) {
@@ -282,6 +337,19 @@ bool metrics_hook_start() noexcept {
                              c);
             h->flush_l2 = cc == "all";
         }
+        if (const char* r = env("KTUNE_METRICS_REPLAY")) {
+            try {
+                h->replay = metrics::parse_replay_mode(r);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "ktune: ignoring KTUNE_METRICS_REPLAY: %s\n", e.what());
+            }
+        }
+        h->sampling = o;
+        if (h->replay == metrics::replay_mode::launches) {
+            // The hook filters only; the session counts kernels (see ensure_session).
+            o.sample_every = 1;
+            o.max_kernels = o.max_per_kernel = std::numeric_limits<std::uint64_t>::max();
+        }
         h->policy.emplace(o);
         if (const char* p = env("KTUNE_METRICS_PEAKS")) h->peaks = metrics::read_measured_peaks(p);
         // Checked here, before any launch, so a bad set is refused up front (chip: at the
@@ -364,6 +432,7 @@ void metrics_hook_write(const std::string& trace_path) noexcept {
         h.doc.denied = h.policy->denied();
         if (h.peaks) h.doc.measured = h.peaks;
         if (h.doc.metric_set.empty()) h.doc.metric_set = h.set_spec;
+        h.doc.replay = std::string(metrics::to_string(h.replay));
         // "all" only when every range followed a flush; a mix is reported as such.
         h.doc.cache_control = h.unflushed == 0 ? "all"
                               : h.flushes == 0
@@ -372,13 +441,14 @@ void metrics_hook_write(const std::string& trace_path) noexcept {
                                         std::to_string(h.unflushed) + " not";
         trace::append_metrics_chunk(trace_path, metrics::to_json(h.doc));
         std::fprintf(stderr,
-                     "ktune: metrics (%s, %zu passes) for %zu launches in %s; %llu dropped "
-                     "ranges, %zu kernels denied, %llu sampled launches on another context "
-                     "refused; cache control %s\n",
-                     h.doc.metric_set.c_str(), h.doc.passes, h.doc.kernels.size(),
-                     trace_path.c_str(), static_cast<unsigned long long>(h.doc.dropped_ranges),
-                     h.doc.denied.size(), static_cast<unsigned long long>(h.other_context),
-                     h.doc.cache_control.c_str());
+                     "ktune: metrics (%s, %zu passes, replay %s) for %zu kernel samples in %s; "
+                     "%llu incomplete, %llu dropped ranges, %zu kernels denied, %llu sampled "
+                     "launches on another context refused; cache control %s\n",
+                     h.doc.metric_set.c_str(), h.doc.passes, h.doc.replay.c_str(),
+                     h.doc.kernels.size(), trace_path.c_str(),
+                     static_cast<unsigned long long>(h.doc.incomplete_kernels),
+                     static_cast<unsigned long long>(h.doc.dropped_ranges), h.doc.denied.size(),
+                     static_cast<unsigned long long>(h.other_context), h.doc.cache_control.c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "ktune: metrics not written to %s: %s\n", trace_path.c_str(),
                      e.what());

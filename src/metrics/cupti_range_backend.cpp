@@ -57,7 +57,10 @@ public:
 
     std::string chip() override { return chip_; }
 
-    void configure(std::span<const std::string> metrics, std::size_t max_ranges) override {
+    void configure(std::span<const std::string> metrics, std::size_t max_ranges,
+                   replay_mode replay) override {
+        replay_ = replay;
+        range_ = CUPTI_AutoRange;
         disable(); // a new set replaces the old configuration
         metrics_.assign(metrics.begin(), metrics.end());
         names_.clear();
@@ -85,7 +88,29 @@ public:
         reset_counter_data();
 
         max_ranges_ = max_ranges;
-        set_config();
+        if (replay_ == replay_mode::kernel) return set_config(0, 0);
+        // User replay: auto range keeps CUPTI's own range around the one launch. Should this
+        // CUPTI refuse auto range with user replay, a user range pushed around the launch (the
+        // context synchronised before its pop) collects the same launch.
+        try {
+            set_config(0, 1);
+        } catch (const error&) {
+            range_ = CUPTI_UserRange;
+            set_config(0, 1);
+        }
+        next_target_ = 1;
+        in_kernel_ = false;
+    }
+
+    void begin_pass(std::size_t pass) override {
+        if (replay_ != replay_mode::launches) return;
+        if (pass == 0) {
+            // A new kernel: drop the passes of one given up on.
+            if (in_kernel_) reset_counter_data();
+            next_target_ = 1;
+        }
+        set_config(pass, next_target_);
+        in_kernel_ = true;
     }
 
     void start() override {
@@ -93,13 +118,33 @@ public:
         p.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
         p.pRangeProfilerObject = object_;
         KTUNE_CUPTI_CALL(cuptiRangeProfilerStart(&p));
+        if (range_ == CUPTI_UserRange) {
+            CUpti_RangeProfiler_PushRange_Params pr{};
+            pr.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+            pr.pRangeProfilerObject = object_;
+            pr.pRangeName = "ktune_launch";
+            KTUNE_CUPTI_CALL(cuptiRangeProfilerPushRange(&pr));
+        }
     }
 
-    void stop() override {
+    pass_state stop() override {
+        if (range_ == CUPTI_UserRange) {
+            // The range must end after the launch, not when the asynchronous call returns.
+            using sync_t = CUresult (*)();
+            static const auto sync = ktune::detail::driver_fn<sync_t>("cuCtxSynchronize");
+            if (sync) (void)sync();
+            CUpti_RangeProfiler_PopRange_Params pp{};
+            pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+            pp.pRangeProfilerObject = object_;
+            KTUNE_CUPTI_CALL(cuptiRangeProfilerPopRange(&pp));
+        }
         CUpti_RangeProfiler_Stop_Params p{};
         p.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
         p.pRangeProfilerObject = object_;
         KTUNE_CUPTI_CALL(cuptiRangeProfilerStop(&p));
+        if (replay_ == replay_mode::kernel) return {};
+        next_target_ = static_cast<std::uint16_t>(p.targetNestingLevel);
+        return {p.passIndex, p.isAllPassSubmitted != 0};
     }
 
     decoded decode() override {
@@ -125,9 +170,11 @@ public:
             out.range_names.emplace_back(ri.rangeName ? ri.rangeName : "");
             out.values.push_back(host_->evaluate(counter_data_, r, metrics_));
         }
-        // The image is reused for the next batch: reset it and hand it to CUPTI again.
+        // The image is reused for the next batch: reset it and hand it to CUPTI again (in
+        // launches mode begin_pass does, with the pass index).
         reset_counter_data();
-        set_config();
+        in_kernel_ = false;
+        if (replay_ == replay_mode::kernel) set_config(0, 0);
         return out;
     }
 
@@ -141,7 +188,7 @@ private:
         object_ = nullptr;
     }
 
-    void set_config() {
+    void set_config(std::size_t pass, std::uint16_t target_level) {
         CUpti_RangeProfiler_SetConfig_Params sc{};
         sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
         sc.pRangeProfilerObject = object_;
@@ -149,13 +196,13 @@ private:
         sc.pConfig = config_.data();
         sc.counterDataImageSize = counter_data_.size();
         sc.pCounterDataImage = counter_data_.data();
-        sc.range = CUPTI_AutoRange;
-        sc.replayMode = CUPTI_KernelReplay;
+        sc.range = range_;
+        sc.replayMode = replay_ == replay_mode::kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
         sc.maxRangesPerPass = max_ranges_;
         sc.numNestingLevels = 1;
         sc.minNestingLevel = 1;
-        sc.passIndex = 0;
-        sc.targetNestingLevel = 0;
+        sc.passIndex = pass;
+        sc.targetNestingLevel = target_level;
         KTUNE_CUPTI_CALL(cuptiRangeProfilerSetConfig(&sc));
     }
 
@@ -176,6 +223,10 @@ private:
     std::optional<detail::host_object> host_;
     CUpti_RangeProfiler_Object* object_ = nullptr;
     std::size_t max_ranges_ = 0;
+    replay_mode replay_ = replay_mode::kernel;
+    CUpti_ProfilerRange range_ = CUPTI_AutoRange;
+    std::uint16_t next_target_ = 1; ///< user replay: the nesting level the next pass collects
+    bool in_kernel_ = false;        ///< user replay: passes of a kernel are in the image
 };
 
 } // namespace

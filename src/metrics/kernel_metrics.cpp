@@ -49,6 +49,9 @@ kernel_sample parse_kernel(const json& k, std::string_view source, const std::st
         s.correlation_id = count(k["correlation_id"], source, path + "/correlation_id");
     if (k.contains("launches")) s.launches = count(k["launches"], source, path + "/launches");
     if (s.launches == 0) bad(source, path + "/launches", "must be at least 1");
+    if (k.contains("pass_launches"))
+        s.pass_launches = count(k["pass_launches"], source, path + "/pass_launches");
+    if (s.pass_launches == 0) bad(source, path + "/pass_launches", "must be at least 1");
     if (k.contains("total_time_ns"))
         s.total_time_ns = number(k["total_time_ns"], source, path + "/total_time_ns");
     if (k.contains("mean_gap_ns"))
@@ -93,6 +96,8 @@ std::string to_json(const kernel_metrics_doc& doc) {
            {"dropped_ranges", doc.dropped_ranges},
            {"denied", doc.denied}};
     if (!doc.cache_control.empty()) j["cache_control"] = doc.cache_control;
+    j["replay"] = doc.replay;
+    j["incomplete_kernels"] = doc.incomplete_kernels;
     if (doc.measured)
         j["measured_peaks"] = {{"dram_gbs", doc.measured->dram_gbs},
                                {"fp32_tflops", doc.measured->fp32_tflops},
@@ -105,6 +110,7 @@ std::string to_json(const kernel_metrics_doc& doc) {
                 {"launches", k.launches},
                 {"total_time_ns", k.total_time_ns},
                 {"mean_gap_ns", k.mean_gap_ns},
+                {"pass_launches", k.pass_launches},
                 {"values", json::object()}};
         for (const auto& [name, v] : k.values)
             kj["values"][name] = v;
@@ -145,6 +151,13 @@ kernel_metrics_doc parse_kernel_metrics(std::string_view text_in, std::string_vi
     }
     if (j.contains("cache_control"))
         doc.cache_control = text(j["cache_control"], source, "/cache_control");
+    if (j.contains("replay")) {
+        doc.replay = text(j["replay"], source, "/replay");
+        if (doc.replay != "kernel" && doc.replay != "launches")
+            bad(source, "/replay", "expected \"kernel\" or \"launches\"");
+    }
+    if (j.contains("incomplete_kernels"))
+        doc.incomplete_kernels = count(j["incomplete_kernels"], source, "/incomplete_kernels");
     if (j.contains("measured_peaks")) doc.measured = parse_peaks(j["measured_peaks"], source);
     if (!j.contains("kernels")) bad(source, "/kernels", "missing");
     const json& kernels = j.at("kernels");

@@ -5,21 +5,42 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace ktune::metrics {
 
+replay_mode parse_replay_mode(std::string_view s) {
+    if (s == "kernel") return replay_mode::kernel;
+    if (s == "launches") return replay_mode::launches;
+    throw error(error_kind::usage,
+                fmt::format("--replay {}: expected kernel (CUPTI replays each profiled launch) "
+                            "or launches (pass i on the i-th launch of the kernel)",
+                            s));
+}
+
+std::string_view to_string(replay_mode r) noexcept {
+    return r == replay_mode::launches ? "launches" : "kernel";
+}
+
 range_session::range_session(metric_set set, sampling_options sampling,
-                             std::unique_ptr<range_backend> backend, std::size_t batch)
+                             std::unique_ptr<range_backend> backend, std::size_t batch,
+                             replay_mode replay)
     : range_session([set](tensor_precision) { return set; }, std::move(sampling),
-                    std::move(backend), batch) {}
+                    std::move(backend), batch, replay) {}
 
 range_session::range_session(set_resolver resolve, sampling_options sampling,
-                             std::unique_ptr<range_backend> backend, std::size_t batch)
+                             std::unique_ptr<range_backend> backend, std::size_t batch,
+                             replay_mode replay)
     : resolve_(std::move(resolve)), policy_(std::move(sampling)), backend_(std::move(backend)),
-      batch_(batch == 0 ? 1 : batch) {
+      // launches mode decodes each kernel when its last pass is in: one range per image
+      batch_(replay == replay_mode::launches ? 1
+             : batch == 0                    ? 1
+                                             : batch),
+      replay_(replay) {
     if (!backend_ || !resolve_)
         throw error(error_kind::internal, "range_session without a backend or a metric set");
     doc_.chip = backend_->chip();
+    doc_.replay = std::string(to_string(replay_));
     use(resolved_.emplace(tensor_precision::bf16, resolve_(tensor_precision::bf16)).first->second);
 }
 
@@ -30,7 +51,7 @@ void range_session::use(const metric_set& set) {
     if (!set_.metrics.empty() && set.metrics == set_.metrics) return;
     drain(); // pending ranges belong to the old configuration
     set_ = set;
-    backend_->configure(set_.metrics, batch_);
+    backend_->configure(set_.metrics, batch_, replay_);
     doc_.metric_set = set_.name;
     doc_.passes = std::max(doc_.passes, set_.passes);
 }
@@ -38,13 +59,19 @@ void range_session::use(const metric_set& set) {
 range_session::~range_session() = default;
 
 bool range_session::launch_begin(std::string_view name, std::uint64_t launch_index,
-                                 std::uint64_t correlation_id, bool cooperative) {
-    if (active_ || policy_.decide(name, cooperative) != sample_decision::profile) return false;
+                                 std::uint64_t correlation_id, bool cooperative,
+                                 std::string_view shape,
+                                 const std::function<void()>& before_start) {
+    if (active_) return false;
+    if (replay_ == replay_mode::launches)
+        return begin_launches(name, launch_index, correlation_id, cooperative, shape, before_start);
+    if (policy_.decide(name, cooperative) != sample_decision::profile) return false;
     const tensor_precision p = guess_tensor_precision(name);
     auto it = resolved_.find(p);
     if (it == resolved_.end()) it = resolved_.emplace(p, resolve_(p)).first;
     use(it->second);
     pending_.push_back({std::string(name), launch_index, correlation_id});
+    if (before_start) before_start();
     backend_->start();
     active_ = true;
     return true;
@@ -52,9 +79,72 @@ bool range_session::launch_begin(std::string_view name, std::uint64_t launch_ind
 
 void range_session::launch_end() {
     if (!active_) return;
-    backend_->stop();
+    if (replay_ == replay_mode::launches) return end_launches();
+    (void)backend_->stop();
     active_ = false;
     if (pending_.size() >= batch_) drain();
+}
+
+bool range_session::begin_launches(std::string_view name, std::uint64_t launch_index,
+                                   std::uint64_t correlation_id, bool cooperative,
+                                   std::string_view shape,
+                                   const std::function<void()>& before_start) {
+    std::string key = fmt::format("{}\x1f{}", name, shape);
+    if (flight_ && flight_->key != key) {
+        // Another kernel's passes are being collected: this launch runs unprofiled, unless the
+        // kernel in flight has not come back for so long that it probably never will.
+        if (++flight_->waited <= patience_) return false;
+        give_up();
+    }
+    if (!flight_) {
+        // The policy sees only launches that could start a kernel: sample_every, max_kernels
+        // and max_per_kernel count kernels (all their passes), not single launches.
+        if (policy_.decide(name, cooperative) != sample_decision::profile) return false;
+        const tensor_precision p = guess_tensor_precision(name);
+        auto it = resolved_.find(p);
+        if (it == resolved_.end()) it = resolved_.emplace(p, resolve_(p)).first;
+        use(it->second);
+        flight_ = in_flight{std::move(key), std::string(name), launch_index, correlation_id};
+    }
+    flight_->waited = 0;
+    if (before_start) before_start();
+    backend_->begin_pass(flight_->next_pass);
+    backend_->start();
+    ++flight_->launches;
+    active_ = true;
+    return true;
+}
+
+void range_session::end_launches() {
+    active_ = false;
+    const auto state = backend_->stop();
+    if (!state.all_submitted) {
+        flight_->next_pass = state.next_pass;
+        // CUPTI's passes must advance; a set that never completes is given up on, not looped.
+        if (flight_->launches > std::max<std::size_t>(set_.passes, 1) + 1) give_up();
+        return;
+    }
+    const auto d = backend_->decode();
+    doc_.dropped_ranges += d.dropped;
+    if (d.values.empty()) {
+        if (d.dropped == 0) ++doc_.dropped_ranges;
+    } else {
+        kernel_sample s;
+        s.name = flight_->name;
+        s.launch_index = flight_->launch_index;
+        s.correlation_id = flight_->correlation_id;
+        s.pass_launches = flight_->launches;
+        for (std::size_t m = 0; m < set_.metrics.size() && m < d.values[0].size(); ++m)
+            s.values[set_.metrics[m]] = d.values[0][m];
+        doc_.kernels.push_back(std::move(s));
+    }
+    flight_.reset();
+}
+
+void range_session::give_up() {
+    if (!flight_) return;
+    ++doc_.incomplete_kernels;
+    flight_.reset(); // the next begin_pass(0) discards its passes
 }
 
 void range_session::drain() {
@@ -81,6 +171,7 @@ void range_session::drain() {
 kernel_metrics_doc range_session::finish() {
     launch_end();
     drain();
+    give_up();
     doc_.denied = policy_.denied();
     return doc_;
 }

@@ -61,3 +61,13 @@ ktune_cli_test(roofline_levels_from_trace RC 0
   EXPECT "Roofline of 17 kernels on H200" "3 replay passes" "joined to their launches by correlation id: 17 of 17"
          "memory   L1/shared" "feeding the tensor cores" "register tiling" "compute  issue"
          "memory   DRAM")
+# --replay launches: the report says where each kernel's passes came from and what is missing.
+set(_rl tests/data/metrics/h200_synthetic_launches.kernel_metrics.json)
+ktune_cli_test(roofline_replay_launches RC 0 ARGS roofline ${_rl}
+  EXPECT "3 passes per kernel, one per natural launch (no replay)"
+         "2 kernels launched fewer times than the set has passes" REJECT "replay passes")
+ktune_cli_test(roofline_replay_launches_json RC 0 ARGS roofline ${_rl} --json
+  EXPECT "\"replay\": \"launches\"" "\"incomplete_kernels\": 2" "\"pass_launches\": 3")
+ktune_cli_test(profile_metrics_bad_replay RC 2
+  ARGS profile --metrics roofline --replay application -o ${CMAKE_CURRENT_BINARY_DIR}/x.ktrace -- true
+  EXPECT "--replay")

@@ -36,6 +36,14 @@ nlohmann::json finite_or_null(double v) {
     return std::isfinite(v) ? nlohmann::json(v) : nullptr;
 }
 
+// Natural launches the kernel's passes ran on (1: one launch, replayed by CUPTI or one pass).
+std::uint64_t pass_launches(const metrics::kernel_metrics_doc& d, std::string_view name,
+                            std::uint64_t launch_index) {
+    for (const auto& k : d.kernels)
+        if (k.name == name && k.launch_index == launch_index) return k.pass_launches;
+    return 1;
+}
+
 nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kernel_metrics_doc& d) {
     nlohmann::json ceilings = nlohmann::json::object();
     for (std::size_t k = 0; k < analysis::compute_kind_count; ++k)
@@ -52,6 +60,8 @@ nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kern
                      {"metric_set", d.metric_set},
                      {"passes", d.passes},
                      {"dropped_ranges", d.dropped_ranges},
+                     {"replay", d.replay},
+                     {"incomplete_kernels", d.incomplete_kernels},
                      {"denied", d.denied},
                      {"kernels", nlohmann::json::array()}};
     for (const auto& p : a.points)
@@ -75,7 +85,8 @@ nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kern
              {"compute_pct", p.compute_pct},
              {"l2_pct", p.l2_pct >= 0 ? nlohmann::json(p.l2_pct) : nullptr},
              {"l1_pct", p.l1_pct >= 0 ? nlohmann::json(p.l1_pct) : nullptr},
-             {"issue_pct", p.issue_pct >= 0 ? nlohmann::json(p.issue_pct) : nullptr}});
+             {"issue_pct", p.issue_pct >= 0 ? nlohmann::json(p.issue_pct) : nullptr},
+             {"pass_launches", pass_launches(d, p.name, p.launch_index)}});
     return j;
 }
 
@@ -86,8 +97,15 @@ std::string fit(std::string_view s, std::size_t n) {
 void print_table(const analysis::roofline_analysis& a, const metrics::kernel_metrics_doc& d,
                  const std::optional<std::size_t>& joined) {
     fmt::print("Roofline of {} kernels on {} ({})\n", a.points.size(), a.roofs.gpu, a.roofs.source);
-    fmt::print("metric set {} on {}: {} replay passes per kernel\n",
-               d.metric_set.empty() ? "?" : d.metric_set, d.chip.empty() ? "?" : d.chip, d.passes);
+    if (d.replay == "launches")
+        fmt::print("metric set {} on {}: {} passes per kernel, one per natural launch (no "
+                   "replay)\n",
+                   d.metric_set.empty() ? "?" : d.metric_set, d.chip.empty() ? "?" : d.chip,
+                   d.passes);
+    else
+        fmt::print("metric set {} on {}: {} replay passes per kernel\n",
+                   d.metric_set.empty() ? "?" : d.metric_set, d.chip.empty() ? "?" : d.chip,
+                   d.passes);
     if (joined)
         fmt::print("metrics joined to their launches by correlation id: {} of {}\n", *joined,
                    d.kernels.size());
@@ -107,6 +125,10 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
     if (d.dropped_ranges)
         fmt::print("\nwarning: CUPTI dropped {} ranges: those launches have no metrics\n",
                    d.dropped_ranges);
+    if (d.incomplete_kernels)
+        fmt::print("\nwarning: {} kernels launched fewer times than the set has passes (or "
+                   "given up on): no metrics for them; --replay kernel collects them\n",
+                   d.incomplete_kernels);
     if (!d.denied.empty())
         fmt::print("\nnot profiled (deny-list, never serialised): {}\n",
                    fmt::format("{}", fmt::join(d.denied, ", ")));

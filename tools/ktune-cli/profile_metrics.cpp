@@ -4,6 +4,7 @@
 #include "ktune/metrics/device_measure.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_host.hpp"
+#include "ktune/metrics/range_session.hpp"
 #include "ktune/metrics/sampling.hpp"
 
 #include <fmt/format.h>
@@ -42,6 +43,13 @@ void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o) {
                    "program and CUPTI's replay left them")
         ->capture_default_str()
         ->check(CLI::IsMember({"all", "none"}));
+    app.add_option("--replay", o.replay,
+                   "kernel: CUPTI replays each profiled launch once per pass (saving and "
+                   "restoring memory); launches: pass i runs on the i-th launch of the same "
+                   "kernel and launch shape, nothing is replayed (kernels launched fewer times "
+                   "than the set has passes are reported incomplete)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"kernel", "launches"}));
 }
 
 void export_profile_metrics(const profile_metrics_options& o) {
@@ -82,6 +90,8 @@ void export_profile_metrics(const profile_metrics_options& o) {
     put("KTUNE_METRICS_PER_KERNEL", std::to_string(o.per_kernel));
     put("KTUNE_METRICS_MAX_PASSES", std::to_string(o.max_passes));
     put("KTUNE_METRICS_CACHE_CONTROL", o.cache_control);
+    put("KTUNE_METRICS_REPLAY",
+        std::string(metrics::to_string(metrics::parse_replay_mode(o.replay))));
     if (resolved.empty())
         unsetenv("KTUNE_METRICS_RESOLVED"); // never a stale one from the caller's environment
     put("KTUNE_METRICS_RESOLVED", resolved);

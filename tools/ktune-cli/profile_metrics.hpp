@@ -23,6 +23,10 @@ struct profile_metrics_options {
     /// flush change no DRAM count of a kernel moving >= 1 MiB (CUPTI's kernel replay restores
     /// memory before the pass that counts DRAM, after the flush) at ~24 ms per profiled launch.
     std::string cache_control = "none";
+    /// kernel: CUPTI replays each profiled launch once per pass; launches: pass i on the i-th
+    /// profiled launch of the same kernel and shape (no replay; kernels launched fewer times
+    /// than the set has passes get no metrics and are counted as incomplete).
+    std::string replay = "kernel";
 };
 
 void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o);

@@ -12,7 +12,10 @@
 //
 // Optional keys: launch_index, correlation_id, launches (1), total_time_ns and mean_gap_ns
 // (unknown), denied, measured_peaks, cache_control ("all": L2 written back and invalidated
-// before each profiled range; "none"; absent: unknown, as in 1.0 documents). Metric values are
+// before each profiled range; "none"; absent: unknown, as in 1.0 documents), replay ("kernel":
+// CUPTI replays each profiled launch once per pass; "launches": pass i ran on the i-th sampled
+// natural launch of the same kernel and launch shape; absent: "kernel"), incomplete_kernels (0),
+// per kernel pass_launches (1: all passes from one launch). Metric values are
 // CUPTI's GPU values (ns, bytes, counts).
 //
 //   auto doc = ktune::metrics::read_kernel_metrics("run.metrics.json");
@@ -29,8 +32,9 @@
 namespace ktune::metrics {
 
 inline constexpr std::string_view kernel_metrics_schema = "ktune.kernel_metrics";
-/// 1.1: optional "cache_control".
-inline constexpr std::string_view kernel_metrics_version = "1.1.0";
+/// 1.1: optional "cache_control". 1.2: optional "replay", "incomplete_kernels", per kernel
+/// "pass_launches".
+inline constexpr std::string_view kernel_metrics_version = "1.2.0";
 
 /// One profiled launch of a kernel, joined to the timeline of all its launches.
 struct kernel_sample {
@@ -40,6 +44,9 @@ struct kernel_sample {
     std::uint64_t launches = 1;       ///< launches of this kernel in the run (timeline)
     double total_time_ns = 0;         ///< GPU time of all its launches; 0 = unknown
     double mean_gap_ns = -1;          ///< mean GPU idle time before its launches; < 0 unknown
+    /// Natural launches its metric passes ran on: 1 = one launch (kernel replay, or a set of
+    /// one pass); N = pass i on the i-th sampled launch of this name and launch shape.
+    std::uint64_t pass_launches = 1;
     std::map<std::string, double> values; ///< metric name -> GPU value
     bool operator==(const kernel_sample&) const = default;
 };
@@ -60,6 +67,10 @@ struct kernel_metrics_doc {
     std::uint64_t dropped_ranges = 0; ///< ranges CUPTI dropped (counter image too small)
     std::vector<std::string> denied;  ///< kernels kept out of the range profiler (never serialised)
     std::string cache_control;        ///< "all", "none", "" unknown (see the file comment)
+    std::string replay = "kernel";    ///< "kernel" or "launches" (see the file comment)
+    /// Kernels whose passes were begun on natural launches but not all were collected (launched
+    /// fewer times than the set has passes, or given up on): no metrics for them.
+    std::uint64_t incomplete_kernels = 0;
     std::optional<measured_peaks> measured;
     std::vector<kernel_sample> kernels;
     bool operator==(const kernel_metrics_doc&) const = default;

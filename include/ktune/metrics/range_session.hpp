@@ -8,6 +8,15 @@
 //   range_session s(set, {.sample_every = 10}, make_cupti_range_backend());
 //   if (s.launch_begin(name, i, corr, false)) { launch(); s.launch_end(); } else launch();
 //   write_kernel_metrics("run.metrics.json", s.finish());
+//
+// replay_mode::launches replays nothing: pass i of the set is collected on the i-th profiled
+// natural launch of the same kernel (name + launch shape), CUPTI's user replay driven by the
+// launches the program makes anyway. Each profiled launch runs once, with one pass, so no device
+// memory is saved or restored and an L2 flush (before_start) directly precedes the counting.
+// One kernel is in flight at a time (one counter image); launches of other kernels run
+// unprofiled meanwhile, and a kernel that is not launched again within `patience` other
+// candidate launches, or by the end of the run, is counted in incomplete_kernels, without
+// metrics (it is never replayed).
 
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_set.hpp"
@@ -18,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,9 +35,24 @@
 
 namespace ktune::metrics {
 
+enum class replay_mode {
+    kernel,   ///< CUPTI replays each profiled launch once per pass (saves/restores memory)
+    launches, ///< pass i on the i-th profiled natural launch of the kernel (user replay)
+};
+
+/// "kernel" | "launches". Throws error_kind::usage otherwise.
+replay_mode parse_replay_mode(std::string_view s);
+std::string_view to_string(replay_mode r) noexcept;
+
 /// The target side of the range profiler on the current CUDA context.
 class range_backend {
 public:
+    /// What a stop reports: the pass the next start collects, and whether every pass of the
+    /// set has now been submitted (always true under kernel replay).
+    struct pass_state {
+        std::size_t next_pass = 0;
+        bool all_submitted = true;
+    };
     struct decoded {
         std::uint64_t dropped = 0;               ///< ranges CUPTI could not store
         std::vector<std::string> range_names;    ///< one per stored range, in launch order
@@ -37,9 +62,13 @@ public:
     /// CUPTI chip name of the current device (e.g. "GH100").
     virtual std::string chip() = 0;
     /// Configure `metrics` for up to `max_ranges` ranges between decodes.
-    virtual void configure(std::span<const std::string> metrics, std::size_t max_ranges) = 0;
+    virtual void configure(std::span<const std::string> metrics, std::size_t max_ranges,
+                           replay_mode replay) = 0;
+    /// Launches mode, before start: the pass the next range collects; 0 begins a new kernel and
+    /// discards the passes of an unfinished one.
+    virtual void begin_pass(std::size_t pass) = 0;
     virtual void start() = 0; ///< the next kernel launches are profiled, one range each
-    virtual void stop() = 0;
+    virtual pass_state stop() = 0;
     /// Decode and evaluate every range since the last decode, then reset the counter image.
     virtual decoded decode() = 0;
 };
@@ -58,31 +87,49 @@ public:
     /// One set for every kernel. `set` must be resolved for the backend's chip. `batch` ranges
     /// are decoded at a time.
     range_session(metric_set set, sampling_options sampling, std::unique_ptr<range_backend> backend,
-                  std::size_t batch = 64);
+                  std::size_t batch = 64, replay_mode replay = replay_mode::kernel);
     /// A set per kernel: the one for the tensor precision its name suggests
     /// (guess_tensor_precision), so each kernel pays for one tensor metric only. Switching sets
     /// decodes the pending batch and reconfigures the backend.
     range_session(set_resolver resolve, sampling_options sampling,
-                  std::unique_ptr<range_backend> backend, std::size_t batch = 64);
+                  std::unique_ptr<range_backend> backend, std::size_t batch = 64,
+                  replay_mode replay = replay_mode::kernel);
     ~range_session();
     range_session(const range_session&) = delete;
     range_session& operator=(const range_session&) = delete;
 
     /// Before a launch: true when this launch is sampled, and profiling has started for it.
+    /// `shape` identifies the launch configuration (grid, block, shared memory): launches mode
+    /// merges passes only across launches of equal name and shape. `before_start` runs right
+    /// before the range starts (the L2 flush), only for launches that are profiled.
     bool launch_begin(std::string_view kernel_name, std::uint64_t launch_index,
-                      std::uint64_t correlation_id, bool cooperative);
+                      std::uint64_t correlation_id, bool cooperative, std::string_view shape = {},
+                      const std::function<void()>& before_start = {});
     /// After a launch that launch_begin sampled.
     void launch_end();
     /// Decode what is left; the document joins each range to its launch, in launch order.
     kernel_metrics_doc finish();
+    /// Launches mode: other candidate launches a kernel in flight may wait for its next launch.
+    void set_patience(std::uint64_t launches) noexcept { patience_ = launches; }
 
 private:
     struct pending {
         std::string name;
         std::uint64_t launch_index, correlation_id;
     };
+    struct in_flight {
+        std::string key, name;
+        std::uint64_t launch_index = 0, correlation_id = 0;
+        std::size_t launches = 0, next_pass = 0;
+        std::uint64_t waited = 0;
+    };
     void drain();
     void use(const metric_set& set);
+    bool begin_launches(std::string_view name, std::uint64_t launch_index,
+                        std::uint64_t correlation_id, bool cooperative, std::string_view shape,
+                        const std::function<void()>& before_start);
+    void end_launches();
+    void give_up(); ///< the kernel in flight becomes incomplete
     set_resolver resolve_;
     std::map<tensor_precision, metric_set> resolved_;
     metric_set set_;
@@ -92,6 +139,9 @@ private:
     bool active_ = false;
     std::vector<pending> pending_;
     kernel_metrics_doc doc_;
+    replay_mode replay_;
+    std::optional<in_flight> flight_;
+    std::uint64_t patience_ = 4096;
 };
 
 } // namespace ktune::metrics

@@ -112,6 +112,67 @@ TEST_CASE("the range session measures DRAM bytes and FFMA counts of sampled laun
     CHECK(set.passes <= 3);
 }
 
+TEST_CASE("launches mode collects pass i on the i-th launch, with nothing replayed") {
+    KTUNE_CUDA_CALL(cudaSetDevice(0));
+    KTUNE_CUDA_CALL(cudaFree(nullptr));
+    module m;
+    auto backend = make_cupti_range_backend();
+    const std::string chip = backend->chip();
+    const auto set =
+        resolve_metric_set(metric_set_request("roofline", tensor_precision::measure), chip, 3);
+    range_session s(set, {"ktune_", 1, 10, 1, {}, ""}, std::move(backend), 8,
+                    replay_mode::launches);
+    const unsigned long long n4 = (256ull << 20) / 16;
+    ktune::device_buffer x(n4 * 16), y(n4 * 16), out(64);
+    KTUNE_CUDA_CALL(cudaMemset(x.data(), 0, n4 * 16));
+    void* xp = x.data();
+    void* yp = y.data();
+    void* copy_args[] = {&xp, &yp, const_cast<unsigned long long*>(&n4)};
+    const unsigned copy_blocks = static_cast<unsigned>((n4 + 255) / 256);
+    m.launch(m.copy, copy_blocks, 256, copy_args); // warm-up
+    std::size_t copies = 0, fmas = 0;
+    for (std::uint64_t i = 0; i < set.passes + 1; ++i)
+        if (s.launch_begin("ktune_copy", i, 0, false, "copy")) {
+            m.launch(m.copy, copy_blocks, 256, copy_args);
+            s.launch_end();
+            ++copies;
+        } else {
+            m.launch(m.copy, copy_blocks, 256, copy_args);
+        }
+    void* op = out.data();
+    int iters = 4096;
+    void* fma_args[] = {&op, &iters};
+    for (std::uint64_t i = 0; i < set.passes; ++i) {
+        REQUIRE(s.launch_begin("ktune_fma", 10 + i, 0, false, "fma"));
+        m.launch(m.fma, 1024, 256, fma_args);
+        s.launch_end();
+        ++fmas;
+    }
+    const auto doc = s.finish();
+    std::printf("launches mode: %zu copy launches, %zu fma launches profiled, %zu passes, %zu "
+                "kernels, %llu incomplete\n",
+                copies, fmas, set.passes, doc.kernels.size(),
+                static_cast<unsigned long long>(doc.incomplete_kernels));
+    CHECK(copies == set.passes); // the extra launch ran unprofiled: max one sample per kernel
+    REQUIRE(doc.kernels.size() == 2);
+    CHECK(doc.replay == "launches");
+    CHECK(doc.incomplete_kernels == 0);
+    CHECK(doc.kernels[0].pass_launches == set.passes);
+    const auto& copy = doc.kernels[0].values;
+    const auto& fma = doc.kernels[1].values;
+    const double bytes = double(n4) * 16;
+    std::printf("copy (launches): %.0f ns, DRAM read %.0f, write %.0f (expected %.0f each)\n",
+                copy.at("gpu__time_duration.sum"), copy.at("dram__bytes_read.sum"),
+                copy.at("dram__bytes_write.sum"), bytes);
+    CHECK(copy.at("dram__bytes_read.sum") == Approx(bytes).epsilon(0.05));
+    CHECK(copy.at("dram__bytes_write.sum") == Approx(bytes).epsilon(0.05));
+    const double ffma = 1024.0 * 256 * iters;
+    std::printf("fma (launches): FFMA %.0f (expected %.0f)\n",
+                fma.at("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), ffma);
+    CHECK(fma.at("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum") ==
+          Approx(ffma).epsilon(0.001));
+}
+
 TEST_CASE("measured peaks are near the datasheet") {
     const auto q = ktune::query_devices();
     const auto m = measure_device(0);

@@ -20,20 +20,24 @@ struct fake_backend final : range_backend {
     std::size_t metrics = 0;
     bool running = false;
     std::string chip() override { return "GH100"; }
-    void configure(std::span<const std::string> m, std::size_t max_ranges) override {
+    void configure(std::span<const std::string> m, std::size_t max_ranges,
+                   replay_mode replay) override {
+        REQUIRE(replay == replay_mode::kernel);
         REQUIRE(in_image == 0); // pending ranges were decoded before a reconfiguration
         ++configures;
         metrics = m.size();
         configured_ranges = max_ranges;
     }
+    void begin_pass(std::size_t) override { FAIL("begin_pass under kernel replay"); }
     void start() override {
         REQUIRE_FALSE(running);
         running = true;
     }
-    void stop() override {
+    pass_state stop() override {
         REQUIRE(running);
         running = false;
         ++in_image;
+        return {};
     }
     decoded decode() override {
         ++decodes;
