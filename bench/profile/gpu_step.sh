@@ -152,18 +152,31 @@ step_profile_nvtx() {
     echo "second_client rc=$?" >>"$log"
     to bash tests/gpu/trace/children.sh "$k" "$bd/tests/gpu/trace_child" "$t" >>"$log" 2>&1
     echo "children rc=$?" >>"$log"
-    # The tiny loop with no range vs inside ranges, per link mode.
+    # The PyTorch transformer with nested ranges: the same kernels in the same ranges under
+    # window and callback? (compare_attribution.py: kernel by kernel, in start order)
+    for m in window callback; do
+        KTUNE_NVTX_LINK=$m to "$k" profile -o "$t/tx_$m.ktrace" -- \
+            python3 bench/profile/transformer_nvtx.py >"$t/tx_$m.log" 2>&1
+        echo "## transformer_nvtx $m rc=$?" >>"$log"
+        cat "$t/tx_$m.log" >>"$log"
+        "$k" top "$t/tx_$m.ktrace" --by nvtx-path >>"$log" 2>&1
+        "$k" export "$t/tx_$m.ktrace" --format csv -o "$t/tx_$m.csv" >>"$log" 2>&1
+        cp "$t/tx_$m.ktrace" "$OUT/" 2>/dev/null
+    done
+    python3 bench/profile/compare_attribution.py "$t/tx_window.csv" "$t/tx_callback.csv" \
+        >>"$log" 2>&1
+    echo "compare_attribution rc=$?" >>"$log"
+    # The tiny loop with no range vs inside ranges, per link mode (locked_map: run 4).
     for rep in 1 2 3 4 5; do
         cmd=("$b/profile_workload" tiny 20000)
         { base; rw raw_zeroed; kt k_default; } >>"$j"
         for per in 1 100; do
             cmd=("$b/profile_workload" nvtx 20000 $per)
-            { base; kt k_map KTUNE_NVTX_LINK=locked_map; kt k_cb KTUNE_NVTX_LINK=callback
-              kt k_ext KTUNE_NVTX_LINK=external_correlation; kt k_win KTUNE_NVTX_LINK=window
-            } >>"$j"
+            { base; kt k_cb KTUNE_NVTX_LINK=callback; kt k_win KTUNE_NVTX_LINK=window
+              kt k_ext KTUNE_NVTX_LINK=external_correlation; } >>"$j"
         done
     done
-    for m in k_map k_cb k_ext k_win; do
+    for m in k_cb k_ext k_win; do
         echo "## nvtx100 trace, $m" >>"$log"
         "$k" top "$t/$m.ktrace" --by nvtx >>"$log" 2>&1
     done

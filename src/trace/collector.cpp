@@ -232,13 +232,17 @@ void collector::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8
         if (options_.link == link_mode::callback && launch_links_on_.load())
             drain_launch_links([this](const launch_link& l) { take_link(l); });
         if (options_.link == link_mode::window && launch_links_on_.load()) {
-            // Boundaries of all threads in correlation (launch) order, not ring by ring.
+            // Boundaries of all threads in correlation (launch) order, not ring by ring. The
+            // rings first, then what full rings spilled: a spill after the rings were drained
+            // holds only boundaries newer than all of these, and waits for the next buffer.
             std::vector<launch_link> b;
             drain_launch_links([&b](const launch_link& l) { b.push_back(l); });
-            std::sort(b.begin(), b.end(),
-                      [](const auto& x, const auto& y) { return x.correlation < y.correlation; });
-            for (const auto& l : b)
-                take_link(l);
+            {
+                std::lock_guard spill(spill_mutex_);
+                b.insert(b.end(), spilled_.begin(), spilled_.end());
+                spilled_.clear();
+            }
+            take_boundaries(b);
         }
         CUpti_Activity* a = nullptr;
         if (valid > 0)

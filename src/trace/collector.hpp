@@ -81,6 +81,9 @@ public:
     [[nodiscard]] link_mode mode() const noexcept { return options_.link; }
     /// A link from a thread's ring: a launch (callback) or a range boundary (window).
     void take_link(const launch_link& l) noexcept;
+    /// link_mode::window: a launching thread's full ring of boundaries, set aside for the
+    /// buffer thread, which takes them with every other thread's in correlation order.
+    void spill_boundaries(link_ring& ring);
     void call_marker() noexcept { api_.call_marker(); }
     [[nodiscard]] std::uint64_t now() noexcept;
     /// Unique per collector of the process (an address may be reused by a later one).
@@ -153,6 +156,9 @@ private:
     };
     std::vector<thread_range> open_by_thread_; ///< window mode, by ring thread number
     std::uint64_t boundary_seq_ = 0, overlapping_boundaries_ = 0;
+    std::mutex spill_mutex_; // window mode: full rings' boundaries, until the buffer thread
+    std::vector<launch_link> spilled_;
+    void take_boundaries(std::vector<launch_link>& b) noexcept; ///< sorts, then take_link
 
     std::mutex nvtx_mutex_; // closed NVTX ranges from the program's threads, until staged
     std::vector<nvtx_record> nvtx_pending_;

@@ -47,8 +47,12 @@ void append(collector& c, launch_link l) {
         t_thread = g_next_thread.fetch_add(1, std::memory_order_relaxed);
     }
     l.thread = t_thread;
-    while (!t_ring->push(l)) // full: this thread hands its links over itself, once per 8 Ki
-        t_ring->drain([&c](const launch_link& x) { c.take_link(x); });
+    while (!t_ring->push(l)) { // full: this thread hands its links over itself, once per 8 Ki
+        if (c.mode() == link_mode::window)
+            c.spill_boundaries(*t_ring);
+        else
+            t_ring->drain([&c](const launch_link& x) { c.take_link(x); });
+    }
 }
 
 // link_mode::window: from here on, this thread's launches run in (range, path) (0: none).

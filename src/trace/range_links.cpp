@@ -3,6 +3,7 @@
 // link_launch with link_mode::locked_map.
 #include "collector.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 
@@ -145,6 +146,28 @@ void collector::take_link(const launch_link& l) noexcept {
         has_links_.store(true, std::memory_order_relaxed);
     } catch (...) {
     }
+}
+
+void collector::take_boundaries(std::vector<launch_link>& b) noexcept {
+    std::sort(b.begin(), b.end(),
+              [](const auto& x, const auto& y) { return x.correlation < y.correlation; });
+    for (const auto& l : b)
+        take_link(l);
+}
+
+void collector::spill_boundaries(link_ring& ring) {
+    // Taking the boundaries here, thread by thread, would order one thread's boundaries before
+    // older ones of another thread still in its ring (the hand-back to another thread's open
+    // range would be missed); it would also cost the launching thread a map insert per
+    // boundary. A copy into one vector costs a few microseconds per 8 Ki boundaries.
+    std::vector<launch_link> overflow;
+    {
+        std::lock_guard lock(spill_mutex_);
+        ring.drain([this](const launch_link& l) { spilled_.push_back(l); });
+        // No buffer completed for a long time (ranges without kernels): bound the memory.
+        if (spilled_.size() >= (std::size_t{1} << 20)) overflow.swap(spilled_);
+    }
+    if (!overflow.empty()) take_boundaries(overflow);
 }
 
 void collector::on_link_record(const CUpti_Activity* a) {

@@ -10,8 +10,10 @@
 #include "ktune/trace/session.hpp"
 #include "ktune/trace/trace_file.hpp"
 
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
 
@@ -219,6 +221,65 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
     const auto text =
         analysis::format_top(analysis::aggregate({path}, analysis::group_by::nvtx), 5);
     CHECK(text.find("range boundaries (window") != std::string::npos);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("window links: a full ring's boundaries wait for the others' (correlation order)") {
+    // Thread B opens "held" and keeps it open; the main thread opens and closes "short" more
+    // often than its ring holds. After each "short" closes, the process is back in "held". A
+    // ring taken on its own when full would put the main thread's boundaries before B's
+    // older one: the kernels between would carry no range.
+    const auto path = temp_path("window_spill.ktrace");
+    auto owner = std::make_unique<test::fake_cupti>();
+    auto* fake = owner.get();
+    fake->now_ns = 50;
+    auto o = opts(path);
+    o.link = nvtx_link::window;
+    session s(o, std::move(owner));
+    REQUIRE(s.start());
+    std::mutex m;
+    std::condition_variable cv;
+    int stage = 0; // 1: B's range is open; 2: B may close it
+    std::thread b([&] {
+        td::nvtx_push("held");
+        {
+            std::unique_lock lock(m);
+            stage = 1;
+            cv.notify_all();
+            cv.wait(lock, [&] { return stage == 2; });
+        }
+        td::nvtx_pop();
+    });
+    {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return stage == 1; });
+    }
+    std::vector<std::uint32_t> between; // launches after a "short" closed
+    for (int i = 0; i < 5000; ++i) {    // 10 000 boundaries: the 8 Ki ring fills
+        td::nvtx_push("short");
+        td::nvtx_pop();
+        if (i % 1000 == 999) {
+            between.push_back(fake->last_correlation + 1);
+            fake->launch(rt, launch, between.back());
+        }
+    }
+    {
+        std::lock_guard lock(m);
+        stage = 2;
+    }
+    cv.notify_all();
+    b.join();
+    for (const auto c : between)
+        fake->add(test::make_kernel(k_step, c * 10, c * 10 + 5, c));
+    fake->deliver();
+    s.stop();
+    REQUIRE(s.save());
+    trace_reader r(path);
+    test::trace_collector c;
+    REQUIRE(r.read(c).complete);
+    REQUIRE(c.kernels.size() == between.size());
+    for (const auto& k : c.kernels)
+        CHECK(name_of(r, k.nvtx_path) == "held");
     std::filesystem::remove(path);
 }
 
