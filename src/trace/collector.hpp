@@ -85,6 +85,14 @@ public:
     /// buffer thread, which takes them with every other thread's in correlation order.
     void spill_boundaries(link_ring& ring);
     void call_marker() noexcept { api_.call_marker(); }
+    /// link_mode::window, ranges open on two threads at once: turns the launch callbacks on
+    /// (once; true the first time). Kernels launched after `correlation` (a marker called once
+    /// they are on) take their launch's own link, window boundaries before.
+    bool fall_back_to_callbacks() noexcept;
+    [[nodiscard]] bool fell_back() const noexcept { return fell_back_.load(); }
+    void set_fallback_from(std::uint32_t correlation) noexcept {
+        fallback_from_.store(correlation, std::memory_order_release);
+    }
     [[nodiscard]] std::uint64_t now() noexcept;
     /// Unique per collector of the process (an address may be reused by a later one).
     [[nodiscard]] std::uint64_t serial() const noexcept { return serial_; }
@@ -156,6 +164,9 @@ private:
     };
     std::vector<thread_range> open_by_thread_; ///< window mode, by ring thread number
     std::uint64_t boundary_seq_ = 0, overlapping_boundaries_ = 0;
+    std::atomic<bool> fell_back_{false};
+    std::atomic<std::uint32_t> fallback_from_{0};
+    std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> exact_; ///< after it
     std::mutex spill_mutex_; // window mode: full rings' boundaries, until the buffer thread
     std::vector<launch_link> spilled_;
     void take_boundaries(std::vector<launch_link>& b) noexcept; ///< sorts, then take_link

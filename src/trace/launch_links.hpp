@@ -38,6 +38,7 @@ struct launch_link {
     std::uint32_t range = 0;  ///< 1 + string id
     std::uint32_t path = 0;   ///< 1 + string id
     std::uint32_t thread = 0; ///< the ring's thread, numbered from 1 (window mode's check)
+    bool boundary = false;    ///< window mode: a range boundary (else a launch's own link)
 };
 
 /// The external correlation id of a range: both string ids, so that no lookup is needed to

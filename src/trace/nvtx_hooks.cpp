@@ -60,7 +60,23 @@ void mark_boundary(collector& c, std::uint32_t range, std::uint32_t path) {
     if (c.mode() != link_mode::window) return;
     t_marker = 0;
     c.call_marker();
-    if (t_marker) append(c, {t_marker, range, path, 0});
+    if (t_marker) append(c, {t_marker, range, path, 0, true});
+}
+
+// link_mode::window is exact while one thread at a time has ranges open. Threads with a
+// recorded range open: when a second one opens a range, the session falls back to launch
+// callbacks (each launch then carries its own thread's range) for the rest of its life.
+std::atomic<int> g_ranged_threads{0};
+thread_local int t_named = 0; ///< recorded frames open on this thread
+
+void fall_back_if_shared(collector& c) {
+    if (c.mode() != link_mode::window || c.fell_back()) return;
+    if (g_ranged_threads.load(std::memory_order_relaxed) < 2) return;
+    if (!c.fall_back_to_callbacks()) return;
+    // Every launch after this marker has its callback: window boundaries end here.
+    t_marker = 0;
+    c.call_marker();
+    c.set_fallback_from(t_marker ? t_marker : 1);
 }
 
 // Start/end ranges are not scoped to a thread: they are kept by id.
@@ -185,6 +201,8 @@ void push(const char* message, const char* domain) noexcept {
         frame f = open_frame(*c, message, domain, parent);
         f.external = c->open_range(f.name, f.path);
         t_stack.push_back(f);
+        if (t_named++ == 0) g_ranged_threads.fetch_add(1, std::memory_order_relaxed);
+        fall_back_if_shared(*c);
         mark_boundary(*c, f.name, f.path);
     } catch (...) {
     }
@@ -194,6 +212,7 @@ void pop() noexcept {
     if (t_stack.empty()) return;
     const frame f = t_stack.back();
     t_stack.pop_back();
+    if (f.name && --t_named == 0) g_ranged_threads.fetch_sub(1, std::memory_order_relaxed);
     if (collector* c = g_target.load(std::memory_order_acquire)) {
         if (f.external) c->close_range();
         try {

@@ -26,6 +26,8 @@ ktune_cli_test(profile_no_command RC 2 ARGS profile EXPECT "command is required"
 ktune_cli_test(profile_exit_code RC 3
   ARGS profile -o ${CMAKE_CURRENT_BINARY_DIR}/noop.ktrace -- sh -c "exit 3"
   EXPECT "no trace written")
+ktune_cli_test(profile_nvtx_link_unknown RC 2 ARGS profile --nvtx-link map -- sh -c "exit 0"
+  EXPECT "--nvtx-link")
 ktune_cli_test(profile_missing_program RC 2 ARGS profile -- ./no-such-program
   EXPECT "cannot run './no-such-program'")
 ktune_cli_test(top_nvtx_path_old_trace RC 0 ARGS top ${_trace} --by nvtx-path

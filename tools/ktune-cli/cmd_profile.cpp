@@ -1,4 +1,4 @@
-// ktune profile [-o out.ktrace] [--delay S] [--duration S] [--limit N]
+// ktune profile [-o out.ktrace] [--delay S] [--duration S] [--nvtx-link M] [--limit N]
 //               [--metrics SET [--kernels RE] [--sample 1/N] [--max-metric-kernels K]
 //                [--deny RE] [--peaks FILE] [--max-passes P]] -- <cmd> [args...]
 #include "command.hpp"
@@ -39,6 +39,12 @@ command add_profile(CLI::App& root) {
     app->add_option("--record", o->request.record,
                     "What to record besides kernels: comma list of memcpy,memset,sync,nvtx "
                     "(default: memcpy,memset,nvtx; sync costs launch overhead)");
+    app->add_option("--nvtx-link", o->request.nvtx_link,
+                    "How kernels learn their NVTX range: window (one marker per range "
+                    "boundary; the range open in the process at launch) or callback (CUPTI "
+                    "launch callbacks; the range open on the launching thread, +0.6 us per "
+                    "launch)")
+        ->check(CLI::IsMember({"window", "callback"}));
     app->add_option("--limit", o->limit, "Rows of the top table printed at the end")
         ->capture_default_str();
     app->add_flag("--no-top", o->no_top, "Do not print the top table");

@@ -15,6 +15,9 @@ struct launch_request {
     double delay_s = 0;
     double duration_s = 0;
     std::string record; ///< KTUNE_RECORD: "kernel,memcpy,memset,sync,nvtx"; empty = all
+    /// KTUNE_NVTX_LINK: how kernels learn their NVTX range (callback, window); empty: the
+    /// session's default.
+    std::string nvtx_link;
     std::vector<std::string> command;
     std::string inject_library; ///< empty: find it next to the running executable
 };

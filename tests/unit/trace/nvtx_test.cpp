@@ -193,7 +193,8 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
     fake->launch(rt, graph_launch, 40); // graph kernels share their launch's id
     td::nvtx_pop();
     fake->launch(rt, launch, 50); // back in train
-    // A helper thread's short range inside: once closed, the process is back in train.
+    // A helper thread's range while train is open: launch callbacks from then on (the
+    // fall-back test below); this thread's launches stay in train.
     std::thread([] {
         td::nvtx_push("helper");
         td::nvtx_pop();
@@ -201,7 +202,7 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
     fake->launch(rt, launch, 55);
     td::nvtx_pop();
     fake->launch(rt, launch, 60); // outside any range
-    CHECK(fake->markers == 6);
+    CHECK(fake->markers == 7); // 6 boundaries + the fall-back's (the helper's range)
     for (const std::uint32_t c : {10u, 20u, 30u, 40u, 40u, 50u, 55u, 60u})
         fake->add(test::make_kernel(k_step, c * 10, c * 10 + 5, c));
     fake->deliver(); // the kernels' buffer may come first: boundaries are already published
@@ -224,11 +225,9 @@ TEST_CASE("window links: one marker per range boundary, nothing per launch") {
     std::filesystem::remove(path);
 }
 
-TEST_CASE("window links: a full ring's boundaries wait for the others' (correlation order)") {
-    // Thread B opens "held" and keeps it open; the main thread opens and closes "short" more
-    // often than its ring holds. After each "short" closes, the process is back in "held". A
-    // ring taken on its own when full would put the main thread's boundaries before B's
-    // older one: the kernels between would carry no range.
+TEST_CASE("window links: a full ring's boundaries reach the collector in order") {
+    // More boundaries between two CUPTI buffers than a ring holds (8 Ki): the ring is set
+    // aside, not lost, and the kernels still find their ranges.
     const auto path = temp_path("window_spill.ktrace");
     auto owner = std::make_unique<test::fake_cupti>();
     auto* fake = owner.get();
@@ -237,39 +236,22 @@ TEST_CASE("window links: a full ring's boundaries wait for the others' (correlat
     o.link = nvtx_link::window;
     session s(o, std::move(owner));
     REQUIRE(s.start());
-    std::mutex m;
-    std::condition_variable cv;
-    int stage = 0; // 1: B's range is open; 2: B may close it
-    std::thread b([&] {
-        td::nvtx_push("held");
-        {
-            std::unique_lock lock(m);
-            stage = 1;
-            cv.notify_all();
-            cv.wait(lock, [&] { return stage == 2; });
-        }
-        td::nvtx_pop();
-    });
-    {
-        std::unique_lock lock(m);
-        cv.wait(lock, [&] { return stage == 1; });
-    }
-    std::vector<std::uint32_t> between; // launches after a "short" closed
-    for (int i = 0; i < 5000; ++i) {    // 10 000 boundaries: the 8 Ki ring fills
+    td::nvtx_push("outer");
+    std::vector<std::pair<std::uint32_t, std::string>> expect;
+    for (int i = 0; i < 5000; ++i) { // 10 000 boundaries
         td::nvtx_push("short");
-        td::nvtx_pop();
         if (i % 1000 == 999) {
-            between.push_back(fake->last_correlation + 1);
-            fake->launch(rt, launch, between.back());
+            expect.emplace_back(fake->last_correlation + 1, "outer/short");
+            fake->launch(rt, launch, expect.back().first);
+        }
+        td::nvtx_pop();
+        if (i % 1000 == 500) {
+            expect.emplace_back(fake->last_correlation + 1, "outer");
+            fake->launch(rt, launch, expect.back().first);
         }
     }
-    {
-        std::lock_guard lock(m);
-        stage = 2;
-    }
-    cv.notify_all();
-    b.join();
-    for (const auto c : between)
+    td::nvtx_pop();
+    for (const auto& [c, _] : expect)
         fake->add(test::make_kernel(k_step, c * 10, c * 10 + 5, c));
     fake->deliver();
     s.stop();
@@ -277,9 +259,75 @@ TEST_CASE("window links: a full ring's boundaries wait for the others' (correlat
     trace_reader r(path);
     test::trace_collector c;
     REQUIRE(r.read(c).complete);
-    REQUIRE(c.kernels.size() == between.size());
+    REQUIRE(c.kernels.size() == expect.size());
+    for (std::size_t i = 0; i < expect.size(); ++i)
+        CHECK(name_of(r, c.kernels[i].nvtx_path) == expect[i].second);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("window links: ranges open on two threads at once fall back to launch callbacks") {
+    // Window boundaries say which range the process is in, not which thread launched: once a
+    // second thread opens a range, each launch carries its own thread's range from then on.
+    const auto path = temp_path("window_fallback.ktrace");
+    auto owner = std::make_unique<test::fake_cupti>();
+    auto* fake = owner.get();
+    fake->now_ns = 50;
+    auto o = opts(path);
+    o.link = nvtx_link::window;
+    session s(o, std::move(owner));
+    REQUIRE(s.start());
+    std::vector<std::uint32_t> ids;
+    const auto launch_next = [&] {
+        ids.push_back(fake->last_correlation + 1);
+        fake->launch(rt, launch, ids.back());
+    };
+    td::nvtx_push("step");
+    launch_next(); // window: step
+    CHECK(fake->callbacks.size() == 1);
+    std::mutex m;
+    std::condition_variable cv;
+    int stage = 0;
+    const auto wait_for = [&](int st) {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return stage == st; });
+    };
+    const auto go = [&](int st) {
+        {
+            std::lock_guard lock(m);
+            stage = st;
+        }
+        cv.notify_all();
+    };
+    std::thread b([&] {
+        td::nvtx_push("helper"); // a second thread with a range open: fall back
+        launch_next();           // helper
+        go(1);
+        wait_for(2);
+        td::nvtx_pop();
+        launch_next(); // outside any range on this thread (window alone: step)
+        go(3);
+    });
+    wait_for(1);
+    CHECK(fake->callbacks.size() > 1); // the launch callbacks are on
+    launch_next();                     // step (window alone: helper, the last boundary)
+    go(2);
+    wait_for(3);
+    b.join();
+    td::nvtx_pop();
+    launch_next(); // no range
+    for (const auto c : ids)
+        fake->add(test::make_kernel(k_step, c * 10, c * 10 + 5, c));
+    fake->deliver();
+    s.stop();
+    CHECK(fake->callbacks.empty()); // marker and launch callbacks off again
+    REQUIRE(s.save());
+    trace_reader r(path);
+    test::trace_collector c;
+    REQUIRE(r.read(c).complete);
+    std::vector<std::string> paths;
     for (const auto& k : c.kernels)
-        CHECK(name_of(r, k.nvtx_path) == "held");
+        paths.push_back(name_of(r, k.nvtx_path));
+    CHECK(paths == std::vector<std::string>{"step", "helper", "step", "", ""});
     std::filesystem::remove(path);
 }
 
