@@ -93,3 +93,36 @@ TEST_CASE("run() answers what was queued before it, then its own request") {
     CHECK(w.run(request(2), 5s).message == "x");
     CHECK(w.in_flight() == 0);
 }
+
+TEST_CASE("an idle worker is stopped by EOF, not killed: it finishes what it holds") {
+    // What it holds under `ktune profile` is its trace; here, a file it writes on the way out.
+    const std::string a = encode(answer("x"));
+    const std::string flag = "/tmp/ktune_worker_eof_" + std::to_string(getpid());
+    std::remove(flag.c_str());
+    {
+        worker_process w(sh("while read l; do echo '" + a + "'; done; touch " + flag));
+        CHECK(w.run(request(1), 5s).message == "x");
+    }
+    CHECK(::access(flag.c_str(), F_OK) == 0);
+    std::remove(flag.c_str());
+}
+
+TEST_CASE("restart() drops the requests in flight; the next one goes to a fresh worker") {
+    const std::string a = encode(answer("x"));
+    const std::string flag = "/tmp/ktune_worker_restart_" + std::to_string(getpid());
+    std::remove(flag.c_str());
+    // The first worker never answers; the second answers everything.
+    worker_process w(sh("if [ -e " + flag + " ]; then while read l; do echo '" + a +
+                        "'; done; else touch " + flag + "; sleep 30; fi"));
+    w.submit(request(1));
+    CHECK(w.in_flight() == 1);
+    // The first worker is running (has left its mark) before it is replaced.
+    for (int i = 0; i < 500 && ::access(flag.c_str(), F_OK) != 0; ++i)
+        ::usleep(10000);
+    REQUIRE(::access(flag.c_str(), F_OK) == 0);
+    w.restart();
+    CHECK(w.in_flight() == 0);
+    CHECK(w.run(request(2), 5s).message == "x");
+    CHECK(w.spawned() == 2);
+    std::remove(flag.c_str());
+}
