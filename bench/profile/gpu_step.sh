@@ -176,6 +176,15 @@ step_profile_nvtx() {
               kt k_ext KTUNE_NVTX_LINK=external_correlation; } >>"$j"
         done
     done
+    # Two threads with ranges open at once: window falls back to launch callbacks.
+    for m in window callback; do
+        KTUNE_NVTX_LINK=$m to "$k" profile --no-top -o "$t/th_$m.ktrace" -- \
+            python3 bench/profile/threads_nvtx.py >>"$log" 2>&1
+        echo "## threads_nvtx $m rc=$?" >>"$log"
+        "$k" top "$t/th_$m.ktrace" --by nvtx-path >>"$log" 2>&1
+        "$k" top "$t/th_$m.ktrace" --by kernel --json >"$OUT/th_$m.json" 2>>"$log"
+        "$k" export "$t/th_$m.ktrace" --format csv -o "$OUT/th_$m.csv" >>"$log" 2>&1
+    done
     for m in k_cb k_ext k_win; do
         echo "## nvtx100 trace, $m" >>"$log"
         "$k" top "$t/$m.ktrace" --by nvtx >>"$log" 2>&1
