@@ -58,7 +58,7 @@ step_metrics_ncu() {
     "$bin" --mode plain --manifest "$out/metrics_manifest.json" >"$out/metrics_plain.log" 2>&1
     for cc in all none; do
         t=$EPOCHREALTIME
-        timeout "$lim" "$ktune" profile --metrics roofline --cache-control $cc \
+        timeout "$lim" "$ktune" profile --metrics roofline --replay kernel --cache-control $cc \
             --max-metric-kernels 100 --max-per-kernel 10 --no-top \
             -o "$out/metrics_suite_$cc.ktrace" -- "$bin" --mode plain \
             >"$out/metrics_suite_$cc.log" 2>&1
@@ -113,8 +113,8 @@ print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metr
         timeout "$lim" python3 "$py" >"$out/metrics_wall_plain.log" 2>&1
         a_tl+=("$(_metrics_since "$t")")
         t=$EPOCHREALTIME
-        timeout "$lim" "$ktune" profile --metrics roofline --kernels "$re" --max-metric-kernels 10 \
-            --max-per-kernel 1 --no-top -o "$out/metrics_tl_metrics.ktrace" -- python3 "$py" \
+        timeout "$lim" "$ktune" profile --metrics roofline --replay kernel --kernels "$re" \
+            --max-metric-kernels 10 --max-per-kernel 1 --no-top -o "$out/metrics_tl_metrics.ktrace" -- python3 "$py" \
             >"$out/metrics_wall_ktune.log" 2>&1
         k_tl+=("$(_metrics_since "$t")")
         t=$EPOCHREALTIME
@@ -130,8 +130,8 @@ print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metr
         timeout "$lim" "$bin" --mode plain >"$out/metrics_wall_suite_plain.log" 2>&1
         a_su+=("$(_metrics_since "$t")")
         t=$EPOCHREALTIME
-        timeout "$lim" "$ktune" profile --metrics roofline --max-metric-kernels 100 \
-            --max-per-kernel 1 --no-top -o "$out/metrics_wall_suite.ktrace" -- "$bin" --mode plain \
+        timeout "$lim" "$ktune" profile --metrics roofline --replay kernel \
+            --max-metric-kernels 100 --max-per-kernel 1 --no-top -o "$out/metrics_wall_suite.ktrace" -- "$bin" --mode plain \
             >"$out/metrics_wall_suite_ktune.log" 2>&1
         k_su+=("$(_metrics_since "$t")")
         t=$EPOCHREALTIME
@@ -185,7 +185,8 @@ step_metrics_onepass() {
         "$bin" --mode plain --manifest "$out/metrics_manifest.json" >/dev/null 2>&1
     local cc n
     for cc in all none; do
-        timeout "$lim" "$ktune" profile --metrics "$set" --max-passes 1 --cache-control $cc \
+        timeout "$lim" "$ktune" profile --metrics "$set" --max-passes 1 --replay kernel \
+            --cache-control $cc \
             --max-metric-kernels 100 --max-per-kernel 10 --no-top \
             -o "$out/metrics_onepass_$cc.ktrace" -- "$bin" --mode plain \
             >"$out/metrics_onepass_$cc.log" 2>&1

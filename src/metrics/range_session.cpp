@@ -93,7 +93,8 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
     if (flight_ && flight_->key != key) {
         // Another kernel's passes are being collected: this launch runs unprofiled, unless the
         // kernel in flight has not come back for so long that it probably never will.
-        if (++flight_->waited <= patience_) return false;
+        const std::uint32_t seen = ++flight_->others[key];
+        if (++flight_->waited <= patience_ && seen <= other_repeats_) return false;
         give_up();
     }
     if (!flight_) {
@@ -107,6 +108,7 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
         flight_ = in_flight{std::move(key), std::string(name), launch_index, correlation_id};
     }
     flight_->waited = 0;
+    flight_->others.clear();
     if (before_start) before_start();
     backend_->begin_pass(flight_->next_pass);
     backend_->start();

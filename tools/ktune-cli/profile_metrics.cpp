@@ -38,10 +38,10 @@ void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o) {
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     app.add_option("--cache-control", o.cache_control,
-                   "all: write back and invalidate L2 before each profiled range (its first "
-                   "replay pass; ncu flushes before every pass); none: leave the caches as the "
-                   "program and CUPTI's replay left them")
-        ->capture_default_str()
+                   "all: write back and invalidate L2 before each profiled range, as ncu does "
+                   "(under --replay kernel only its first pass follows the flush); none: leave "
+                   "the caches as the program left them. Default: all with --replay launches, "
+                   "none with --replay kernel")
         ->check(CLI::IsMember({"all", "none"}));
     app.add_option("--replay", o.replay,
                    "kernel: CUPTI replays each profiled launch once per pass (saving and "
@@ -89,9 +89,12 @@ void export_profile_metrics(const profile_metrics_options& o) {
     put("KTUNE_METRICS_MAX_KERNELS", std::to_string(o.max_kernels));
     put("KTUNE_METRICS_PER_KERNEL", std::to_string(o.per_kernel));
     put("KTUNE_METRICS_MAX_PASSES", std::to_string(o.max_passes));
-    put("KTUNE_METRICS_CACHE_CONTROL", o.cache_control);
-    put("KTUNE_METRICS_REPLAY",
-        std::string(metrics::to_string(metrics::parse_replay_mode(o.replay))));
+    const auto replay = metrics::parse_replay_mode(o.replay);
+    const bool launches = replay == metrics::replay_mode::launches;
+    put("KTUNE_METRICS_CACHE_CONTROL", !o.cache_control.empty() ? o.cache_control
+                                       : launches               ? "all"
+                                                                : "none");
+    put("KTUNE_METRICS_REPLAY", std::string(metrics::to_string(replay)));
     if (resolved.empty())
         unsetenv("KTUNE_METRICS_RESOLVED"); // never a stale one from the caller's environment
     put("KTUNE_METRICS_RESOLVED", resolved);

@@ -19,14 +19,15 @@ struct profile_metrics_options {
     std::string deny;
     std::string peaks;
     std::size_t max_passes = 3;
-    /// "none" by default: the H200 run of 2026-11-21 (docs/perf/metrics.md, session 3) saw the
-    /// flush change no DRAM count of a kernel moving >= 1 MiB (CUPTI's kernel replay restores
-    /// memory before the pass that counts DRAM, after the flush) at ~24 ms per profiled launch.
-    std::string cache_control = "none";
-    /// kernel: CUPTI replays each profiled launch once per pass; launches: pass i on the i-th
-    /// profiled launch of the same kernel and shape (no replay; kernels launched fewer times
-    /// than the set has passes get no metrics and are counted as incomplete).
-    std::string replay = "kernel";
+    /// Empty: `all` under --replay launches, `none` under --replay kernel. The H200 runs of
+    /// 2026-11-21 (docs/perf/metrics.md, session 3): under kernel replay the flush changes no DRAM
+    /// count (CUPTI saves and restores memory after it); with one pass per natural launch it
+    /// makes ktune's DRAM bytes agree with ncu's (10 of 11 workloads within 2 %) for ~4 ms/pass.
+    std::string cache_control;
+    /// kernel: CUPTI replays each profiled launch once per pass; launches (default): pass i on
+    /// the i-th profiled launch of the same kernel and shape (no replay; kernels launched fewer
+    /// times than the set has passes get no metrics and are counted as incomplete).
+    std::string replay = "launches";
 };
 
 void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o);

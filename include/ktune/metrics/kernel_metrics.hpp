@@ -44,10 +44,10 @@ struct kernel_sample {
     std::uint64_t launches = 1;       ///< launches of this kernel in the run (timeline)
     double total_time_ns = 0;         ///< GPU time of all its launches; 0 = unknown
     double mean_gap_ns = -1;          ///< mean GPU idle time before its launches; < 0 unknown
+    std::map<std::string, double> values; ///< metric name -> GPU value
     /// Natural launches its metric passes ran on: 1 = one launch (kernel replay, or a set of
     /// one pass); N = pass i on the i-th sampled launch of this name and launch shape.
     std::uint64_t pass_launches = 1;
-    std::map<std::string, double> values; ///< metric name -> GPU value
     bool operator==(const kernel_sample&) const = default;
 };
 

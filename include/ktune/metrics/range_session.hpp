@@ -15,8 +15,8 @@
 // memory is saved or restored and an L2 flush (before_start) directly precedes the counting.
 // One kernel is in flight at a time (one counter image); launches of other kernels run
 // unprofiled meanwhile, and a kernel that is not launched again within `patience` other
-// candidate launches, or by the end of the run, is counted in incomplete_kernels, without
-// metrics (it is never replayed).
+// candidate launches (or while one other kernel is launched more than 3 times), or by the end
+// of the run, is counted in incomplete_kernels, without metrics (it is never replayed).
 
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_set.hpp"
@@ -109,8 +109,14 @@ public:
     void launch_end();
     /// Decode what is left; the document joins each range to its launch, in launch order.
     kernel_metrics_doc finish();
-    /// Launches mode: other candidate launches a kernel in flight may wait for its next launch.
-    void set_patience(std::uint64_t launches) noexcept { patience_ = launches; }
+    /// Launches mode: a kernel in flight is given up (incomplete) when `launches` candidate
+    /// launches of other kernels pass before its next one, or when one other kernel is launched
+    /// more than `other_repeats` times meanwhile (a loop iteration went by without it, as for
+    /// PyTorch's weight-initialisation kernels before the loop).
+    void set_patience(std::uint64_t launches, std::uint32_t other_repeats = 3) noexcept {
+        patience_ = launches;
+        other_repeats_ = other_repeats;
+    }
 
 private:
     struct pending {
@@ -122,6 +128,7 @@ private:
         std::uint64_t launch_index = 0, correlation_id = 0;
         std::size_t launches = 0, next_pass = 0;
         std::uint64_t waited = 0;
+        std::map<std::string, std::uint32_t, std::less<>> others; ///< launches since last pass
     };
     void drain();
     void use(const metric_set& set);
@@ -142,6 +149,7 @@ private:
     replay_mode replay_;
     std::optional<in_flight> flight_;
     std::uint64_t patience_ = 4096;
+    std::uint32_t other_repeats_ = 3;
 };
 
 } // namespace ktune::metrics

@@ -28,8 +28,12 @@ TEST_CASE("kernel metrics documents round-trip through JSON") {
     k.total_time_ns = 2.5e6;
     k.mean_gap_ns = 812.5;
     k.values = {{"gpu__time_duration.sum", 21000.5}, {"dram__bytes.sum", 1.25e9}};
+    k.pass_launches = 3;
+    doc.replay = "launches";
+    doc.incomplete_kernels = 2;
     doc.kernels = {k, kernel_sample{"k2", 0, 0, 1, 0, -1, {{"gpu__time_duration.sum", 1}}}};
     CHECK(parse_kernel_metrics(to_json(doc), "mem") == doc);
+    CHECK(to_json(doc).find("\"pass_launches\": 3") != std::string::npos);
     CHECK(to_json(doc).find("\"cache_control\": \"all\"") != std::string::npos);
 
     const auto path = std::filesystem::temp_directory_path() / "ktune_kernel_metrics_test.json";
@@ -72,6 +76,11 @@ TEST_CASE("bad documents name the JSON path and what to do") {
     CHECK(msg(R"({"schema":"ktune.kernel_metrics","version":"1.0.0","kernels":[{"name":"k",
               "launches":0,"values":{}}]})")
               .find("/kernels/0/launches") != std::string::npos);
+    CHECK(msg(R"({"schema":"ktune.kernel_metrics","version":"1.2.0","replay":"app","kernels":[]})")
+              .find("/replay") != std::string::npos);
+    CHECK(msg(R"({"schema":"ktune.kernel_metrics","version":"1.2.0","kernels":[{"name":"k",
+              "pass_launches":0,"values":{}}]})")
+              .find("/kernels/0/pass_launches") != std::string::npos);
     CHECK_THROWS_AS(read_kernel_metrics("/nonexistent/x.json"), ktune::error);
 }
 

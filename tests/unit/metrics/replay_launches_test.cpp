@@ -175,3 +175,34 @@ TEST_CASE("a one-pass set completes on every profiled launch") {
     CHECK(doc.kernels[1].pass_launches == 1);
     CHECK(doc.incomplete_kernels == 0);
 }
+
+TEST_CASE("a kernel that stops recurring is given up once another kernel repeats") {
+    // PyTorch-like: an initialisation kernel launched twice before the loop, then x, y, x, y…
+    auto backend = std::make_unique<fake_user_replay>();
+    range_session s(three_pass_set(), every_kernel(), std::move(backend), 64,
+                    replay_mode::launches);
+    std::vector<std::string> profiled;
+    std::uint64_t i = 0;
+    const auto launch = [&](const std::string& name) {
+        if (s.launch_begin(name, i, i, false, "1/1/0")) {
+            profiled.push_back(name + "@" + std::to_string(i));
+            s.launch_end();
+        }
+        ++i;
+    };
+    launch("init");
+    launch("init");
+    for (int it = 0; it < 8; ++it) {
+        launch("x");
+        launch("y");
+    }
+    // init in flight after 2 passes; x's 4th launch (i = 8) gives it up and starts x; x then
+    // runs its passes at 10 and 12, and y starts at its next launch (13) and ends at 17.
+    CHECK(profiled == std::vector<std::string>{"init@0", "init@1", "x@8", "x@10", "x@12", "y@13",
+                                               "y@15", "y@17"});
+    const auto doc = s.finish();
+    CHECK(doc.incomplete_kernels == 1);
+    REQUIRE(doc.kernels.size() == 2);
+    CHECK(doc.kernels[0].name == "x");
+    CHECK(doc.kernels[1].name == "y");
+}
