@@ -11,7 +11,7 @@
 //   KTUNE_HOLD_SUBSCRIPTION=0  release CUPTI's subscriber slot after the start-up check
 //   KTUNE_ZEROED_BUFFERS=0     let CUPTI zero its buffers on the launching thread (ablation)
 //   KTUNE_DEVICE_BUFFER_MB     CUPTI's device buffer size (ablation)
-//   KTUNE_NVTX_LINK   how kernels learn their NVTX range: callback (default), window,
+//   KTUNE_NVTX_LINK   how kernels learn their NVTX range: window (default), callback,
 //                     external_correlation, locked_map (read by the session; launch_links.hpp)
 //   KTUNE_METRICS…  sampled range-profiler metrics (metrics_hook.hpp)
 #include "ktune/trace/session.hpp"

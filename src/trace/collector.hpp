@@ -31,7 +31,7 @@ struct collector_options {
     bool zeroed_buffers = true;
     std::size_t block_records = 1u << 15; ///< records per block handed to the writer
     std::size_t max_queued_blocks = 32;   ///< beyond this, blocks are dropped and counted
-    link_mode link = link_mode::callback; ///< kernel -> NVTX range (launch_links.hpp)
+    link_mode link = link_mode::window;   ///< kernel -> NVTX range (launch_links.hpp)
     /// external_correlation: kernels whose launch's API record has not arrived yet wait (the
     /// launching thread's buffer may complete after the kernel's); beyond this many, the
     /// oldest are written unattributed.

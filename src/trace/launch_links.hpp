@@ -1,24 +1,27 @@
 #pragma once
-// How a kernel learns the NVTX range open on the thread that launched it. Three ways, picked
-// per session (session_options::link; KTUNE_NVTX_LINK overrides, for the overhead bench).
-// Measured side by side on an H200 (docs/perf/profile.md, session 3): every way that touches
-// each launch through CUPTI costs 0.4-0.7 us per launch, CUPTI's own work, not ktune's.
+// How a kernel learns the NVTX range open when it was launched. Four ways, picked per session
+// (session_options::link; KTUNE_NVTX_LINK / ktune profile --nvtx-link override it). Measured
+// side by side on an H200 (docs/perf/profile.md, session 3, runs 4 and 5): every way that
+// touches each launch through CUPTI costs 0.4-0.7 us per launch, CUPTI's own work, not ktune's.
 //
-// - callback (default): CUPTI launch callbacks append (correlation, range) to a per-thread
-//   ring (no lock, no allocation); the nested driver call of a runtime launch is skipped.
-//   Cheapest that attributed every kernel on the GPU.
-// - external_correlation (experimental): the NVTX push/pop handlers push/pop the range as a
-//   CUPTI external correlation id; CUPTI writes an EXTERNAL_CORRELATION record (correlation id
-//   -> range) before the API record of each launch made inside a range; the join happens on
-//   CUPTI's buffer thread, no ktune code runs per launch, no subscriber is needed. Its first
-//   GPU run attributed no kernel (range_links.cpp says what changed since).
+// - window (default): nothing per launch. Correlation ids grow in launch order, so each push
+//   and pop calls a cheap driver API (cuDriverGetVersion) whose entry callback gives the
+//   boundary's correlation id; a kernel takes the range set by the last boundary before its
+//   launch. Run 5: no cost over the loop without ranges at one range per 100 launches, same
+//   attribution as callback on gpu_trace and on a PyTorch transformer. It says which range the
+//   process is in, not the launching thread's: once ranges are open on two threads at once the
+//   session falls back to callbacks (exact per thread from then on, reported at exit); a
+//   thread launching with no range open while another thread has one takes that range (no
+//   per-launch work means no launching thread to tell them apart).
+// - callback: CUPTI launch callbacks append (correlation, range) to a per-thread ring (no lock,
+//   no allocation); the nested driver call of a runtime launch is skipped. The launching
+//   thread's range, always; +0.6 us per launch inside ranges.
+// - external_correlation: the NVTX push/pop handlers push/pop the range as a CUPTI external
+//   correlation id; CUPTI writes an EXTERNAL_CORRELATION record (correlation id -> range) before
+//   the API record of each launch; joined on CUPTI's buffer thread. Needs no subscriber (the
+//   session's choice when the metrics hook holds it); costlier than callback on the GPU.
 // - locked_map: the first implementation (callback -> mutex -> std::map), kept to measure
 //   against.
-// - window (not yet run on a GPU): nothing per launch. Correlation ids grow in launch order, so
-//   each push and pop calls a cheap driver API (cuDriverGetVersion) whose entry callback gives
-//   the boundary's correlation id; a kernel takes the range set by the last boundary before its
-//   launch. Costs two marker calls per range instead of CUPTI work per launch; exact while one
-//   thread launches inside ranges (collector::take_link says what happens with several).
 #include "ktune/trace/session.hpp"
 
 #include <array>

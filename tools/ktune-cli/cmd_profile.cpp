@@ -40,10 +40,10 @@ command add_profile(CLI::App& root) {
                     "What to record besides kernels: comma list of memcpy,memset,sync,nvtx "
                     "(default: memcpy,memset,nvtx; sync costs launch overhead)");
     app->add_option("--nvtx-link", o->request.nvtx_link,
-                    "How kernels learn their NVTX range: window (one marker per range "
-                    "boundary; the range open in the process at launch) or callback (CUPTI "
-                    "launch callbacks; the range open on the launching thread, +0.6 us per "
-                    "launch)")
+                    "How kernels learn their NVTX range: window (default: one marker per range "
+                    "boundary, the range open in the process at launch; callbacks once two "
+                    "threads have ranges open) or callback (the launching thread's range, "
+                    "+0.6 us per launch)")
         ->check(CLI::IsMember({"window", "callback"}));
     app->add_option("--limit", o->limit, "Rows of the top table printed at the end")
         ->capture_default_str();

@@ -24,10 +24,12 @@ class cupti_api;
 /// How a kernel learns the NVTX range open on the thread that launched it
 /// (src/trace/launch_links.hpp; measured side by side in docs/perf/profile.md, session 3).
 enum class nvtx_link : std::uint8_t {
-    callback,             ///< CUPTI launch callbacks into a per-thread ring (default)
-    external_correlation, ///< CUPTI external correlation ids; experimental: see launch_links.hpp
+    callback,             ///< CUPTI launch callbacks into a per-thread ring (+0.6 us per launch)
+    external_correlation, ///< CUPTI external correlation ids (no subscriber needed; costlier)
     locked_map,           ///< launch callbacks into a locked map (the first implementation)
-    window, ///< one marker per range boundary, no per-launch work; one launching thread only
+    /// One marker per range boundary, nothing per launch (default); falls back to callbacks
+    /// once ranges are open on two threads at once (launch_links.hpp).
+    window,
 };
 
 struct session_options {
@@ -44,7 +46,7 @@ struct session_options {
     bool nvtx = true;
     /// KTUNE_NVTX_LINK=callback|external_correlation|locked_map|window in the environment
     /// overrides it.
-    nvtx_link link = nvtx_link::callback;
+    nvtx_link link = nvtx_link::window;
     /// Keep CUPTI's subscriber slot for the whole session (false: claim it at start only to
     /// detect another CUPTI client, then release it).
     bool hold_subscription = true;
