@@ -98,6 +98,7 @@ std::string to_json(const kernel_metrics_doc& doc) {
     if (!doc.cache_control.empty()) j["cache_control"] = doc.cache_control;
     j["replay"] = doc.replay;
     j["incomplete_kernels"] = doc.incomplete_kernels;
+    j["incomplete"] = doc.incomplete;
     if (doc.measured)
         j["measured_peaks"] = {{"dram_gbs", doc.measured->dram_gbs},
                                {"fp32_tflops", doc.measured->fp32_tflops},
@@ -158,6 +159,12 @@ kernel_metrics_doc parse_kernel_metrics(std::string_view text_in, std::string_vi
     }
     if (j.contains("incomplete_kernels"))
         doc.incomplete_kernels = count(j["incomplete_kernels"], source, "/incomplete_kernels");
+    if (j.contains("incomplete")) {
+        if (!j["incomplete"].is_array()) bad(source, "/incomplete", "expected an array of names");
+        for (std::size_t i = 0; i < j["incomplete"].size(); ++i)
+            doc.incomplete.push_back(
+                text(j["incomplete"][i], source, fmt::format("/incomplete/{}", i)));
+    }
     if (j.contains("measured_peaks")) doc.measured = parse_peaks(j["measured_peaks"], source);
     if (!j.contains("kernels")) bad(source, "/kernels", "missing");
     const json& kernels = j.at("kernels");

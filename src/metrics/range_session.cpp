@@ -146,6 +146,7 @@ void range_session::end_launches() {
 void range_session::give_up() {
     if (!flight_) return;
     ++doc_.incomplete_kernels;
+    doc_.incomplete.push_back(flight_->name);
     flight_.reset(); // the next begin_pass(0) discards its passes
 }
 

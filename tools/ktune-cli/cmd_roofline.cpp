@@ -62,6 +62,7 @@ nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kern
                      {"dropped_ranges", d.dropped_ranges},
                      {"replay", d.replay},
                      {"incomplete_kernels", d.incomplete_kernels},
+                     {"incomplete", d.incomplete},
                      {"denied", d.denied},
                      {"kernels", nlohmann::json::array()}};
     for (const auto& p : a.points)
@@ -129,6 +130,8 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
         fmt::print("\nwarning: {} kernels launched fewer times than the set has passes (or "
                    "given up on): no metrics for them; --replay kernel collects them\n",
                    d.incomplete_kernels);
+    if (!d.incomplete.empty())
+        fmt::print("incomplete: {}\n", fmt::format("{}", fmt::join(d.incomplete, ", ")));
     if (!d.denied.empty())
         fmt::print("\nnot profiled (deny-list, never serialised): {}\n",
                    fmt::format("{}", fmt::join(d.denied, ", ")));

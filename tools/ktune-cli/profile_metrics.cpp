@@ -25,7 +25,9 @@ void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o) {
     app.add_option("--max-metric-kernels", o.max_kernels, "Distinct kernels that get metrics")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    app.add_option("--max-per-kernel", o.per_kernel, "Profiled launches per kernel")
+    app.add_option("--max-per-kernel", o.per_kernel,
+                   "Metric samples per kernel (under --replay launches a sample spans as many "
+                   "launches as the set has passes)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     app.add_option("--deny", o.deny,

@@ -14,7 +14,8 @@
 // (unknown), denied, measured_peaks, cache_control ("all": L2 written back and invalidated
 // before each profiled range; "none"; absent: unknown, as in 1.0 documents), replay ("kernel":
 // CUPTI replays each profiled launch once per pass; "launches": pass i ran on the i-th sampled
-// natural launch of the same kernel and launch shape; absent: "kernel"), incomplete_kernels (0),
+// natural launch of the same kernel and launch shape; absent: "kernel"), incomplete_kernels (0)
+// and incomplete (their names),
 // per kernel pass_launches (1: all passes from one launch). Metric values are
 // CUPTI's GPU values (ns, bytes, counts).
 //
@@ -71,6 +72,7 @@ struct kernel_metrics_doc {
     /// Kernels whose passes were begun on natural launches but not all were collected (launched
     /// fewer times than the set has passes, or given up on): no metrics for them.
     std::uint64_t incomplete_kernels = 0;
+    std::vector<std::string> incomplete; ///< their names, in the order they were given up
     std::optional<measured_peaks> measured;
     std::vector<kernel_sample> kernels;
     bool operator==(const kernel_metrics_doc&) const = default;

@@ -31,6 +31,7 @@ TEST_CASE("kernel metrics documents round-trip through JSON") {
     k.pass_launches = 3;
     doc.replay = "launches";
     doc.incomplete_kernels = 2;
+    doc.incomplete = {"init_kernel", "once"};
     doc.kernels = {k, kernel_sample{"k2", 0, 0, 1, 0, -1, {{"gpu__time_duration.sum", 1}}}};
     CHECK(parse_kernel_metrics(to_json(doc), "mem") == doc);
     CHECK(to_json(doc).find("\"pass_launches\": 3") != std::string::npos);

@@ -152,6 +152,7 @@ TEST_CASE("a kernel launched fewer times than the set has passes is incomplete, 
     CHECK(doc.kernels[0].name == "other");
     CHECK(doc.kernels[0].pass_launches == 3);
     CHECK(doc.incomplete_kernels == 2); // "once" (given up) and "last" (run ended)
+    CHECK(doc.incomplete == std::vector<std::string>{"once", "last"});
     CHECK(doc.dropped_ranges == 0);
 }
 
