@@ -1,5 +1,6 @@
 # GPU steps of the metrics module (sourced by bench/gpu/run.sh; run as
-# `bash bench/gpu/run.sh build metrics metrics_ncu metrics_wall`). No `bc` on the GPU image:
+# `bash bench/gpu/run.sh build metrics metrics_replay metrics_replay_wall` — session 3 run 2's
+# figures; metrics_ncu and metrics_wall are session 3's kernel-replay comparisons). No `bc` on the GPU image:
 # times come from bash's EPOCHREALTIME and awk.
 # Needs targets ktune_cli, ktune_inject, unit_metrics, gpu_metrics, bench_roofline_vs_ncu.
 
