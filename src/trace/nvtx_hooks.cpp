@@ -57,7 +57,8 @@ void append(collector& c, launch_link l) {
 
 // link_mode::window: from here on, this thread's launches run in (range, path) (0: none).
 void mark_boundary(collector& c, std::uint32_t range, std::uint32_t path) {
-    if (c.mode() != link_mode::window) return;
+    // After the fall-back, launches carry their own links: boundaries would only cost.
+    if (c.mode() != link_mode::window || c.fell_back()) return;
     t_marker = 0;
     c.call_marker();
     if (t_marker) append(c, {t_marker, range, path, 0, true});
