@@ -68,7 +68,14 @@ void mark_boundary(collector& c, std::uint32_t range, std::uint32_t path) {
 // recorded range open: when a second one opens a range, the session falls back to launch
 // callbacks (each launch then carries its own thread's range) for the rest of its life.
 std::atomic<int> g_ranged_threads{0};
-thread_local int t_named = 0; ///< recorded frames open on this thread
+struct named_frames { ///< recorded frames open on this thread
+    int n = 0;
+    // A thread that exits inside a range no longer has it open.
+    ~named_frames() {
+        if (n > 0) g_ranged_threads.fetch_sub(1, std::memory_order_relaxed);
+    }
+};
+thread_local named_frames t_named;
 
 void fall_back_if_shared(collector& c) {
     if (c.mode() != link_mode::window || c.fell_back()) return;
@@ -202,7 +209,7 @@ void push(const char* message, const char* domain) noexcept {
         frame f = open_frame(*c, message, domain, parent);
         f.external = c->open_range(f.name, f.path);
         t_stack.push_back(f);
-        if (t_named++ == 0) g_ranged_threads.fetch_add(1, std::memory_order_relaxed);
+        if (t_named.n++ == 0) g_ranged_threads.fetch_add(1, std::memory_order_relaxed);
         fall_back_if_shared(*c);
         mark_boundary(*c, f.name, f.path);
     } catch (...) {
@@ -213,7 +220,7 @@ void pop() noexcept {
     if (t_stack.empty()) return;
     const frame f = t_stack.back();
     t_stack.pop_back();
-    if (f.name && --t_named == 0) g_ranged_threads.fetch_sub(1, std::memory_order_relaxed);
+    if (f.name && --t_named.n == 0) g_ranged_threads.fetch_sub(1, std::memory_order_relaxed);
     if (collector* c = g_target.load(std::memory_order_acquire)) {
         if (f.external) c->close_range();
         try {

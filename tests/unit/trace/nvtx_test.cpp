@@ -333,6 +333,24 @@ TEST_CASE("window links: ranges open on two threads at once fall back to launch 
     std::filesystem::remove(path);
 }
 
+TEST_CASE("window links: a thread that exited inside a range does not force the fall-back") {
+    const auto path = temp_path("window_exited.ktrace");
+    auto owner = std::make_unique<test::fake_cupti>();
+    auto* fake = owner.get();
+    fake->now_ns = 50;
+    auto o = opts(path);
+    o.link = nvtx_link::window;
+    session s(o, std::move(owner));
+    REQUIRE(s.start());
+    std::thread([] { td::nvtx_push("never closed"); }).join();
+    td::nvtx_push("step");              // the only thread with a range open now
+    CHECK(fake->callbacks.size() == 1); // the marker's: no launch callbacks
+    td::nvtx_pop();
+    s.stop();
+    REQUIRE(s.save());
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("a message buffer reused for another text names another range") {
     const auto path = temp_path("reuse.ktrace");
     session s(opts(path), std::make_unique<test::fake_cupti>());
