@@ -70,7 +70,7 @@ void torch_text(const tune::tune_report& r, const std::optional<tune::torch_timi
 int print_json(const tune::tune_report& r, const tune::tune_request& rq,
                const std::optional<tune::torch_timing>& torch) {
     nlohmann::ordered_json j{{"schema", "ktune.tune_op"},
-                             {"version", "1.0.0"},
+                             {"version", "1.1.0"},
                              {"op", rq.op},
                              {"shape", ops::to_string(rq.prob.shape)},
                              {"dtype", ops::to_string(rq.prob.type)},
