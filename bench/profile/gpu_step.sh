@@ -109,7 +109,8 @@ step_profile_overhead() {
 # Session 3 (targets: ktune_cli ktune_inject gpu_trace cupti_holder trace_child
 # profile_workload raw_cupti_inject; B=<build dir>, default build-gpu). Three steps of under two
 # minutes each, or all three plus two real programs as `profile_s3` (244 s on the H200, run 4 of
-# docs/perf/profile.md): profile_nvtx (GPU tests per NVTX link mode, NVTX attribution cost),
+# docs/perf/profile.md): profile_nvtx (GPU tests per NVTX link mode, the PyTorch transformer
+# and two NVTX threads under window vs callback, NVTX attribution cost; 57 s in run 5),
 # profile_torch (PyTorch: baseline, raw CUPTI, ktune, Kineto, Proton), profile_floor (CUPTI
 # floor probes, ~10 us kernels, compute-bound and graph loops). Every variant its own process,
 # variants interleaved, 5 processes each; lines land in $OUT/<step>.jsonl as they come (a run
