@@ -30,8 +30,9 @@ if "$ktune" device >out/device.txt 2>&1; then
         "$ktune" top out/transformer.ktrace --by nvtx-path
         say "ktune profile --metrics roofline: why the 10 hottest kernels are slow"
         "$ktune" device --measure
+        # One pass per natural launch (no replay): a forward loop repeats its kernels.
         "$ktune" profile --metrics roofline --max-metric-kernels 10 --no-top \
-            -o out/transformer_metrics.ktrace -- python3 bench/profile/transformer_layer.py
+            -o out/transformer_metrics.ktrace -- python3 bench/metrics/transformer_loop.py
         "$ktune" roofline out/transformer_metrics.ktrace --svg out/roofline.svg
     else
         TARGET=profile_workload scripts/build.sh >>out/build.log 2>&1
@@ -56,6 +57,8 @@ else
     "$ktune" roofline tests/data/metrics/h200_transformer_layer.metrics.ktrace \
         --svg out/roofline.svg
     echo "(log-log roofline chart written to out/roofline.svg)"
+    say "ktune roofline: which memory level binds (a 17-kernel suite sampled on an H200)"
+    "$ktune" roofline tests/data/metrics/h200_suite_levels.metrics.ktrace --latency-pct 60
     say "ktune ops: the built-in tunable ops"
     "$ktune" ops
 fi
