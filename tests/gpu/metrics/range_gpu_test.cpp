@@ -165,7 +165,13 @@ TEST_CASE("launches mode collects pass i on the i-th launch, with nothing replay
                 copy.at("gpu__time_duration.sum"), copy.at("dram__bytes_read.sum"),
                 copy.at("dram__bytes_write.sum"), bytes);
     CHECK(copy.at("dram__bytes_read.sum") == Approx(bytes).epsilon(0.05));
-    CHECK(copy.at("dram__bytes_write.sum") == Approx(bytes).epsilon(0.05));
+    // Launches mode flushes L2 before the counting pass (as ncu's --cache-control all), so the
+    // copy's last writes can still sit dirty in L2 when the range ends: at most one L2 of them
+    // goes uncounted (seen on an H200: 242.7 of 268.4 MB, ncu 244.0 on the same copy).
+    int l2 = 0;
+    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    CHECK(copy.at("dram__bytes_write.sum") <= bytes * 1.05);
+    CHECK(copy.at("dram__bytes_write.sum") >= bytes - double(l2));
     const double ffma = 1024.0 * 256 * iters;
     std::printf("fma (launches): FFMA %.0f (expected %.0f)\n",
                 fma.at("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), ffma);
