@@ -325,8 +325,18 @@ roofline_analysis analyse_roofline(const metrics::kernel_metrics_doc& doc, std::
     if (doc.measured) a.roofs = with_measured(std::move(a.roofs), *doc.measured);
     std::vector<kernel_work> works;
     works.reserve(doc.kernels.size());
-    for (const auto& k : doc.kernels)
-        works.push_back(work_from_sample(k));
+    std::optional<error> first;
+    for (const auto& k : doc.kernels) {
+        try {
+            works.push_back(work_from_sample(k));
+        } catch (const error& e) {
+            if (e.kind() != error_kind::input) throw;
+            if (!first) first = e;
+            a.unevaluated.push_back(e.what());
+        }
+    }
+    // Not one kernel usable: the document is of another set; say so rather than print nothing.
+    if (works.empty() && first) throw *first;
     a.points = classify(works, a.roofs, thresholds);
     std::ranges::stable_sort(a.points, [](const roofline_point& x, const roofline_point& y) {
         return x.time_share > y.time_share;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -59,7 +60,8 @@ kernel_sample parse_kernel(const json& k, std::string_view source, const std::st
     const json& values = field(k, "values", source, path);
     if (!values.is_object()) bad(source, path + "/values", "expected an object of metric: value");
     for (const auto& [name, v] : values.items())
-        s.values[name] = number(v, source, path + "/values/" + name);
+        if (!v.is_null()) // null: CUPTI gave no number (NaN), written by older ktune; not a value
+            s.values[name] = number(v, source, path + "/values/" + name);
     return s;
 }
 
@@ -114,7 +116,7 @@ std::string to_json(const kernel_metrics_doc& doc) {
                 {"pass_launches", k.pass_launches},
                 {"values", json::object()}};
         for (const auto& [name, v] : k.values)
-            kj["values"][name] = v;
+            if (std::isfinite(v)) kj["values"][name] = v;
         kernels.push_back(std::move(kj));
     }
     j["kernels"] = std::move(kernels);

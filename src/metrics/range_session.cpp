@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace ktune::metrics {
@@ -105,7 +106,8 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
         auto it = resolved_.find(p);
         if (it == resolved_.end()) it = resolved_.emplace(p, resolve_(p)).first;
         use(it->second);
-        flight_ = in_flight{std::move(key), std::string(name), launch_index, correlation_id};
+        flight_ =
+            in_flight{std::move(key), std::string(name), launch_index, correlation_id, 0, 0, 0, {}};
     }
     flight_->waited = 0;
     flight_->others.clear();
@@ -137,7 +139,8 @@ void range_session::end_launches() {
         s.correlation_id = flight_->correlation_id;
         s.pass_launches = flight_->launches;
         for (std::size_t m = 0; m < set_.metrics.size() && m < d.values[0].size(); ++m)
-            s.values[set_.metrics[m]] = d.values[0][m];
+            if (std::isfinite(d.values[0][m])) // NaN: CUPTI could not evaluate it here
+                s.values[set_.metrics[m]] = d.values[0][m];
         doc_.kernels.push_back(std::move(s));
     }
     flight_.reset();
@@ -163,7 +166,8 @@ void range_session::drain() {
         s.launch_index = pending_[i].launch_index;
         s.correlation_id = pending_[i].correlation_id;
         for (std::size_t m = 0; m < set_.metrics.size() && m < d.values[i].size(); ++m)
-            s.values[set_.metrics[m]] = d.values[i][m];
+            if (std::isfinite(d.values[i][m])) // NaN: CUPTI could not evaluate it here
+                s.values[set_.metrics[m]] = d.values[i][m];
         doc_.kernels.push_back(std::move(s));
     }
     // Launches without a range are dropped too, even where CUPTI's count says otherwise.

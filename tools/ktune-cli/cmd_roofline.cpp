@@ -64,6 +64,7 @@ nlohmann::json to_json(const analysis::roofline_analysis& a, const metrics::kern
                      {"incomplete_kernels", d.incomplete_kernels},
                      {"incomplete", d.incomplete},
                      {"denied", d.denied},
+                     {"unevaluated", a.unevaluated},
                      {"kernels", nlohmann::json::array()}};
     for (const auto& p : a.points)
         j["kernels"].push_back(
@@ -132,6 +133,10 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
                    d.incomplete_kernels);
     if (!d.incomplete.empty())
         fmt::print("incomplete: {}\n", fmt::format("{}", fmt::join(d.incomplete, ", ")));
+    if (!a.unevaluated.empty())
+        fmt::print("\nwarning: {} kernel samples left out (CUPTI evaluated no number for a metric "
+                   "the roofline needs):\n  {}\n",
+                   a.unevaluated.size(), fmt::format("{}", fmt::join(a.unevaluated, "\n  ")));
     if (!d.denied.empty())
         fmt::print("\nnot profiled (deny-list, never serialised): {}\n",
                    fmt::format("{}", fmt::join(d.denied, ", ")));

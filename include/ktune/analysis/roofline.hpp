@@ -133,6 +133,9 @@ trace_metrics metrics_from_trace(const std::string& path);
 struct roofline_analysis {
     roofline_roofs roofs;
     std::vector<roofline_point> points; ///< largest time share first
+    /// Kernels left out: their sample lacks the duration or DRAM bytes (CUPTI evaluated no
+    /// number for them), as "name: what is missing".
+    std::vector<std::string> unevaluated;
 };
 
 /// Roofs for `gpu` ("auto": the document's GPU) from the spec table, with the document's

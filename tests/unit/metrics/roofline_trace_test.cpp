@@ -2,9 +2,12 @@
 #include "catch.hpp"
 
 #include "ktune/analysis/roofline.hpp"
+#include "ktune/core/error.hpp"
 #include "ktune/trace/trace_file.hpp"
 
 #include <filesystem>
+#include <limits>
+#include <string>
 
 using namespace ktune;
 
@@ -65,4 +68,46 @@ TEST_CASE("a trace's timeline fills launches, time and gaps; the verdict becomes
     REQUIRE(a.points.size() == 2);
     for (const auto& p : a.points)
         if (p.name == "tiny_add") CHECK(p.cls == analysis::bound_class::launch);
+}
+
+// Seen on an H200 (main job, --replay launches): CUPTI evaluated one kernel's DRAM read bytes to
+// NaN, the JSON writer stored null, and `ktune roofline` refused the whole trace.
+TEST_CASE("a metric CUPTI evaluated to NaN leaves that kernel out, not the whole roofline") {
+    metrics::kernel_metrics_doc doc;
+    doc.gpu = "NVIDIA H200";
+    doc.kernels.push_back(
+        {"good", 0, 0, 1, 0, -1, {{"gpu__time_duration.sum", 1e5}, {"dram__bytes.sum", 4e8}}});
+    doc.kernels.push_back({"nan_dram",
+                           1,
+                           0,
+                           1,
+                           0,
+                           -1,
+                           {{"gpu__time_duration.sum", 1e5},
+                            {"dram__bytes_read.sum", std::numeric_limits<double>::quiet_NaN()},
+                            {"dram__bytes_write.sum", 1e6}}});
+    const std::string text = metrics::to_json(doc);
+    CHECK(text.find("null") == std::string::npos); // NaN is not written
+    const auto back = metrics::parse_kernel_metrics(text, "mem");
+    REQUIRE(back.kernels.size() == 2);
+    CHECK_FALSE(back.kernels[1].values.contains("dram__bytes_read.sum"));
+    // An older writer's null reads as "no value".
+    std::string old = text;
+    const auto at = old.find("\"dram__bytes_write.sum\"");
+    REQUIRE(at != std::string::npos);
+    old.insert(at, "\"dram__bytes_read.sum\": null, ");
+    CHECK(metrics::parse_kernel_metrics(old, "old").kernels[1].values.size() == 2);
+
+    const auto a = analysis::analyse_roofline(back);
+    REQUIRE(a.points.size() == 1);
+    CHECK(a.points[0].name == "good");
+    REQUIRE(a.unevaluated.size() == 1);
+    CHECK(a.unevaluated[0].find("nan_dram") != std::string::npos);
+    CHECK(a.unevaluated[0].find("dram__bytes_read.sum") != std::string::npos);
+
+    // No usable kernel at all: the error says which metric set is needed.
+    metrics::kernel_metrics_doc none;
+    none.gpu = "NVIDIA H200";
+    none.kernels.push_back({"occupancy_only", 0, 0, 1, 0, -1, {{"sm__warps_active", 3}}});
+    CHECK_THROWS_AS(analysis::analyse_roofline(none), ktune::error);
 }
