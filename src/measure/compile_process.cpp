@@ -1,5 +1,6 @@
 #include "measure/compile_process.hpp"
 
+#include "measure/child_process.hpp"
 #include "measure/compile_private.hpp"
 #include "measure/compile_wire.hpp"
 
@@ -8,41 +9,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <poll.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 extern char** environ;
 
 namespace ktune::measure::detail {
-namespace {
-
-bool write_all(int fd, std::string_view s) {
-    while (!s.empty()) {
-        const ssize_t n = ::write(fd, s.data(), s.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        s.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-}
-
-std::string exit_reason(int pid) {
-    int st = 0;
-    // A dying server is reaped within milliseconds; its status names the cause (signal 11...).
-    for (int i = 0; i < 50; ++i) {
-        if (::waitpid(pid, &st, WNOHANG) == pid) {
-            if (WIFSIGNALED(st)) return fmt::format("killed by signal {}", WTERMSIG(st));
-            return fmt::format("exited with code {}", WEXITSTATUS(st));
-        }
-        ::usleep(2000);
-    }
-    return "closed its pipe";
-}
-
-} // namespace
 
 compile_process::compile_process(std::vector<std::string> argv,
                                  std::chrono::milliseconds batch_timeout)
@@ -53,32 +25,12 @@ compile_process::compile_process(std::vector<std::string> argv,
 compile_process::~compile_process() {
     // EOF first: a server exits on its own within milliseconds (so anything it holds, e.g. a
     // profiler's trace under `ktune profile`, is finished); a stuck one is killed.
-    if (pid_ > 0) {
-        ::close(to_fd_);
-        to_fd_ = -1;
-        int st = 0;
-        for (int i = 0; i < 250; ++i) { // up to 0.5 s
-            if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-                pid_ = -1;
-                break;
-            }
-            ::usleep(2000);
-        }
-    }
+    close_input_and_reap({pid_, to_fd_, from_fd_}, 500);
     stop();
 }
 
 void compile_process::stop() noexcept {
-    if (to_fd_ >= 0) ::close(to_fd_);
-    if (from_fd_ >= 0) ::close(from_fd_);
-    to_fd_ = from_fd_ = -1;
-    if (pid_ > 0) {
-        ::kill(-pid_, SIGKILL);
-        ::kill(pid_, SIGKILL);
-        int st = 0;
-        ::waitpid(pid_, &st, 0);
-    }
-    pid_ = -1;
+    kill_and_reap({pid_, to_fd_, from_fd_});
     buffer_.clear();
 }
 
@@ -88,55 +40,16 @@ bool compile_process::start() {
         why_ = "no compile server command";
         return false;
     }
-    // Everything the child needs is built before fork: between fork and exec only
-    // async-signal-safe calls (the parent has other threads).
-    std::vector<std::string> env_store;
+    std::vector<std::string> env;
     for (char** e = environ; e && *e; ++e)
         if (std::strncmp(*e, worker_role_env, std::strlen(worker_role_env)) != 0)
-            env_store.emplace_back(*e);
-    env_store.push_back(fmt::format("{}=compile", worker_role_env));
-    std::vector<char*> envp, args;
-    for (auto& e : env_store)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    for (auto& a : argv_)
-        args.push_back(a.data());
-    args.push_back(nullptr);
-    int to[2], from[2];
-    if (::pipe2(to, O_CLOEXEC) != 0) {
-        why_ = fmt::format("pipe: {}", std::strerror(errno));
-        return false;
-    }
-    if (::pipe2(from, O_CLOEXEC) != 0) {
-        why_ = fmt::format("pipe: {}", std::strerror(errno));
-        ::close(to[0]);
-        ::close(to[1]);
-        return false;
-    }
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        why_ = fmt::format("fork: {}", std::strerror(errno));
-        for (int fd : {to[0], to[1], from[0], from[1]})
-            ::close(fd);
-        return false;
-    }
-    if (pid == 0) {
-        ::setpgid(0, 0); // own group: a kill also reaches anything the server started
-        // Compiling is throughput work; the measurement worker and the tuner are the critical
-        // path and must never wait for a core (on the H200, 16 servers starting beside the
-        // worker doubled its context set-up: 0.13 -> 0.25 s).
-        ::setpriority(PRIO_PROCESS, 0, 10);
-        ::dup2(to[0], 0);
-        ::dup2(from[1], 1);
-        ::execve(args[0], args.data(), envp.data());
-        ::_exit(127);
-    }
-    ::setpgid(pid, pid); // both sides: no window where a kill misses the group
-    ::close(to[0]);
-    ::close(from[1]);
-    pid_ = pid;
-    to_fd_ = to[1];
-    from_fd_ = from[0];
+            env.emplace_back(*e);
+    env.push_back(fmt::format("{}=compile", worker_role_env));
+    // Compiling is throughput work; the measurement worker and the tuner are the critical path
+    // and must never wait for a core (on the H200, 16 servers starting beside the worker doubled
+    // its context set-up: 0.13 -> 0.25 s), hence nice 10.
+    why_ = spawn_piped({pid_, to_fd_, from_fd_}, argv_, &env, 10);
+    if (!why_.empty()) return false;
     buffer_.clear();
     ++started_;
     // Its first line says it runs and can compile (an exec failure or a binary without the
@@ -173,8 +86,7 @@ compile_process::read_line(std::chrono::steady_clock::time_point deadline) {
         const ssize_t n = ::read(from_fd_, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            why_ = exit_reason(pid_);
-            if (why_.rfind("closed", 0) != 0) pid_ = -1; // reaped
+            why_ = reap_reason({pid_, to_fd_, from_fd_});
             return std::nullopt;
         }
         buffer_.append(buf, static_cast<std::size_t>(n));
@@ -195,8 +107,7 @@ compile_process::compile(const std::vector<compile_request>& rs, const std::file
         return out;
     };
     if (!write_all(to_fd_, encode_batch(rs, dir) + "\n")) {
-        why_ = exit_reason(pid_);
-        if (why_.rfind("closed", 0) != 0) pid_ = -1; // reaped
+        why_ = reap_reason({pid_, to_fd_, from_fd_});
         return failed(why_);
     }
     const auto line = read_line(std::chrono::steady_clock::now() + timeout_);

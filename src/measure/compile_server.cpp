@@ -2,6 +2,7 @@
 // compile inside one process, so the pool runs one of these per core (docs/perf/tune.md,
 // "Runtime (session 3)").
 #include "ktune/core/error.hpp"
+#include "measure/child_process.hpp"
 #include "measure/compile_private.hpp"
 #include "measure/compile_wire.hpp"
 
@@ -36,16 +37,6 @@ T field(const json& j, const char* name) {
         throw error(error_kind::input,
                     fmt::format("compile server message: '{}': {}", name, e.what()));
     }
-}
-
-bool write_all(int fd, std::string_view s) {
-    while (!s.empty()) {
-        const ssize_t n = ::write(fd, s.data(), s.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        s.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
 }
 
 /// A throw-away compile, so NVRTC's one-time start-up (loading its built-in headers and the
@@ -127,19 +118,8 @@ bool is_ready_line(std::string_view line) {
 int compile_server_main(int in_fd, int out_fd) {
     if (!detail::write_all(out_fd, detail::ready_line() + "\n")) return 1;
     detail::warm_up(); // overlaps the client's own start-up; its first batch queues behind it
-    std::string buf;
-    char chunk[65536];
-    for (;;) {
-        const auto nl = buf.find('\n');
-        if (nl == std::string::npos) {
-            const ssize_t n = ::read(in_fd, chunk, sizeof chunk);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return 0;
-            buf.append(chunk, static_cast<std::size_t>(n));
-            continue;
-        }
-        const std::string line = buf.substr(0, nl);
-        buf.erase(0, nl + 1);
+    std::string buf, line;
+    while (detail::read_line(in_fd, buf, line)) {
         std::vector<compile_result> res;
         std::size_t count = 1;
         try {
@@ -157,6 +137,7 @@ int compile_server_main(int in_fd, int out_fd) {
         }
         if (!detail::write_all(out_fd, detail::encode_results(res) + "\n")) return 1;
     }
+    return 0; // end of input: the client is done
 }
 
 } // namespace ktune::measure

@@ -1,6 +1,7 @@
 #include "ktune/core/error.hpp"
 #include "ktune/measure/compile.hpp"
 #include "ktune/measure/worker.hpp"
+#include "measure/child_process.hpp"
 #include "measure/gpu_runner.hpp"
 
 #include <cerrno>
@@ -12,21 +13,6 @@
 #include <unistd.h>
 
 namespace ktune::measure {
-namespace {
-
-bool write_line(int fd, const std::string& s) {
-    std::string_view v = s;
-    while (!v.empty()) {
-        const ssize_t n = ::write(fd, v.data(), v.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        v.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-}
-
-} // namespace
-
 int worker_main(int in_fd, int out_fd) {
     // The compile pool starts the same binary as its compile servers: no GPU context for them.
     if (const char* role = std::getenv(worker_role_env);
@@ -45,19 +31,8 @@ int worker_main(int in_fd, int out_fd) {
     // Reported once, with the first answer: the tuner splits its fixed costs with it.
     double setup_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::string buf;
-    char chunk[65536];
-    for (;;) {
-        const auto nl = buf.find('\n');
-        if (nl == std::string::npos) {
-            const ssize_t n = ::read(in_fd, chunk, sizeof chunk);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return 0;
-            buf.append(chunk, static_cast<std::size_t>(n));
-            continue;
-        }
-        const std::string line = buf.substr(0, nl);
-        buf.erase(0, nl + 1);
+    std::string buf, line;
+    while (detail::read_line(in_fd, buf, line)) {
         candidate_result res;
         try {
             const candidate_request rq = decode_request(line);
@@ -75,11 +50,12 @@ int worker_main(int in_fd, int out_fd) {
         }
         res.setup_ms = setup_ms;
         setup_ms = 0;
-        if (!write_line(out_fd, encode(res) + "\n")) return 1;
+        if (!detail::write_all(out_fd, encode(res) + "\n")) return 1;
         // The context is gone: skip destructors (they would only log failing frees) and let
         // the driver reclaim everything with the process.
         if (res.fatal) std::_Exit(3);
     }
+    return 0; // end of input: the client is done
 }
 
 } // namespace ktune::measure

@@ -1,6 +1,7 @@
 #include "ktune/measure/worker.hpp"
 
 #include "ktune/core/error.hpp"
+#include "measure/child_process.hpp"
 
 #include <fmt/format.h>
 
@@ -17,12 +18,7 @@ namespace ktune::measure {
 namespace {
 
 void write_all(int fd, std::string_view s) {
-    while (!s.empty()) {
-        const ssize_t n = ::write(fd, s.data(), s.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw error(error_kind::io, "worker pipe closed");
-        s.remove_prefix(static_cast<std::size_t>(n));
-    }
+    if (!detail::write_all(fd, s)) throw error(error_kind::io, "worker pipe closed");
 }
 
 } // namespace
@@ -47,76 +43,25 @@ worker_process::~worker_process() {
     // An idle worker is told to stop (EOF) and given a moment to exit on its own, so whatever
     // it holds is finished properly: under `ktune profile` that is its CUPTI trace, which a
     // SIGKILL would leave unreadable. A busy or stuck one is killed.
-    if (pid_ > 0 && pending_.empty()) {
-        ::close(to_fd_);
-        to_fd_ = -1;
-        int st = 0;
-        for (int i = 0; i < 1000; ++i) { // up to 2 s
-            if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-                pid_ = -1;
-                break;
-            }
-            ::usleep(2000);
-        }
-    }
+    if (pending_.empty()) detail::close_input_and_reap({pid_, to_fd_, from_fd_}, 2000);
     kill_worker();
 }
 
 void worker_process::spawn() {
-    int to[2], from[2];
-    if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0)
-        throw error(error_kind::io, fmt::format("pipe: {}", std::strerror(errno)));
-    std::vector<char*> args;
-    for (auto& a : argv_)
-        args.push_back(a.data());
-    args.push_back(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw error(error_kind::io, fmt::format("fork: {}", std::strerror(errno)));
-    if (pid == 0) {
-        // Child: only async-signal-safe calls until exec (the parent has compile threads).
-        // Own process group: a kill reaches anything the worker started, too.
-        ::setpgid(0, 0);
-        ::dup2(to[0], 0);
-        ::dup2(from[1], 1);
-        ::execv(args[0], args.data());
-        ::_exit(127);
-    }
-    ::setpgid(pid, pid); // both sides: no window where a kill misses the group
-    ::close(to[0]);
-    ::close(from[1]);
-    pid_ = pid;
-    to_fd_ = to[1];
-    from_fd_ = from[0];
+    // Own process group: a kill reaches anything the worker started, too.
+    if (auto why = detail::spawn_piped({pid_, to_fd_, from_fd_}, argv_, nullptr, 0); !why.empty())
+        throw error(error_kind::io, why);
     buffer_.clear();
     ++spawned_;
 }
 
 void worker_process::kill_worker() noexcept {
-    if (to_fd_ >= 0) ::close(to_fd_);
-    if (from_fd_ >= 0) ::close(from_fd_);
-    to_fd_ = from_fd_ = -1;
-    if (pid_ > 0) {
-        ::kill(-pid_, SIGKILL);
-        ::kill(pid_, SIGKILL);
-        int st = 0;
-        ::waitpid(pid_, &st, 0);
-    }
-    pid_ = -1;
+    detail::kill_and_reap({pid_, to_fd_, from_fd_});
 }
 
 std::string worker_process::describe_exit() noexcept {
     if (pid_ <= 0) return "worker not running";
-    int st = 0;
-    // Give a dying worker a moment to be reaped so its exit status can be reported.
-    for (int i = 0; i < 50; ++i) {
-        if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-            pid_ = -1;
-            if (WIFSIGNALED(st)) return fmt::format("worker killed by signal {}", WTERMSIG(st));
-            return fmt::format("worker exited with code {}", WEXITSTATUS(st));
-        }
-        ::usleep(2000);
-    }
-    return "worker closed its pipe";
+    return "worker " + detail::reap_reason({pid_, to_fd_, from_fd_});
 }
 
 void worker_process::start() {
