@@ -319,3 +319,17 @@ print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metr
         } 2>&1 | tee -a "$txt" | tee -a "${summary:-/dev/null}"
     done
 }
+
+# Where a range-profiler pass's time goes (session 4): bench_range_probe times every CUPTI call
+# for today's one-range-per-pass launches mode and for one pass covering 10 kernels as 10 ranges
+# (user ranges with/without a sync before the pop, auto range; with L2 flush, unselected kernels
+# between ranges, reversed order in pass 1), checking each range's DRAM bytes / FFMA count.
+# Table: $OUT/metrics_probe.txt. Needs target bench_range_probe.
+step_metrics_probe() {
+    local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
+    mkdir -p "$out"
+    timeout "${METRICS_STEP_TIMEOUT:-90}" "$build/bench/metrics/bench_range_probe" --reps 3 \
+        >"$out/metrics_probe.txt" 2>&1
+    echo "bench_range_probe rc=$?" | tee -a "$out/metrics_probe.txt" | tee -a "${summary:-/dev/null}"
+    grep -v '^    range' "$out/metrics_probe.txt"
+}
