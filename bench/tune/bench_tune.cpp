@@ -96,6 +96,11 @@ json summary(const tune::tune_report& r) {
              {"outside_worker", r.wall_s * 1000 / n - worker / n}}},
            {"copy_gbs", r.copy_gbs},
            {"tied", r.tied}};
+    // The set-up split: each milestone in ms since the tune began (worker: ones are its own).
+    json marks = json::object();
+    for (const auto& [what, at_s] : r.setup_marks)
+        marks[what] = 1000 * at_s;
+    j["setup_ms"] = marks;
     if (!r.winner.cfg.empty()) {
         const double ms = r.winner.time.median_us / 1000;
         j["winner"] = r.winner.cfg.to_string();

@@ -68,6 +68,7 @@ std::string encode(const candidate_request& r) {
            {"check", r.check},
            {"time", r.time},
            {"policy", policy_json(r.policy)}};
+    if (r.prepare) j["prepare"] = true;
     return j.dump();
 }
 
@@ -94,6 +95,7 @@ std::string encode(const candidate_result& r) {
            {"timing_ms", r.timing_ms},
            {"setup_ms", r.setup_ms},
            {"fatal", r.fatal}};
+    if (!r.setup_marks.empty()) j["setup_marks"] = r.setup_marks;
     // error_handler replace: a compile log or driver message is not guaranteed to be UTF-8.
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -119,6 +121,7 @@ candidate_request decode_request(std::string_view line) {
     r.policy.max_ms = field<double>(p, "max_ms");
     r.policy.flush_l2 = field<bool>(p, "flush_l2");
     r.policy.restore_in_place = field<bool>(p, "restore_in_place");
+    r.prepare = j.value("prepare", false);
     return r;
 }
 
@@ -146,6 +149,8 @@ candidate_result decode_result(std::string_view line) {
     r.check_ms = field<double>(j, "check_ms");
     r.timing_ms = field<double>(j, "timing_ms");
     r.setup_ms = j.value("setup_ms", 0.0); // absent from workers older than the field
+    if (j.contains("setup_marks"))
+        r.setup_marks = field<std::vector<std::pair<std::string, double>>>(j, "setup_marks");
     r.fatal = field<bool>(j, "fatal");
     return r;
 }

@@ -63,23 +63,33 @@ void gpu_runner::impl::launch(CUfunction f, const ops::launch_geometry& g, void*
                                args, nullptr));
 }
 
-problem_state& gpu_runner::impl::state_for(const candidate_request& r) {
+problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool compile) {
     const std::string key = fmt::format("{}:{}x{}:{}", r.op, r.rows, r.cols, r.dtype);
-    if (auto it = problems.find(key); it != problems.end()) return it->second;
-    // One problem at a time keeps device memory bounded.
-    problems.clear();
-    problem_state s;
-    s.op = &ops::find_op(r.op);
-    s.prob = {{r.rows, r.cols}, ops::parse_dtype(r.dtype)};
-    s.specs = s.op->buffers(s.prob);
-    for (const auto& b : s.specs) {
-        s.bufs.emplace_back(b.elements * ops::size_of(s.prob.type));
-        if (b.output) s.refs.emplace_back(b.elements * sizeof(float));
-        s.pristine.emplace_back(b.in_place ? s.bufs.back().size() : 0);
+    auto it = problems.find(key);
+    if (it == problems.end()) {
+        // One problem at a time keeps device memory bounded.
+        problems.clear();
+        problem_state s;
+        s.op = &ops::find_op(r.op);
+        s.prob = {{r.rows, r.cols}, ops::parse_dtype(r.dtype)};
+        s.specs = s.op->buffers(s.prob);
+        for (const auto& b : s.specs) {
+            s.bufs.emplace_back(b.elements * ops::size_of(s.prob.type));
+            if (b.output) s.refs.emplace_back(b.elements * sizeof(float));
+            s.pristine.emplace_back(b.in_place ? s.bufs.back().size() : 0);
+        }
+        it = problems.emplace(key, std::move(s)).first;
     }
-    // The tuner compiles this ahead on its pool (tuner.cpp): usually a cubin cache hit here.
-    s.reference = compile_load(s.op->reference_source(s.prob), "ktune_op_kernel");
-    return problems.emplace(key, std::move(s)).first->second;
+    problem_state& s = it->second;
+    if (!s.reference) {
+        // The tuner compiles this ahead on its pool (tuner.cpp): usually a cubin cache hit here.
+        const compile_request rq{s.op->reference_source(s.prob), "ktune_op_kernel", dev.arch(), {}};
+        if (compile)
+            s.reference = compile_load(rq.source, "ktune_op_kernel");
+        else if (cache)
+            if (auto hit = cache->get(rq)) s.reference = load(hit->cubin, "ktune_op_kernel");
+    }
+    return s;
 }
 
 void gpu_runner::impl::launch_op(const problem_state& s, CUfunction f,
@@ -112,9 +122,29 @@ void gpu_runner::impl::restore(const problem_state& s) {
                                             stream.get()));
 }
 
-gpu_runner::gpu_runner() : impl_(nullptr) {
-    auto q = query_devices();
-    if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
+double monotonic_ms() noexcept {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+gpu_runner::gpu_runner(marks* m) : impl_(nullptr) {
+    const auto mark = [m](const char* what) {
+        if (m) m->emplace_back(what, monotonic_ms());
+    };
+    // The compute capability alone (cuInit, no NVML) is what the helper kernels' cache key
+    // needs; the full device query (NVML's driver string and memory size, the properties)
+    // then runs beside the context creation instead of in front of it.
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0) != cudaSuccess) {
+        cudaGetLastError();
+        const auto q = query_devices();
+        throw error(error_kind::no_device,
+                    q.devices.empty() ? q.no_device_reason : "device 0 cannot be queried");
+    }
+    mark("cuinit");
+    const std::string arch = fmt::format("sm_{}{}", major, minor);
     std::optional<cubin_cache> cache;
     try {
         cache.emplace(cubin_cache::default_dir());
@@ -124,16 +154,22 @@ gpu_runner::gpu_runner() : impl_(nullptr) {
     // The helper kernels compile (or come from the cubin cache) while the context is created:
     // both are on the path to the first candidate.
     auto helpers = std::async(std::launch::async, [&] {
-        return compile_cached({utility_source, "ktune_fill_fp32", q.devices.front().arch(), {}},
+        return compile_cached({utility_source, "ktune_fill_fp32", arch, {}},
                               cache ? &*cache : nullptr);
     });
+    auto query = std::async(std::launch::async, [] { return query_devices(); });
     KTUNE_CUDA_CALL(cudaSetDevice(0));
     KTUNE_CUDA_CALL(cudaFree(nullptr)); // make the primary context current for the driver API
+    mark("context");
     impl_ = std::make_unique<impl>();
+    const auto q = query.get();
+    if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
     impl_->dev = q.devices.front();
+    mark("device_query");
     impl_->cache = cache; // a copy: the helper thread still reads `cache`
     impl_->flush = device_buffer(
         static_cast<std::size_t>(std::max<std::int64_t>(2 * impl_->dev.l2_bytes, 8 << 20)));
+    mark("flush_buffer");
     const compile_result h = helpers.get();
     if (!h.ok) throw error(error_kind::nvrtc, "internal kernel failed to compile: " + h.log);
     impl_->utility = impl_->load(h.cubin, "ktune_fill_fp32");
@@ -143,6 +179,15 @@ gpu_runner::gpu_runner() : impl_(nullptr) {
                            &impl_->compare[1]};
     for (int i = 0; i < 4; ++i)
         KTUNE_CU_CALL(drv().function(slots[i], impl_->utility->m, names[i]));
+    mark("helpers");
+}
+
+void gpu_runner::prepare(const candidate_request& r) noexcept {
+    try {
+        (void)impl_->state_for(r, false);
+    } catch (const std::exception&) {
+        // The first real request of the problem sets it up again and reports what failed.
+    }
 }
 
 gpu_runner::~gpu_runner() = default;

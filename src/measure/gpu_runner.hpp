@@ -5,18 +5,27 @@
 #include "ktune/measure/candidate.hpp"
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ktune::measure::detail {
 
 class gpu_runner {
 public:
-    gpu_runner(); ///< device 0; throws error{no_device} without a GPU
+    /// A start-up milestone: (what, steady_clock ms since its epoch), see candidate_result.
+    using marks = std::vector<std::pair<std::string, double>>;
+    /// Device 0; throws error{no_device} without a GPU. Appends its milestones to `m`.
+    explicit gpu_runner(marks* m = nullptr);
     ~gpu_runner();
     gpu_runner(const gpu_runner&) = delete;
     gpu_runner& operator=(const gpu_runner&) = delete;
 
     /// Never throws for a candidate's fault: the status says what happened.
     candidate_result run(const candidate_request& r);
+    /// Allocates r's problem buffers and loads its reference if the cubin cache has it, so the
+    /// first candidate of the problem finds them (a prepare request; never throws).
+    void prepare(const candidate_request& r) noexcept;
 
 private:
     struct impl;
@@ -25,5 +34,8 @@ private:
 
 /// Device-side helpers: seeded uniform fill and the tolerance compare, for fp32 and bf16.
 extern const char* const utility_source;
+
+/// Now on steady_clock (CLOCK_MONOTONIC on Linux: the same clock in every process), in ms.
+double monotonic_ms() noexcept;
 
 } // namespace ktune::measure::detail

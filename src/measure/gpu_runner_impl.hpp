@@ -84,7 +84,10 @@ struct gpu_runner::impl {
     std::unique_ptr<module> load(const std::string& cubin, const std::string& name);
     std::unique_ptr<module> compile_load(const std::string& source, const char* name);
     void launch(CUfunction f, const ops::launch_geometry& g, void** args);
-    problem_state& state_for(const candidate_request& r);
+    /// The problem's buffers (kept while requests are for the same problem) and its reference
+    /// kernel; `compile` false: the reference only when the cubin cache has it (a prepare
+    /// request must not put an NVRTC compile in front of the first candidate).
+    problem_state& state_for(const candidate_request& r, bool compile = true);
     void launch_op(const problem_state& s, CUfunction f, const ops::launch_geometry& g,
                    bool reference);
     /// Puts every in-place buffer back to its pristine inputs (stream-ordered, before a launch).

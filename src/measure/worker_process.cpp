@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +49,9 @@ worker_process::~worker_process() {
 }
 
 void worker_process::spawn() {
+    spawned_at_ms_ = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now().time_since_epoch())
+                         .count();
     // Own process group: a kill reaches anything the worker started, too.
     if (auto why = detail::spawn_piped({pid_, to_fd_, from_fd_}, argv_, nullptr, 0); !why.empty())
         throw error(error_kind::io, why);
@@ -66,6 +70,19 @@ std::string worker_process::describe_exit() noexcept {
 
 void worker_process::start() {
     if (pid_ <= 0) spawn();
+}
+
+void worker_process::prepare(const candidate_request& r) {
+    candidate_request p;
+    p.op = r.op;
+    p.rows = r.rows;
+    p.cols = r.cols;
+    p.dtype = r.dtype;
+    p.prepare = true;
+    start();
+    if (!detail::write_all(to_fd_, encode(p) + "\n")) {
+        // Gone already: the next submit/collect sees it and replaces it.
+    }
 }
 
 void worker_process::restart() {

@@ -148,16 +148,24 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
             return rep;
         }
     }
-    // The worker (GPU context) and the compile servers (NVRTC start-up) are started first:
-    // their set-up overlaps this process's own CUDA start-up and everything until the baseline.
+    const auto since_t0 = [&t0] {
+        return std::chrono::duration<double>(clock_type::now() - t0).count();
+    };
+    const auto mark = [&](const char* what) { rep.setup_marks.emplace_back(what, since_t0()); };
+    mark("cache_lookup");
+    // The worker (GPU context) and the compile pool are started first: their set-up overlaps
+    // this process's own CUDA start-up and everything until the baseline.
     evaluator ev(rq, o, shared);
+    mark("processes_started");
     const auto q = query_devices();
     if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
     const device_info& dev = q.devices.front();
+    mark("device_query");
     ev.set_arch(dev.arch());
     ev.precompile(o.reference_source(rq.prob));
     // From the per-device file when it is fresh: this process then needs no CUDA context.
     rep.copy_gbs = copy_gbs_for(dev, q.versions.driver, &rep.copy_gbs_cached);
+    mark("copy_gbs");
 
     const space sp = op_space(o, rq.prob);
     auto searcher = make_searcher(rq.strategy);
@@ -246,8 +254,21 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     auto baseline_compile = ev.submit(d, injected_fault::none);
     searcher->init(sp, so);
     batch_work cur = start(searcher->propose());
-    rep.baseline = ev.finish(d, injected_fault::none, baseline_compile);
-    rep.setup_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+    {
+        measure::candidate_request r;
+        rep.baseline = ev.compiled(d, injected_fault::none, baseline_compile, r);
+        mark("baseline_compiled");
+        if (rep.baseline.status != eval_status::compile_error) {
+            ev.send(r);
+            ev.receive(rep.baseline);
+        }
+    }
+    rep.setup_s = since_t0();
+    mark("baseline");
+    // The worker's milestones on this tune's timeline (steady_clock is one clock for both).
+    const double t0_ms = std::chrono::duration<double, std::milli>(t0.time_since_epoch()).count();
+    for (const auto& [what, at_ms] : ev.worker_marks())
+        rep.setup_marks.emplace_back("worker:" + what, (at_ms - t0_ms) / 1000);
     while (!cur.points.empty()) {
         batch_work next;
         if (rq.compile_ahead && !searcher->done()) next = start(searcher->propose());

@@ -58,7 +58,14 @@ evaluator::evaluator(const tune_request& rq, const ops::op& o, runtime* shared)
     // A session's worker left with requests in flight (a tune that ended in an exception)
     // would answer them to this tune: it is replaced instead.
     if (rt_.worker.in_flight() > 0) rt_.worker.restart();
-    rt_.worker.start();
+    // The problem goes ahead of the first candidate: the worker allocates its buffers as soon
+    // as its context is up, while the baseline still compiles.
+    measure::candidate_request p;
+    p.op = std::string(op_.name());
+    p.rows = rq_.prob.shape.rows;
+    p.cols = rq_.prob.shape.cols;
+    p.dtype = std::string(ops::to_string(rq_.prob.type));
+    rt_.worker.prepare(p);
     spawned_before_ = rt_.worker.spawned() - 1; // the worker it starts on counts as its own
     servers_before_ = shared ? rt_.pool.servers_started() : 0;
     failures_before_ = shared ? rt_.pool.server_failures() : 0;
@@ -123,6 +130,11 @@ candidate_record evaluator::compiled(const config& c, injected_fault f,
 void evaluator::receive(candidate_record& rec) {
     rec.run = rt_.worker.collect(rq_.candidate_timeout);
     worker_setup_s_ += rec.run.setup_ms / 1000;
+    if (worker_marks_.empty() && !rec.run.setup_marks.empty()) {
+        worker_marks_.emplace_back("spawn", rt_.worker.spawned_at_ms());
+        worker_marks_.insert(worker_marks_.end(), rec.run.setup_marks.begin(),
+                             rec.run.setup_marks.end());
+    }
     rec.status = to_eval(rec.run.status);
     rec.message = rec.run.message;
 }

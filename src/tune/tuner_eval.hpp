@@ -66,6 +66,11 @@ public:
         return rt_.pool.server_failures() - failures_before_;
     }
     [[nodiscard]] unsigned compile_threads() const noexcept { return rt_.pool.threads(); }
+    /// The first worker's start-up milestones of this tune, "spawn" first (steady_clock ms since
+    /// its epoch); empty when the worker was started by an earlier tune of the session.
+    [[nodiscard]] const std::vector<std::pair<std::string, double>>& worker_marks() const noexcept {
+        return worker_marks_;
+    }
 
 private:
     const tune_request& rq_;
@@ -78,6 +83,7 @@ private:
     std::optional<measure::measure_policy> policy_override_;
     double compile_wait_s_ = 0;
     double worker_setup_s_ = 0;
+    std::vector<std::pair<std::string, double>> worker_marks_;
 };
 
 } // namespace ktune::tune::detail

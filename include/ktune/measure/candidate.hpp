@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ktune::measure {
@@ -43,6 +44,9 @@ struct candidate_request {
     bool check = true;
     bool time = true;
     measure_policy policy;
+    /// Set up this problem's buffers (and its reference kernel, from the cubin cache) and answer
+    /// nothing: sent ahead so the worker allocates while the first candidate compiles.
+    bool prepare = false;
     bool operator==(const candidate_request&) const = default;
 };
 
@@ -77,6 +81,10 @@ struct candidate_result {
     double timing_ms = 0;   ///< warm-up + timing loop (host wall time)
     /// The worker's own set-up (GPU context, buffers, helper kernels), on its first answer only.
     double setup_ms = 0;
+    /// The worker's start-up milestones on its first answer only: (what, steady_clock ms since
+    /// its epoch). Linux's steady_clock is CLOCK_MONOTONIC, one clock for every process of the
+    /// machine, so the tuner places them on its own timeline.
+    std::vector<std::pair<std::string, double>> setup_marks;
     bool fatal = false; ///< the worker's context is gone: it exits after replying
     bool operator==(const candidate_result&) const = default;
 };

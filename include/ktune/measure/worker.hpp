@@ -51,6 +51,12 @@ public:
 
     /// Starts the worker now (it sets up its GPU context while the caller does other work).
     void start();
+    /// Tells the worker the problem of the requests to come (r's op, shape and dtype) so it
+    /// allocates their buffers as soon as its context is up, while the first candidate still
+    /// compiles. No answer; lost harmlessly if the worker is replaced (it then sets up lazily).
+    void prepare(const candidate_request& r);
+    /// When the current worker was spawned (steady_clock ms since its epoch); 0 before.
+    [[nodiscard]] double spawned_at_ms() const noexcept { return spawned_at_ms_; }
     /// Kills the worker and forgets the requests in flight; the next request starts a new one.
     void restart();
     /// Workers started so far (1 + replacements after faults).
@@ -70,6 +76,7 @@ private:
     std::string buffer_;
     std::deque<std::string> pending_; ///< encoded requests not answered yet, oldest first
     int spawned_ = 0;
+    double spawned_at_ms_ = 0;
 };
 
 } // namespace ktune::measure

@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ktune::tune {
@@ -83,6 +84,11 @@ struct tune_report {
     double confirm_s = 0; ///< the confirmation round of the leaders
     double confirm_busy_s = 0; ///< of gpu_busy_s: the confirmation round's share
     double worker_setup_s = 0; ///< workers' own set-up (GPU context, buffers, helper kernels)
+    /// Where the set-up went, in seconds since the tune began: this process's steps
+    /// ("processes_started", "device_query", "copy_gbs", "baseline_compiled", "baseline") and
+    /// the worker's own ("worker:spawn", "worker:main", "worker:context", …, "worker:helpers",
+    /// "worker:prepared", "worker:first_request", "worker:first_answer"), each in its order.
+    std::vector<std::pair<std::string, double>> setup_marks;
     int workers_spawned = 0;
     int compile_servers = 0;         ///< compile-server processes started (0: threads)
     int compile_server_failures = 0; ///< servers that died or hung mid-batch (replaced)

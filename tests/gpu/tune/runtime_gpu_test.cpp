@@ -6,7 +6,10 @@
 
 #include "ktune/tune/tuner.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <thread>
 #include <unistd.h>
 
 using namespace ktune;
@@ -25,6 +28,37 @@ tune::tune_request small(const char* op, ops::dtype t, std::int64_t rows, std::i
     rq.policy.min_samples = 8;
     rq.policy.max_samples = 16;
     return rq;
+}
+
+/// A fresh cubin cache for one test (the worker and the servers inherit it): compile servers
+/// start on a cache miss only, so a test that counts them must not find earlier runs' cubins.
+struct fresh_cubin_cache {
+    std::filesystem::path dir;
+    std::string before;
+    bool had = false;
+    explicit fresh_cubin_cache(const char* tag)
+        : dir(std::filesystem::temp_directory_path() /
+              ("ktune_gpu_cubin_" + std::string(tag) + std::to_string(getpid()))) {
+        if (const char* e = std::getenv("KTUNE_CUBIN_CACHE")) {
+            before = e;
+            had = true;
+        }
+        std::filesystem::remove_all(dir);
+        setenv("KTUNE_CUBIN_CACHE", dir.c_str(), 1);
+    }
+    ~fresh_cubin_cache() {
+        if (had)
+            setenv("KTUNE_CUBIN_CACHE", before.c_str(), 1);
+        else
+            unsetenv("KTUNE_CUBIN_CACHE");
+        std::filesystem::remove_all(dir);
+    }
+};
+
+double mark(const tune::tune_report& r, const std::string& what) {
+    for (const auto& [w, at] : r.setup_marks)
+        if (w == what) return at;
+    return -1;
 }
 } // namespace
 
@@ -82,6 +116,7 @@ TEST_CASE("one program per candidate and compile-ahead off give the same statuse
 }
 
 TEST_CASE("compile servers and in-process threads give the same statuses; set-up is reported") {
+    const fresh_cubin_cache cubins("servers");
     auto rq = small("layernorm", ops::dtype::f32, 999, 1024);
     rq.seed = 5;
     rq.policy.min_samples = 16; // two batches: the second is queued before the first is read
@@ -106,9 +141,42 @@ TEST_CASE("compile servers and in-process threads give the same statuses; set-up
     CHECK(threads.copy_gbs == Approx(servers.copy_gbs).epsilon(1e-6));
     CHECK(servers.worker_setup_s > 0);
     CHECK(servers.setup_s > 0);
+    // The set-up split: the worker's milestones in order, on the tuner's timeline.
+    for (const auto* r : {&servers, &threads}) {
+        const double spawn = mark(*r, "worker:spawn"), main = mark(*r, "worker:main"),
+                     ctx = mark(*r, "worker:context"), helpers = mark(*r, "worker:helpers"),
+                     prepared = mark(*r, "worker:prepared"),
+                     answer = mark(*r, "worker:first_answer"), base = mark(*r, "baseline");
+        INFO(spawn << " " << main << " " << ctx << " " << helpers << " " << prepared << " "
+                   << answer << " " << base);
+        CHECK(spawn >= 0);
+        CHECK(main > spawn);
+        CHECK(ctx > main);
+        CHECK(helpers >= ctx);
+        CHECK(prepared >= helpers); // the prepare line is the first one the worker reads
+        CHECK(answer >= prepared);
+        CHECK(base >= answer);
+        CHECK(base == Approx(r->setup_s).margin(0.01));
+    }
+}
+
+TEST_CASE("a tune on warm cubins starts no compile server") {
+    const fresh_cubin_cache cubins("warm");
+    auto rq = small("rowsum", ops::dtype::f32, 777, 2048);
+    const auto cold = tune::tune_op(rq);
+    const auto warm = tune::tune_op(rq); // same seed: the same configs, all in the cache
+    CHECK(cold.compile_servers > 0);
+    CHECK(warm.compile_servers == 0);
+    REQUIRE(warm.candidates.size() == cold.candidates.size());
+    for (const auto& c : warm.candidates) {
+        INFO(c.cfg.to_string() << ": " << c.message);
+        CHECK(c.status == tune::eval_status::ok);
+        CHECK(c.cubin_cache_hit);
+    }
 }
 
 TEST_CASE("a session's second tune runs on the same worker and compile servers") {
+    const fresh_cubin_cache cubins("session");
     auto rq = small("softmax", ops::dtype::f32, 999, 1024);
     tune::tune_session s(rq);
     rq.seed = 7;
@@ -118,7 +186,10 @@ TEST_CASE("a session's second tune runs on the same worker and compile servers")
     CHECK(first.workers_spawned == 1);
     CHECK(second.workers_spawned == 1); // the one it started on, spawned by the first tune
     CHECK(first.compile_servers > 0);
-    CHECK(second.compile_servers == 0); // none started for it
+    // Servers start on a slot's first miss; none is started twice (no slot replaced one).
+    CHECK(first.compile_servers + second.compile_servers <=
+          static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    CHECK(second.compile_server_failures == 0);
     CHECK(first.worker_setup_s > 0);
     CHECK(second.worker_setup_s == 0); // reported once, with the worker's first answer
     for (const auto* r : {&first, &second}) {

@@ -53,6 +53,14 @@ TEST_CASE("requests and results round-trip through their JSON lines") {
     const auto rs = sample_result();
     CHECK(decode_result(encode(rs)) == rs);
     CHECK(encode(rq).find('\n') == std::string::npos);
+    // A prepare line (buffers ahead, no answer) and the worker's start-up milestones.
+    auto prep = rq;
+    prep.prepare = true;
+    CHECK(decode_request(encode(prep)) == prep);
+    CHECK_FALSE(decode_request(encode(rq)).prepare);
+    auto marks = rs;
+    marks.setup_marks = {{"main", 12.5}, {"context", 140.25}};
+    CHECK(decode_result(encode(marks)) == marks);
     CHECK_THROWS_AS(decode_result("{\"status\": \"ok\"}"), ktune::error);
     CHECK_THROWS_AS(decode_result("not json"), ktune::error);
     CHECK_THROWS_AS(run_status_from_string("exploded"), ktune::error);
