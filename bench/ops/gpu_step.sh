@@ -141,3 +141,42 @@ step_kernels_pack() {
     (cd "$OUT" && ls -d kernels_* 2>/dev/null | grep -v '^kernels.tar.gz$' |
         tar czf kernels.tar.gz -T - --remove-files) && ls -la "$OUT/kernels.tar.gz"
 }
+
+# Session 4: the forms made for the 9 large rows still under 85 % (run 3), config by config
+# beside the default and run 3's winner: the row ops' ring (stage=smem_ring: rows in turn through
+# three staged buffers, one cluster barrier per row) and transpose's 128-tiles. Then how much of
+# a 128 MiB op's time is the flush's dirty-line write-back (bench/ops/flush_probe.py).
+# Tables: $OUT/kernels_ring.txt (best first per problem), $OUT/kernels_flush.jsonl.
+step_kernels_ring() {
+    local b=build-gpu/bench/ops/bench_configs
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    local log=$OUT/kernels_ring.jsonl
+    : >"$log"
+    [ -s "$OUT/kernels_copy.jsonl" ] ||
+        timeout 60 python3 bench/ops/copy_sizes.py >"$OUT/kernels_copy.jsonl" 2>>"$OUT/kernels_stderr.log"
+    local cases=(
+        "softmax bf16 1024x131072 stage=smem_ring"
+        "layernorm bf16 1024x131072 stage=smem_ring threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=smem_tma"
+        "layernorm fp32 1024x131072 stage=smem_ring"
+        "layernorm bf16 4096x32768 stage=smem_ring"
+        "softmax fp32 1024x131072 stage=smem_ring threads_per_row=256,rows_per_block=1,vec=2,cache_row=true,unroll=1,cluster=8,stage=regs"
+        "softmax bf16 4096x32768 stage=smem_ring"
+        "rowsum bf16 8192x8192 stage=smem_ring threads_per_row=512,rows_per_block=1,vec=8,unroll=4,stage=regs"
+        "rowsum bf16 16384x4096 stage=smem_ring threads_per_row=256,rows_per_block=1,vec=8,unroll=2,stage=regs"
+        "transpose bf16 8192x8192 tile=128, tile=64,block_rows=16,vec=8,pad=1,pack=1"
+        "transpose bf16 16384x4096 tile=128, tile=64,block_rows=16,vec=8,pad=1,pack=1"
+        "transpose bf16 1024x131072 tile=128, tile=64,block_rows=16,vec=8,pad=1,pack=1"
+        "transpose fp32 8192x8192 tile=128, tile=64,block_rows=8,vec=2,pad=1,pack=0"
+    )
+    local c op dt s subs
+    for c in "${cases[@]}"; do
+        read -r op dt s subs <<<"$c"
+        # shellcheck disable=SC2086 # the substrings are separate arguments
+        timeout 60 "$b" "$op" "$s" "$dt" $subs >>"$log" 2>>"$OUT/kernels_stderr.log" ||
+            echo "$op $dt $s: bench_configs failed or timed out" | tee -a "$OUT/kernels_stderr.log"
+        python3 bench/ops/stage_table.py "$log" "$OUT/kernels_copy.jsonl" >"$OUT/kernels_ring.txt"
+    done
+    timeout 60 python3 bench/ops/flush_probe.py >"$OUT/kernels_flush.jsonl" 2>>"$OUT/kernels_stderr.log"
+    grep -A3 -E "^[a-z]+ (bf16|fp32)" "$OUT/kernels_ring.txt" | head -60
+    cat "$OUT/kernels_flush.jsonl"
+}

@@ -19,7 +19,9 @@ def pct(j):
 
 
 def new_axis(j):
-    return "stage=smem_tma" in j["config"] or "form=regs" in j["config"]
+    # session 3: smem_tma (run 2 also transpose form=regs); session 4: smem_ring, 128-tiles
+    c = j["config"]
+    return any(a in c for a in ("stage=smem_tma", "form=regs", "stage=smem_ring", "tile=128,"))
 
 
 groups = defaultdict(list)

@@ -32,7 +32,7 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
 extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
                 T* __restrict__ y, int rows, int cols) {
-    __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
+    __shared__ float red[GROUPS * (WARPS > 0 ? WARPS : 1)];
     const row_pos p = row_position(rows);
     const V* xr = reinterpret_cast<const V*>(x + p.first);
     V* yr = reinterpret_cast<V*>(y + p.first);
@@ -97,6 +97,98 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         cluster_finish();
 #endif
         __syncthreads(); // row k's buffer is read: row k + 2 may land in it
+    }
+#elif defined(STAGE_smem_ring)
+    // RPB rows in turn through three buffers (ring_source), statistics as in smem_tma; row
+    // k + 1's partial is pushed to the cluster before row k's stores. The block's gamma/beta
+    // slice is the same for all its rows: held in registers when a thread owns at most 4
+    // vectors of it (64 registers at most), else read (L1-resident) per row.
+    __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
+    mbar_setup(bars, NBUF * NCH);
+    const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
+    const int n = rows - row0 < RPB ? (int)(rows - row0) : RPB;
+    const long long first0 = row0 * C + p.col0;
+    for (int k = 0; k < NBUF && k < n; ++k)
+        stage_row(reinterpret_cast<const V*>(x + first0 + k * (long long)C), bars, k);
+    constexpr bool GB_REGS = ROUNDS <= 4;
+    V gr[GB_REGS ? ROUNDS : 1], br[GB_REGS ? ROUNDS : 1];
+    if (GB_REGS) {
+#pragma unroll
+        for (int i = 0; i < (GB_REGS ? ROUNDS : 1); ++i) {
+            const int j = i * TPR + p.t;
+            if (j < NV) {
+                gr[i] = gv[j];
+                br[i] = bv[j];
+            }
+        }
+    }
+#if CLUSTER > 1
+    cluster_arrive(); // every block of the cluster runs before any writes a peer's slots
+    cluster_wait();
+#endif
+    const auto partial = [&](int k) {
+        float sv[VEC], qv[VEC], shift = 0.f;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) sv[e] = qv[e] = 0.f;
+        bool first = true;
+        for_staged(bars, k, p.t, [&](const V& a) {
+            if (first) {
+                shift = to_f(stage_buf(k)[0].v[0]); // chunk 0 has landed
+                first = false;
+            }
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) {
+                const float d = to_f(a.v[e]) - shift;
+                sv[e] += d;
+                qv[e] = fmaf(d, d, qv[e]);
+            }
+        });
+        if (first) shift = to_f(stage_buf(k)[0].v[0]); // a thread with no vectors
+        float s = sv[0], q = qv[0];
+#pragma unroll
+        for (int e = 1; e < VEC; ++e) {
+            s += sv[e];
+            q += qv[e];
+        }
+        s = group_sum(s, red, p);
+        q = group_sum(q, red, p);
+        ring_publish(k, make_float2(shift + s * (1.f / CS), fmaxf(q - s * s * (1.f / CS), 0.f)));
+    };
+    partial(0);
+    for (int k = 0; k < n; ++k) {
+        ring_wait();
+        // Chan's combination of equal-sized slices, as combine_slices.
+        float mean = 0.f, q = 0.f;
+#pragma unroll
+        for (int r = 0; r < CLUSTER; ++r) mean += ring_slot(k, r).x;
+        mean *= 1.f / CLUSTER;
+#pragma unroll
+        for (int r = 0; r < CLUSTER; ++r) {
+            const float2 b = ring_slot(k, r);
+            q += b.y + CS * (b.x - mean) * (b.x - mean);
+        }
+        if (k + 1 < n) partial(k + 1);
+        const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
+        V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
+        const V* sk = stage_buf(k);
+#pragma unroll 8
+        for (int i = 0; i < ROUNDS; ++i) {
+            const int j = i * TPR + p.t;
+            if (j < NV) {
+                const V a = sk[j];
+                const V g = GB_REGS ? gr[GB_REGS ? i : 0] : gv[j];
+                const V b = GB_REGS ? br[GB_REGS ? i : 0] : bv[j];
+                V o;
+#pragma unroll
+                for (int e = 0; e < VEC; ++e)
+                    o.v[e] = from_f(fmaf((to_f(a.v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e])));
+                yk[j] = o;
+            }
+        }
+        __syncthreads(); // row k's buffer is read: row k + NBUF may land in it
+        if (k + NBUF < n)
+            stage_row(reinterpret_cast<const V*>(x + first0 + (k + NBUF) * (long long)C), bars,
+                      k + NBUF);
     }
 #elif CACHE_ROW
     V raw[ITEMS];
@@ -201,7 +293,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 4; }
+    int version() const noexcept override { return 5; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ktune::ops::detail {
 namespace {
 
@@ -28,21 +30,26 @@ constexpr std::int64_t smem_one_block = 32 * 1024;
 
 bool staged_in_smem(const config& c) {
     const param_value* v = c.find("stage");
-    return v && c.get<std::string>("stage") == "smem_tma";
+    return v && (c.get<std::string>("stage") == "smem_tma" || ring_form(c));
 }
 
-namespace {} // namespace
+bool ring_form(const config& c) {
+    const param_value* v = c.find("stage");
+    return v && c.get<std::string>("stage") == "smem_ring";
+}
 
 std::vector<param_axis> row_op::axes() const {
     std::vector<param_axis> a{
         {"threads_per_row", ints({8, 16, 32, 64, 128, 256, 512, 1024}),
          "threads sharing a row (fewer than 32: several rows per warp)"},
-        {"rows_per_block", ints({1, 2, 4, 8, 16}), "rows per thread block"},
+        {"rows_per_block", ints({1, 2, 4, 8, 16, 32, 64}),
+         "rows per thread block (32, 64: rows in turn, stage smem_ring only)"},
         {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"}};
     const param_axis stage{"stage",
-                           {std::string("regs"), std::string("smem_tma")},
+                           {std::string("regs"), std::string("smem_tma"), std::string("smem_ring")},
                            "row (slice) loaded by threads into registers, or by bulk copies "
-                           "(sm_90 TMA, mbarrier) into shared memory"};
+                           "(sm_90 TMA, mbarrier) into shared memory: one row per block, or "
+                           "rows_per_block rows in turn through a ring of three buffers"};
     if (forms_ == row_forms::streaming) {
         a.push_back({"unroll", ints({1, 2, 4, 8}), "independent loads in flight per thread"});
         a.push_back(stage);
@@ -70,6 +77,7 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     if (cl < 1 || cl > 8 || (cl & (cl - 1)) != 0)
         return fail(why, "cluster must be 1, 2, 4 or 8 (the portable cluster sizes)");
     if (smem) return valid_smem(c, p, why);
+    if (rpb > 16) return fail(why, "rows_per_block over 16 is for stage smem_ring");
     if (tpr * rpb < 32 || tpr * rpb > 1024)
         return fail(why, "threads_per_row * rows_per_block must be 32..1024 (whole warps)");
     if (cl > 1) {
@@ -117,21 +125,32 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         return fail(why, "more than half the threads of a row would idle");
     if (smem_bytes(c, p) > smem_budget)
         return fail(why, "smem_tma: the staged slice exceeds 226 KiB of shared memory per block "
-                         "(rows_per_block > 1 holds two; split the row across a larger cluster)");
+                         "(rows in turn hold two, smem_ring three; split the row across a larger "
+                         "cluster)");
     if (cl > 1 && p.shape.cols * esize <= smem_one_block)
         return fail(why, "smem_tma: a cluster splits rows longer than 32 KiB only");
     const std::int64_t blocks = (p.shape.rows + rpb - 1) / rpb * cl;
     if (blocks > 0x7fffffff) return fail(why, "grid.x over 2^31");
-    // Rows in turn (rows_per_block > 1: two buffers, the next row's copies in flight) never won
-    // on the H200: 0 of 11 long- and mid-row problems, 1-20 points behind one row per block
+    if (ring_form(c)) {
+        // The ring is filled once per block: a few rows in turn do not pay for it. Fewer than
+        // 128 blocks leave SMs of a 132-SM Hopper idle for the whole kernel.
+        if (rpb < 8) return fail(why, "smem_ring takes rows in turn: rows_per_block >= 8");
+        if (tpr < 64) return fail(why, "smem_ring: at least 64 threads per row");
+        if (blocks < 128)
+            return fail(why, "smem_ring: fewer than 128 blocks (rows / rows_per_block * cluster)");
+        return true;
+    }
+    // Rows in turn with two buffers (rows_per_block > 1 with smem_tma) never won on the H200:
+    // 0 of 11 long- and mid-row problems, 1-20 points behind one row per block
     // (docs/perf/kernels.md). The kernels keep the form (the GPU test runs it); the space leaves
-    // it out so that a budgeted search spends nothing on it.
+    // it out so that a budgeted search spends nothing on it. smem_ring is its successor.
     if (rpb > 1) return fail(why, "smem_tma takes one row (slice) per block: rows_per_block 1");
     return true;
 }
 
 std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
-    const std::int64_t bufs = c.get<std::int64_t>("rows_per_block") > 1 ? 2 : 1;
+    const auto rpb = c.get<std::int64_t>("rows_per_block");
+    const std::int64_t bufs = ring_form(c) ? std::min<std::int64_t>(rpb, 3) : (rpb > 1 ? 2 : 1);
     return bufs * (p.shape.cols / cluster_of(c)) * static_cast<std::int64_t>(size_of(p.type));
 }
 
@@ -189,7 +208,8 @@ std::string row_op::source(const config& c, const problem& p) const {
            fmt::format("#define TPR THREADS_PER_ROW\n#define RPB ROWS_PER_BLOCK\n"
                        "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
                        p.shape.cols, geometry(c, p).block[0]) +
-           row_common_source + (staged_in_smem(c) ? tma_source : "") + body();
+           row_common_source + (staged_in_smem(c) ? tma_source : "") +
+           (ring_form(c) ? ring_source : "") + body();
 }
 
 std::string row_op::reference_source(const problem& p) const {

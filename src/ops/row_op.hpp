@@ -15,8 +15,10 @@ enum class row_forms {
     cached,    ///< the row in registers, read twice, or split across a cluster (softmax, ...)
 };
 
-/// Whether c stages the row in shared memory by bulk copies (stage = smem_tma).
+/// Whether c stages the row in shared memory by bulk copies (stage = smem_tma or smem_ring).
 bool staged_in_smem(const config& c);
+/// Whether c takes rows in turn through a ring of shared-memory buffers (stage = smem_ring).
+bool ring_form(const config& c);
 
 class row_op : public op {
 public:
@@ -46,7 +48,8 @@ protected:
 
 private:
     [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;
-    /// Dynamic shared memory of the smem_tma stage: one slice, two with rows in turn.
+    /// Dynamic shared memory of the staged forms: one slice, two with rows in turn (smem_tma),
+    /// three (smem_ring).
     [[nodiscard]] std::int64_t smem_bytes(const config& c, const problem& p) const;
     row_forms forms_;
 };

@@ -13,7 +13,7 @@ namespace {
 const char* const rowsum_body = R"(
 extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK)
 ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) {
-    __shared__ float red[RPB * (WARPS > 0 ? WARPS : 1)];
+    __shared__ float red[GROUPS * (WARPS > 0 ? WARPS : 1)];
     const row_pos p = row_position(rows);
     const V* xr = reinterpret_cast<const V*>(x + p.first);
     float acc[UNROLL];
@@ -37,6 +37,27 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
         a0 = group_sum(a0, red, p);
         if (p.t == 0) y[row0 + k] = from_f(a0);
         __syncthreads(); // row k's buffer is read: row k + 2 may land in it
+    }
+    KTUNE_EPILOGUE(y, (long long)rows)
+    return;
+#elif defined(STAGE_smem_ring)
+    // RPB rows in turn through three buffers: rows k + 1 and k + 2 in flight while row k is
+    // added up (a read-only stream: at most the ring's bytes in flight per block).
+    __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
+    mbar_setup(bars, NBUF * NCH);
+    const long long row0 = (long long)blockIdx.x * RPB;
+    const int n = rows - row0 < RPB ? (int)(rows - row0) : RPB;
+    for (int k = 0; k < NBUF && k < n; ++k)
+        stage_row(reinterpret_cast<const V*>(x + (row0 + k) * C), bars, k);
+    for (int k = 0; k < n; ++k) {
+        float a0 = 0.f;
+        for_staged(bars, k, p.t, [&](const V& a) {
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) a0 += to_f(a.v[e]);
+        });
+        a0 = group_sum(a0, red, p); // its __syncthreads: every thread has read row k's buffer
+        if (p.t == 0) y[row0 + k] = from_f(a0);
+        if (k + NBUF < n) stage_row(reinterpret_cast<const V*>(x + (row0 + k + NBUF) * C), bars, k + NBUF);
     }
     KTUNE_EPILOGUE(y, (long long)rows)
     return;
@@ -91,7 +112,7 @@ class rowsum final : public row_op {
 public:
     rowsum() noexcept : row_op(row_forms::streaming) {}
     std::string_view name() const noexcept override { return "rowsum"; }
-    int version() const noexcept override { return 3; }
+    int version() const noexcept override { return 4; }
     std::string_view description() const noexcept override {
         return "sum reduction along the last dimension";
     }
