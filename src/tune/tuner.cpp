@@ -112,6 +112,21 @@ cache::cache_key tune_key(const tune_request& rq) {
             env.protocol};
 }
 
+std::optional<tune_report> cached_tune(const tune_request& rq) {
+    if (!rq.read_cache) return std::nullopt;
+    const ops::op& o = ops::find_op(rq.op);
+    const auto idx = cache::cache_index::load(rq.cache_file.empty() ? cache::default_cache_path()
+                                                                    : rq.cache_file);
+    const cache::entry* e = idx.find(cache::prepared_key(tune_key(rq)));
+    if (!e) return std::nullopt;
+    tune_report rep;
+    rep.cache_hit = true;
+    rep.winner = *e;
+    rep.strategy = rq.strategy;
+    rep.bytes = o.bytes(rq.prob);
+    return rep;
+}
+
 namespace {
 tune_report run_tune(const tune_request& rq, const tune_progress& progress,
                      detail::runtime* shared);
@@ -139,14 +154,9 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     rep.bytes = o.bytes(rq.prob);
     const cache::cache_key key = tune_key(rq);
     const auto cache_path = rq.cache_file.empty() ? cache::default_cache_path() : rq.cache_file;
-    if (rq.read_cache) {
-        const auto idx = cache::cache_index::load(cache_path);
-        if (const cache::entry* e = idx.find(cache::prepared_key(key))) {
-            rep.cache_hit = true;
-            rep.winner = *e;
-            rep.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
-            return rep;
-        }
+    if (auto hit = cached_tune(rq)) {
+        hit->wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+        return *hit;
     }
     const auto since_t0 = [&t0] {
         return std::chrono::duration<double>(clock_type::now() - t0).count();

@@ -7,3 +7,35 @@ ktune_cli_test(tune_vs_torch_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
   ARGS tune scale_bias_ --shape 64x64 --vs-torch
        --cache ${CMAKE_CURRENT_BINARY_DIR}/tune_vs_torch_no_gpu.json
   EXPECT "no CUDA GPU" REJECT "PyTorch")
+
+# Several tunes in one process (session 4): shapes x dtypes, or a plan file. Every entry is
+# checked before any GPU work; without a GPU the whole plan stops with the no-GPU message.
+set(_plans ${PROJECT_SOURCE_DIR}/tests/data/tune/plans)
+ktune_cli_test(tune_multi_help RC 0 ARGS tune --help EXPECT "--plan" "repeat it to tune several")
+ktune_cli_test(tune_multi_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
+  ARGS tune softmax --shape 64x64 --shape 128x256 --dtype bf16,fp32
+       --cache ${CMAKE_CURRENT_BINARY_DIR}/tune_multi_no_gpu.json
+  EXPECT "no CUDA GPU" REJECT "strategy auto")
+ktune_cli_test(tune_multi_bad_dtype RC 2
+  ARGS tune softmax --shape 64x64 --dtype bf16,fp16
+  EXPECT "softmax --shape 64x64 --dtype fp16" "unknown dtype 'fp16'")
+ktune_cli_test(tune_multi_bad_second_shape RC 2
+  ARGS tune softmax --shape 64x64 --shape 64by64
+  EXPECT "--shape 64by64" "bad shape '64by64'")
+ktune_cli_test(tune_needs_shape RC 2 ARGS tune softmax EXPECT "needs --shape" "--plan FILE")
+ktune_cli_test(tune_plan_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
+  ARGS tune --plan ${_plans}/plan_ok.json
+       --cache ${CMAKE_CURRENT_BINARY_DIR}/tune_plan_no_gpu.json
+  EXPECT "no CUDA GPU")
+ktune_cli_test(tune_plan_syntax RC 2 ARGS tune --plan ${_plans}/plan_syntax.json
+  EXPECT "plan_syntax.json:4:5: not valid JSON")
+ktune_cli_test(tune_plan_bad_shape RC 2 ARGS tune --plan ${_plans}/plan_bad_shape.json
+  EXPECT "plan_bad_shape.json: /tunes/1: bad shape '8192by8192'")
+ktune_cli_test(tune_plan_unknown_key RC 2 ARGS tune --plan ${_plans}/plan_unknown_key.json
+  EXPECT "/0/budgett: unknown key")
+ktune_cli_test(tune_plan_unknown_op RC 2 ARGS tune --plan ${_plans}/plan_unknown_op.json
+  EXPECT "/1: no op named 'gemmm'" "ktune ops")
+ktune_cli_test(tune_plan_missing RC 2 ARGS tune --plan ${_plans}/no_such_plan.json
+  EXPECT "no_such_plan.json: cannot open the tune plan")
+ktune_cli_test(tune_plan_and_op RC 2 ARGS tune softmax --plan ${_plans}/plan_ok.json
+  EXPECT "either --plan FILE or an op")

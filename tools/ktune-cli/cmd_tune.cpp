@@ -1,4 +1,5 @@
-// ktune tune <op> --shape … | ktune tune --space FILE [--strategy S] [--budget N] [--repeat R]
+// ktune tune <op> --shape … [--shape …] [--dtype a,b] | ktune tune --plan FILE |
+// ktune tune --space FILE [--strategy S] [--budget N] [--repeat R]
 //                                                     [--seed S] [--target 1.05] [--json]
 // Op mode runs in tune_op.cpp; replay mode (a recorded space, no GPU) is printed here.
 #include "command.hpp"
@@ -152,8 +153,19 @@ command add_tune(CLI::App& root) {
     auto* app = root.add_subcommand(
         "tune", "Search the configuration space of an op, or replay a recorded space (--space)");
     app->add_option("op", o->op.op, "Registered op to tune on the GPU (`ktune ops` lists them)");
-    app->add_option("--shape", o->op.shape, "Op mode: problem shape, e.g. 4096x4096");
-    app->add_option("--dtype", o->op.dtype, "Op mode: data type")->capture_default_str();
+    app->add_option("--shape", o->op.shapes,
+                    "Op mode: problem shape, e.g. 4096x4096; repeat it to tune several shapes "
+                    "in one process (the worker's set-up paid once)")
+        ->allow_extra_args(false);
+    app->add_option("--dtype", o->op.dtypes,
+                    "Op mode: data type (default fp32); a list (bf16,fp32) tunes each")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    app->add_option("--plan", o->op.plan,
+                    "Op mode: a JSON plan of tunes run in one process, {\"tunes\": [{\"op\": "
+                    "\"softmax\", \"shape\": \"8192x8192\", \"dtype\": \"bf16\", "
+                    "\"budget\": 200}, ...]}; --strategy, --budget, --seed and --cache apply "
+                    "where an entry does not say");
     app->add_option("--cache", o->op.cache, "Op mode: cache file for the winner");
     app->add_option("--space", o->space,
                     "Replay a recorded space (Kernel Tuner cache .json/.json.gz or T4)");
@@ -181,14 +193,14 @@ command add_tune(CLI::App& root) {
     app->add_flag("--json", o->op.json, "Machine-readable output (schema ktune.tune.replay 1.0.0)");
     return {app, [o] {
                 if (!o->space.empty()) {
-                    if (!o->op.op.empty())
+                    if (!o->op.op.empty() || !o->op.plan.empty())
                         throw error(error_kind::usage,
-                                    "give either an op or --space FILE, not both");
+                                    "give either an op, --plan FILE or --space FILE, not two");
                     return run_replay(*o);
                 }
-                if (o->op.op.empty())
-                    throw error(error_kind::usage,
-                                "ktune tune needs an op (`ktune ops` lists them) or --space FILE");
+                if (o->op.op.empty() && o->op.plan.empty())
+                    throw error(error_kind::usage, "ktune tune needs an op (`ktune ops` lists "
+                                                   "them), --plan FILE or --space FILE");
                 return run_tune_op(o->op);
             }};
 }

@@ -4,15 +4,20 @@
 
 #include "command.hpp"
 
+#include "ktune/cache/store.hpp"
 #include "ktune/core/device.hpp"
+#include "ktune/core/error.hpp"
 #include "ktune/core/gpu_peaks.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/tune/tuner_plan.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace ktune::cli {
 namespace {
@@ -67,8 +72,8 @@ void torch_text(const tune::tune_report& r, const std::optional<tune::torch_timi
                t->torch_version, t->median_ms, t->median_ms / ms);
 }
 
-int print_json(const tune::tune_report& r, const tune::tune_request& rq,
-               const std::optional<tune::torch_timing>& torch) {
+nlohmann::ordered_json report_json(const tune::tune_report& r, const tune::tune_request& rq,
+                                   const std::optional<tune::torch_timing>& torch) {
     nlohmann::ordered_json j{{"schema", "ktune.tune_op"},
                              {"version", "1.1.0"},
                              {"op", rq.op},
@@ -115,8 +120,11 @@ int print_json(const tune::tune_report& r, const tune::tune_request& rq,
                           {"compile_ms", c.compile_ms},
                           {"message", c.message.substr(0, 300)}});
     }
+    return j;
+}
+
+void print_json(const nlohmann::ordered_json& j) {
     fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-    return r.winner.cfg.empty() ? finding : ok;
 }
 
 void print_text(const tune::tune_report& r) {
@@ -163,30 +171,168 @@ void print_text(const tune::tune_report& r) {
     fmt::print("cached: {}\n", w.key.to_string());
 }
 
-} // namespace
+std::string problem_text(const tune::tune_request& rq) {
+    return fmt::format("{} {} {}", rq.op, ops::to_string(rq.prob.shape),
+                       ops::to_string(rq.prob.type));
+}
 
-int run_tune_op(const tune_op_options& o) {
-    tune::tune_request rq;
-    rq.op = o.op;
-    rq.prob = {ops::parse_shape(o.shape), ops::parse_dtype(o.dtype)};
-    rq.strategy = o.strategy;
-    rq.budget = static_cast<std::size_t>(o.budget > 0 ? o.budget : 0);
-    rq.seed = o.seed;
-    rq.cache_file = o.cache;
-    (void)ops::find_op(o.op); // an unknown op is a usage error before any GPU work
+/// One summary row per tune: what it found, and what it cost on the shared session.
+void plan_table(const std::vector<tune::tune_request>& rqs,
+                const std::vector<tune::plan_outcome>& outs,
+                const std::vector<std::optional<tune::torch_timing>>& torch) {
+    fmt::print("{:>3}  {:<28} {:<10} {:>10} {:>8} {:>8} {:>8} {:>6} {:>7} {:>6}\n", "#", "tune",
+               "result", "median ms", "% copy", "vs dflt", "vs torch", "cands", "wall s", "busy");
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+        const auto& o = outs[i];
+        const auto& r = o.report;
+        const std::string what = problem_text(rqs[i]);
+        if (!o.ok || r.winner.cfg.empty()) {
+            fmt::print("{:>3}  {:<28} {:<10}\n", i + 1, what, o.ok ? "no winner" : "failed");
+            continue;
+        }
+        const double ms = r.winner.time.median_us / 1000;
+        const std::string copy =
+            r.copy_gbs > 0 ? fmt::format("{:.1f}", 100 * r.bytes / (ms * 1e6) / r.copy_gbs) : "-";
+        const std::string dflt = !r.cache_hit && r.baseline.status == tune::eval_status::ok
+                                     ? fmt::format("{:.2f}x", r.baseline.run.median_ms / ms)
+                                     : "-";
+        const std::string vs_torch =
+            torch[i] && torch[i]->ok ? fmt::format("{:.2f}x", torch[i]->median_ms / ms) : "-";
+        if (r.cache_hit) {
+            fmt::print("{:>3}  {:<28} {:<10} {:>10.4f} {:>8} {:>8} {:>8}\n", i + 1, what,
+                       "cache hit", ms, copy, dflt, vs_torch);
+            continue;
+        }
+        fmt::print("{:>3}  {:<28} {:<10} {:>10.4f} {:>8} {:>8} {:>8} {:>6} {:>7.2f} {:>5.0f}%\n",
+                   i + 1, what, "tuned", ms, copy, dflt, vs_torch, r.candidates.size(), r.wall_s,
+                   100 * r.gpu_busy_s / r.wall_s);
+    }
+}
+
+void plan_footer(const std::vector<tune::tune_request>& rqs,
+                 const std::vector<tune::plan_outcome>& outs, double wall_s) {
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+        const auto& o = outs[i];
+        if (!o.ok)
+            fmt::print("  #{} {}: {}\n", i + 1, problem_text(rqs[i]), o.error);
+        else if (o.report.winner.cfg.empty())
+            fmt::print("  #{} {}: no candidate passed the check ({} evaluated)\n", i + 1,
+                       problem_text(rqs[i]), o.report.candidates.size());
+        else
+            fmt::print("  #{} {}\n", i + 1, o.report.winner.cfg.to_string());
+    }
+    // The session's point: set-up paid by the first searched tune only.
+    int searched = 0;
+    double later_wall = 0, later_busy = 0, setup = 0;
+    for (const auto& o : outs) {
+        if (!o.ok || o.report.cache_hit) continue;
+        if (searched++ == 0) {
+            setup = o.report.setup_s;
+            continue;
+        }
+        later_wall += o.report.wall_s;
+        later_busy += o.report.gpu_busy_s;
+    }
+    fmt::print("{} tunes in {:.2f} s, {} searched on one worker (set-up {:.2f} s, paid once)",
+               outs.size(), wall_s, searched, setup);
+    if (later_wall > 0)
+        fmt::print("; GPU busy over the tunes after the first: {:.0f} %",
+                   100 * later_busy / later_wall);
+    fmt::print("\n");
+}
+
+int run_tune_plan(const std::vector<tune::tune_request>& rqs, const tune_op_options& o) {
+    const bool show = !o.json && stderr_is_tty();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto outs = tune::run_plan(
+        rqs,
+        [&](std::size_t i, const tune::tune_request& rq, bool hit) {
+            if (!o.json)
+                fmt::print(stderr, "[{}/{}] ktune tune {}: {}\n", i + 1, rqs.size(),
+                           problem_text(rq),
+                           hit ? std::string("cache hit") : "strategy " + rq.strategy);
+        },
+        show ? tune::tune_progress(print_progress) : tune::tune_progress{});
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // After every tune: the session's worker has exited, PyTorch has the GPU to itself.
+    std::vector<std::optional<tune::torch_timing>> torch(outs.size());
+    if (o.vs_torch)
+        for (std::size_t i = 0; i < outs.size(); ++i)
+            if (outs[i].ok) torch[i] = tune::time_torch_equivalent(rqs[i]);
+    bool all_ok = true;
+    for (const auto& out : outs)
+        all_ok = all_ok && out.ok && !out.report.winner.cfg.empty();
+    if (o.json) {
+        nlohmann::ordered_json j{{"schema", "ktune.tune_plan_result"},
+                                 {"version", "1.0.0"},
+                                 {"wall_s", wall_s},
+                                 {"tunes", nlohmann::ordered_json::array()}};
+        for (std::size_t i = 0; i < outs.size(); ++i)
+            j["tunes"].push_back(
+                outs[i].ok ? report_json(outs[i].report, rqs[i], torch[i])
+                           : nlohmann::ordered_json{{"op", rqs[i].op},
+                                                    {"shape", ops::to_string(rqs[i].prob.shape)},
+                                                    {"dtype", ops::to_string(rqs[i].prob.type)},
+                                                    {"error", outs[i].error}});
+        print_json(j);
+        return all_ok ? ok : finding;
+    }
+    plan_table(rqs, outs, torch);
+    plan_footer(rqs, outs, wall_s);
+    for (const auto& t : torch)
+        if (t && !t->ok) {
+            fmt::print("  PyTorch: not timed: {}\n", t->message);
+            break;
+        }
+    fmt::print("cached: {}\n", rqs.front().cache_file.empty() ? cache::default_cache_path().string()
+                                                              : rqs.front().cache_file.string());
+    return all_ok ? ok : finding;
+}
+
+int run_one(const tune::tune_request& rq, const tune_op_options& o) {
     if (!o.json)
-        fmt::print(stderr, "ktune tune {} {} {}: strategy {}\n", o.op, o.shape, o.dtype,
-                   o.strategy);
+        fmt::print(stderr, "ktune tune {} {} {}: strategy {}\n", rq.op,
+                   ops::to_string(rq.prob.shape), ops::to_string(rq.prob.type), rq.strategy);
     const bool show = !o.json && stderr_is_tty();
     const auto report =
         tune::tune_op(rq, show ? tune::tune_progress(print_progress) : tune::tune_progress{});
     // After the tune: the worker has stopped using the GPU.
     std::optional<tune::torch_timing> torch;
     if (o.vs_torch) torch = tune::time_torch_equivalent(rq);
-    if (o.json) return print_json(report, rq, torch);
-    print_text(report);
-    torch_text(report, torch);
+    if (o.json) {
+        print_json(report_json(report, rq, torch));
+    } else {
+        print_text(report);
+        torch_text(report, torch);
+    }
     return report.winner.cfg.empty() ? finding : ok;
+}
+
+} // namespace
+
+int run_tune_op(const tune_op_options& o) {
+    if (!o.plan.empty() && (!o.op.empty() || !o.shapes.empty()))
+        throw error(error_kind::usage, "give either --plan FILE or an op with --shape, not both");
+    if (o.plan.empty() && o.shapes.empty())
+        throw error(error_kind::usage,
+                    fmt::format("ktune tune {} needs --shape ROWSxCOLS (several --shape, or "
+                                "--plan FILE, tune several problems in one process)",
+                                o.op));
+    tune::tune_request base;
+    base.strategy = o.strategy;
+    base.budget = static_cast<std::size_t>(o.budget > 0 ? o.budget : 0);
+    base.seed = o.seed;
+    base.cache_file = o.cache;
+    const auto plan =
+        o.plan.empty()
+            ? tune::plan_product({o.op}, o.shapes,
+                                 o.dtypes.empty() ? std::vector<std::string>{"fp32"} : o.dtypes)
+            : tune::load_tune_plan(o.plan);
+    // Every op, shape, dtype and strategy is checked before any GPU work.
+    const auto requests = tune::plan_requests(plan, base);
+    if (requests.size() == 1 && o.plan.empty()) return run_one(requests.front(), o);
+    return run_tune_plan(requests, o);
 }
 
 } // namespace ktune::cli

@@ -4,13 +4,15 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ktune::cli {
 
 struct tune_op_options {
-    std::string op;    ///< registered op name (`ktune ops` lists them)
-    std::string shape; ///< e.g. "4096x4096"
-    std::string dtype = "fp32";
+    std::string op;                  ///< registered op name (`ktune ops` lists them)
+    std::vector<std::string> shapes; ///< e.g. "4096x4096"; several: one tune each
+    std::vector<std::string> dtypes; ///< empty: fp32; several: one tune each
+    std::string plan;                ///< a plan file (ktune.tune_plan) instead of op/shapes
     std::string strategy = "auto";
     int budget = 0;    ///< 0: the op's default
     std::string cache; ///< cache file; empty: the default location
@@ -19,7 +21,9 @@ struct tune_op_options {
     bool vs_torch = false; ///< also time PyTorch's equivalent (python3 with torch)
 };
 
-/// Runs the op mode; returns an exit code (0 ok, 1 finding, 2 usage/input error).
+/// Runs the op mode: one tune, or several on one tune session (several shapes or dtypes, or a
+/// plan) with one summary table. Returns an exit code (0 ok, 1 finding: a tune failed or found
+/// no passing candidate, 2 usage/input error).
 int run_tune_op(const tune_op_options& o);
 
 } // namespace ktune::cli

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,6 +98,10 @@ struct tune_report {
 
 /// Called after each evaluated candidate: (report so far, done, budget).
 using tune_progress = std::function<void(const tune_report&, std::size_t, std::size_t)>;
+
+/// rq's winner from the cache file (rq.read_cache honoured) without starting anything: a report
+/// with cache_hit, or nullopt on a miss.
+std::optional<tune_report> cached_tune(const tune_request& rq);
 
 /// Throws error{not_found} for an unknown op or strategy, error{no_device} without a GPU.
 /// A candidate's failure never throws: it is a status in the report.
