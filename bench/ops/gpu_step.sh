@@ -144,7 +144,8 @@ step_kernels_pack() {
 
 # Session 4: the forms made for the 9 large rows still under 85 % (run 3), config by config
 # beside the default and run 3's winner: the row ops' ring (stage=smem_ring: rows in turn through
-# three staged buffers, one cluster barrier per row) and transpose's 128-tiles. Then how much of
+# three staged buffers, one cluster barrier per row) and transpose's 128-tiles and micro form
+# (vec x vec register micro-tiles through a swizzled 16-byte shared tile). Then how much of
 # a 128 MiB op's time is the flush's dirty-line write-back (bench/ops/flush_probe.py).
 # Tables: $OUT/kernels_ring.txt (best first per problem), $OUT/kernels_flush.jsonl.
 step_kernels_ring() {
@@ -163,10 +164,10 @@ step_kernels_ring() {
         "softmax bf16 4096x32768 stage=smem_ring"
         "rowsum bf16 8192x8192 stage=smem_ring threads_per_row=512,rows_per_block=1,vec=8,unroll=4,stage=regs"
         "rowsum bf16 16384x4096 stage=smem_ring threads_per_row=256,rows_per_block=1,vec=8,unroll=2,stage=regs"
-        "transpose bf16 8192x8192 tile=128, tile=64,block_rows=16,vec=8,pad=1,pack=1"
-        "transpose bf16 16384x4096 tile=128, tile=64,block_rows=16,vec=8,pad=1,pack=1"
-        "transpose bf16 1024x131072 tile=128, tile=64,block_rows=16,vec=8,pad=1,pack=1"
-        "transpose fp32 8192x8192 tile=128, tile=64,block_rows=8,vec=2,pad=1,pack=0"
+        "transpose bf16 8192x8192 tile=128, form=micro tile=64,block_rows=16,vec=8,pad=1,pack=1,"
+        "transpose bf16 16384x4096 tile=128, form=micro tile=64,block_rows=16,vec=8,pad=1,pack=1,"
+        "transpose bf16 1024x131072 tile=128, form=micro tile=64,block_rows=16,vec=8,pad=1,pack=1,"
+        "transpose fp32 8192x8192 tile=128, form=micro tile=64,block_rows=8,vec=2,pad=1,pack=0,"
     )
     local c op dt s subs
     for c in "${cases[@]}"; do

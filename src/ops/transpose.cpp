@@ -78,6 +78,63 @@ ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int col
 }
 )";
 
+// form = micro (session 4): each thread transposes VEC x VEC micro-tiles in registers (16-byte
+// rows in, 16-byte columns out) and the shared tile holds them already transposed, in 16-byte
+// units XOR-swizzled by micro-column: every shared access is 16 bytes wide and conflict-free
+// (a quarter-warp's 8 lanes hit 8 distinct 16-byte bank groups), so a tile costs the minimum of
+// shared-memory wavefronts, its bytes / 128 each way (packed 64-tiles: 1.5x that).
+const char* const transpose_micro_body = R"(
+constexpr int U = TILE / VEC; // micro-tiles per tile edge; 16-byte units per shared row
+__device__ __forceinline__ unsigned word(const uint4& v, int k) {
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w; // k is a compile-time constant
+}
+// Column j of the micro-tile a (row i = a[i]) as one 16-byte vector: words picked (fp32) or
+// bf16 halves paired by one PRMT per output word.
+__device__ __forceinline__ uint4 micro_col(const uint4 (&a)[VEC], int j) {
+    unsigned w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        if (sizeof(T) == 4)
+            w[q] = word(a[q], j);
+        else
+            w[q] = __byte_perm(word(a[2 * q], j >> 1), word(a[2 * q + 1], j >> 1),
+                               (j & 1) ? 0x7632 : 0x5410);
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+extern "C" __global__ void __launch_bounds__(U * BLOCK_ROWS)
+ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
+    // tile[c][u ^ (c / VEC % 8)]: input column c (an output row), input rows u*VEC .. +VEC-1.
+    __shared__ uint4 tile[TILE][U];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const long long r0 = (long long)blockIdx.y * TILE, c0 = (long long)blockIdx.x * TILE;
+    // Micro-tile (mr, tx): input rows mr*VEC.., columns tx*VEC..; vec divides rows and cols,
+    // so a micro-tile is inside the matrix or wholly outside.
+    const long long ic = c0 + tx * VEC;
+#pragma unroll
+    for (int mr = ty; mr < U; mr += BLOCK_ROWS) {
+        const long long ir = r0 + mr * VEC;
+        if (ir < rows && ic < cols) {
+            uint4 a[VEC];
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) a[i] = *reinterpret_cast<const uint4*>(in + (ir + i) * cols + ic);
+#pragma unroll
+            for (int j = 0; j < VEC; ++j) tile[tx * VEC + j][mr ^ (tx & 7)] = micro_col(a, j);
+        }
+    }
+    __syncthreads();
+    // Output row c0 + c, its 16-byte unit tx: input rows r0 + tx*VEC ..
+    const long long orow = r0 + tx * VEC;
+#pragma unroll
+    for (int c = ty; c < TILE; c += BLOCK_ROWS) {
+        if (c0 + c < cols && orow < rows)
+            *reinterpret_cast<uint4*>(out + (c0 + c) * rows + orow) = tile[c][tx ^ ((c / VEC) & 7)];
+    }
+    KTUNE_EPILOGUE(out, (long long)rows * cols)
+}
+)";
+
 const char* const transpose_reference = R"(
 extern "C" __global__ void ktune_op_kernel(const T* in, float* out, int rows, int cols) {
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -86,6 +143,10 @@ extern "C" __global__ void ktune_op_kernel(const T* in, float* out, int rows, in
     out[c * rows + r] = to_f(in[i]);
 }
 )";
+
+bool micro(const config& c) {
+    return c.find("form") && c.get<std::string>("form") == "micro";
+}
 
 class transpose final : public op {
 public:
@@ -102,7 +163,11 @@ public:
                 {"block_rows", ints({2, 4, 8, 16, 32}), "thread rows per block"},
                 {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"},
                 {"pad", ints({0, 1}), "shared-memory padding per tile row (elements)"},
-                {"pack", ints({0, 1}), "bf16: stage pairs of rows as 4-byte words"}};
+                {"pack", ints({0, 1}), "bf16: stage pairs of rows as 4-byte words"},
+                {"form",
+                 {std::string("tile"), std::string("micro")},
+                 "element tile, or vec x vec micro-tiles transposed in registers through a "
+                 "swizzled 16-byte shared tile"}};
     }
     bool valid(const config& c, const problem& p, std::string* why) const override {
         const auto tile = c.get<std::int64_t>("tile");
@@ -118,6 +183,16 @@ public:
         const std::int64_t threads = tile / vec * by;
         if (threads < 32 || threads > 1024) return fail("block must hold 32..1024 threads");
         if (by > tile) return fail("block_rows > tile");
+        if (micro(c)) {
+            if (vec * static_cast<std::int64_t>(size_of(p.type)) != 16)
+                return fail("micro: 16-byte vectors");
+            if (tile / vec < 8) return fail("micro: at least 8 micro-tiles per tile edge");
+            if (by > tile / vec) return fail("micro: block_rows > tile / vec");
+            if (c.get<std::int64_t>("pad") != 0 || c.get<std::int64_t>("pack") != 0)
+                return fail("micro: no pad, no pack (the tile is swizzled 16-byte units)");
+            if (tile * tile * static_cast<std::int64_t>(size_of(p.type)) > 48 * 1024)
+                return fail("the tile exceeds 48 KiB of static shared memory");
+        }
         const bool packed = c.find("pack") && c.get<std::int64_t>("pack") != 0;
         const std::int64_t pad = c.get<std::int64_t>("pad");
         const std::int64_t tile_bytes =
@@ -137,14 +212,12 @@ public:
     config default_config(const problem& p) const override {
         // The classic CUDA-samples transpose: 32x32 tiles, 32x8 threads, padded.
         (void)p;
-        return {{"tile", std::int64_t{32}},
-                {"block_rows", std::int64_t{8}},
-                {"vec", std::int64_t{1}},
-                {"pad", std::int64_t{1}},
-                {"pack", std::int64_t{0}}};
+        return {{"tile", std::int64_t{32}}, {"block_rows", std::int64_t{8}},
+                {"vec", std::int64_t{1}},   {"pad", std::int64_t{1}},
+                {"pack", std::int64_t{0}},  {"form", std::string("tile")}};
     }
     std::string source(const config& c, const problem& p) const override {
-        return prelude(p.type) + constants(c) + transpose_body;
+        return prelude(p.type) + constants(c) + (micro(c) ? transpose_micro_body : transpose_body);
     }
     std::string reference_source(const problem& p) const override {
         return prelude(p.type) + transpose_reference;

@@ -167,7 +167,8 @@ TEST_CASE("default configs match the reference at every benchmark row length") {
     check_all(jobs);
 }
 
-TEST_CASE("rows in turn through the ring (smem_ring) match the reference; 128-tile transposes") {
+TEST_CASE("rows in turn through the ring (smem_ring) match the reference; 128-tile and micro "
+          "transposes") {
     // Configs built by hand: the space needs >= 128 blocks, which these small problems (odd row
     // counts, a partial last block) do not have; the kernels do not care.
     std::vector<job> jobs;
@@ -212,7 +213,12 @@ TEST_CASE("rows in turn through the ring (smem_ring) match the reference; 128-ti
     for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
         const ops::problem p{{1000, 4104}, t}; // partial tiles both ways
         for (auto& c : pick(
-                 tr, p, [](const config& c) { return c.get<std::int64_t>("tile") == 128; }, 8)) {
+                 tr, p,
+                 [](const config& c) {
+                     return c.get<std::int64_t>("tile") == 128 ||
+                            c.get<std::string>("form") == "micro";
+                 },
+                 12)) {
             jobs.push_back({&tr, p, std::move(c)});
             ++tiles;
         }

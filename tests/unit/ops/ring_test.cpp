@@ -137,3 +137,38 @@ TEST_CASE("transpose: 128-tiles within 48 KiB of static shared memory") {
     INFO(r.log);
     CHECK(r.ok);
 }
+
+TEST_CASE("transpose micro form: 16-byte micro-tiles, no pad or pack, compiles for sm_90") {
+    const op& t = find_op("transpose");
+    const problem bf{{8192, 8192}, dtype::bf16};
+    const problem f{{8192, 8192}, dtype::f32};
+    config c{{"tile", std::int64_t{64}}, {"block_rows", std::int64_t{8}},
+             {"vec", std::int64_t{8}},   {"pad", std::int64_t{0}},
+             {"pack", std::int64_t{0}},  {"form", std::string("micro")}};
+    std::string why;
+    REQUIRE(t.valid(c, bf, &why));
+    const launch_geometry g = t.geometry(c, bf);
+    CHECK(g.block[0] == 8u); // 8 micro-tiles per edge
+    CHECK(g.block[1] == 8u);
+    CHECK(g.grid[0] == 128u);
+    const std::string src = t.source(c, bf);
+    CHECK(src.find("__byte_perm") != std::string::npos);
+    const auto r = measure::nvrtc_compile({src, std::string(kernel_name), "sm_90", {}});
+    INFO(r.log);
+    CHECK(r.ok);
+    c.set("pad", std::int64_t{1});
+    CHECK_FALSE(t.valid(c, bf, &why));
+    CHECK(why.find("no pad") != std::string::npos);
+    c.set("pad", std::int64_t{0});
+    c.set("vec", std::int64_t{4}); // 8 bytes of bf16
+    CHECK_FALSE(t.valid(c, bf, &why));
+    CHECK(why.find("16-byte") != std::string::npos);
+    CHECK(t.valid(c, f, &why)); // 4 floats: 16 micro-tiles per edge
+    c.set("tile", std::int64_t{16});
+    CHECK_FALSE(t.valid(c, f, &why));
+    CHECK(why.find("8 micro-tiles") != std::string::npos);
+    std::size_t n = 0;
+    for (const auto& e : t.enumerate(bf))
+        n += e.get<std::string>("form") == "micro";
+    CHECK(n >= 6);
+}
