@@ -10,7 +10,8 @@
 //   bench_tune session OP SHAPE DTYPE N [BUDGET]     N tunes on one worker + compile servers
 // The binary is its own worker (`bench_tune __worker`). KTUNE_BENCH_PER_PROGRAM=1 and
 // KTUNE_BENCH_AHEAD=0 switch off batched compiles and compile-ahead (before/after runs);
-// KTUNE_BENCH_COMPILE=threads compiles in threads instead of compile-server processes.
+// KTUNE_BENCH_COMPILE=threads compiles in threads instead of compile-server processes;
+// KTUNE_BENCH_SETUP_OFF=prepare,lazy,early switches set-up overlaps off (tune_request).
 #include "bench_compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
@@ -43,6 +44,13 @@ tune::tune_request request(char** argv, std::size_t budget) {
     if (const char* a = std::getenv("KTUNE_BENCH_AHEAD")) rq.compile_ahead = std::string(a) != "0";
     if (const char* c = std::getenv("KTUNE_BENCH_COMPILE"))
         rq.compile_processes = std::string(c) != "threads";
+    // Before/after of the set-up overlaps: a comma list of those to switch off.
+    if (const char* off = std::getenv("KTUNE_BENCH_SETUP_OFF")) {
+        const std::string o = off;
+        rq.prepare_worker = o.find("prepare") == std::string::npos;
+        rq.lazy_compile_servers = o.find("lazy") == std::string::npos;
+        rq.early_worker = o.find("early") == std::string::npos;
+    }
     return rq;
 }
 

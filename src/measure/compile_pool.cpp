@@ -57,8 +57,17 @@ struct compile_pool::impl {
         // context creation for cores (the H200's warm set-up is a quarter of a 200-candidate
         // tune), and a cold tune's first compile waits for one server start (~50 ms), which
         // the worker's own set-up (~250 ms) hides.
-        if (opts.mode == compile_mode::processes)
+        if (opts.mode == compile_mode::processes) {
             server.emplace(opts.server_command, opts.batch_timeout);
+            if (!opts.lazy_servers) {
+                const bool up = server->start();
+                count_spawns();
+                if (!up) {
+                    server.reset();
+                    ++fallbacks;
+                }
+            }
+        }
         for (;;) {
             job j;
             {
@@ -70,7 +79,7 @@ struct compile_pool::impl {
             }
             try {
                 std::optional<std::vector<compile_result>> rs;
-                if (server) rs = all_cached(j.requests);
+                if (server && opts.lazy_servers) rs = all_cached(j.requests);
                 if (server && !rs) {
                     const int failed_before = server->failures();
                     rs = server->compile(j.requests, cache->dir());

@@ -98,9 +98,16 @@ cache::measurement to_measurement(const measure::candidate_result& r) {
 
 } // namespace
 
-cache::cache_key tune_key(const tune_request& rq) {
-    const ops::op& o = ops::find_op(rq.op);
-    const auto env = cache::environment::current();
+namespace {
+/// rq's key on the device `q` found (what environment::current() derives, from a query made).
+cache::cache_key key_for(const tune_request& rq, const ops::op& o, const device_query& q) {
+    if (q.devices.empty())
+        throw error(error_kind::no_device,
+                    fmt::format("no CUDA GPU for a cache key: {}", q.no_device_reason));
+    cache::environment env;
+    env.arch = q.devices.front().arch();
+    env.toolkit = q.versions.runtime;
+    env.driver_major = q.versions.driver_major();
     const ops::shape2d b = o.bucket(rq.prob.shape);
     return {std::string(o.name()),
             fmt::format("v{}", o.version()),
@@ -112,12 +119,31 @@ cache::cache_key tune_key(const tune_request& rq) {
             env.protocol};
 }
 
+/// Whether the index holds any entry this tune's key could match, judged without the device
+/// (op, version, dtype, bucket, protocol): when none does, the tune is a certain miss and the
+/// worker can start before this process's own CUDA start-up.
+bool may_hit(const cache::cache_index& idx, const tune_request& rq, const ops::op& o) {
+    const std::string version = fmt::format("v{}", o.version());
+    const std::string dtype(ops::to_string(rq.prob.type));
+    const ops::shape2d b = o.bucket(rq.prob.shape);
+    const std::vector<std::int64_t> bucket{b.rows, b.cols};
+    return std::any_of(idx.entries().begin(), idx.entries().end(), [&](const cache::entry& e) {
+        return e.key.op == o.name() && e.key.op_version == version && e.key.dtype == dtype &&
+               e.key.bucket == bucket && e.key.protocol == cache::current_protocol;
+    });
+}
+} // namespace
+
+cache::cache_key tune_key(const tune_request& rq) {
+    return key_for(rq, ops::find_op(rq.op), query_devices());
+}
+
 std::optional<tune_report> cached_tune(const tune_request& rq) {
     if (!rq.read_cache) return std::nullopt;
     const ops::op& o = ops::find_op(rq.op);
     const auto idx = cache::cache_index::load(rq.cache_file.empty() ? cache::default_cache_path()
                                                                     : rq.cache_file);
-    const cache::entry* e = idx.find(cache::prepared_key(tune_key(rq)));
+    const cache::entry* e = idx.find(cache::prepared_key(key_for(rq, o, query_devices())));
     if (!e) return std::nullopt;
     tune_report rep;
     rep.cache_hit = true;
@@ -152,25 +178,36 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     tune_report rep;
     rep.strategy = rq.strategy;
     rep.bytes = o.bytes(rq.prob);
-    const cache::cache_key key = tune_key(rq);
     const auto cache_path = rq.cache_file.empty() ? cache::default_cache_path() : rq.cache_file;
-    if (auto hit = cached_tune(rq)) {
-        hit->wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
-        return *hit;
-    }
     const auto since_t0 = [&t0] {
         return std::chrono::duration<double>(clock_type::now() - t0).count();
     };
     const auto mark = [&](const char* what) { rep.setup_marks.emplace_back(what, since_t0()); };
-    mark("cache_lookup");
-    // The worker (GPU context) and the compile pool are started first: their set-up overlaps
-    // this process's own CUDA start-up and everything until the baseline.
-    evaluator ev(rq, o, shared);
-    mark("processes_started");
+    std::optional<cache::cache_index> idx;
+    if (rq.read_cache) idx = cache::cache_index::load(cache_path);
+    // The worker (GPU context) and the compile pool start first, so their set-up overlaps this
+    // process's own CUDA start-up (the device query the cache key needs) and everything until
+    // the baseline; only a tune the cache might answer queries the device first (a hit then
+    // never starts a worker).
+    std::optional<evaluator> evo;
+    const auto start_processes = [&] {
+        evo.emplace(rq, o, shared);
+        mark("processes_started");
+    };
+    if (rq.early_worker && (!idx || !may_hit(*idx, rq, o))) start_processes();
     const auto q = query_devices();
-    if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
-    const device_info& dev = q.devices.front();
+    const cache::cache_key key = key_for(rq, o, q);
     mark("device_query");
+    if (idx)
+        if (const cache::entry* e = idx->find(cache::prepared_key(key))) {
+            rep.cache_hit = true;
+            rep.winner = *e;
+            rep.wall_s = since_t0();
+            return rep;
+        }
+    if (!evo) start_processes();
+    evaluator& ev = *evo;
+    const device_info& dev = q.devices.front();
     ev.set_arch(dev.arch());
     ev.precompile(o.reference_source(rq.prob));
     // From the per-device file when it is fresh: this process then needs no CUDA context.

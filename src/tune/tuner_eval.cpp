@@ -42,6 +42,7 @@ measure::compile_pool_options pool_options(const tune_request& rq) {
     o.mode =
         rq.compile_processes ? measure::compile_mode::processes : measure::compile_mode::threads;
     o.server_command = rq.worker_command; // empty: this executable, like the worker
+    o.lazy_servers = rq.lazy_compile_servers;
     return o;
 }
 
@@ -65,7 +66,10 @@ evaluator::evaluator(const tune_request& rq, const ops::op& o, runtime* shared)
     p.rows = rq_.prob.shape.rows;
     p.cols = rq_.prob.shape.cols;
     p.dtype = std::string(ops::to_string(rq_.prob.type));
-    rt_.worker.prepare(p);
+    if (rq.prepare_worker)
+        rt_.worker.prepare(p);
+    else
+        rt_.worker.start();
     spawned_before_ = rt_.worker.spawned() - 1; // the worker it starts on counts as its own
     servers_before_ = shared ? rt_.pool.servers_started() : 0;
     failures_before_ = shared ? rt_.pool.server_failures() : 0;

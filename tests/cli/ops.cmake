@@ -9,7 +9,7 @@ ktune_cli_test(tune_op_unknown RC 2 ARGS tune nosuchop --shape 8x8
   EXPECT "no op named 'nosuchop'" "softmax, layernorm, rowsum, transpose")
 ktune_cli_test(tune_op_bad_dtype RC 2 ARGS tune softmax --shape 64x64 --dtype fp8
   EXPECT "unknown dtype 'fp8'")
-# Hiding every GPU: a clear no-GPU error, never a crash (the worker is never started).
+# Hiding every GPU: a clear no-GPU error, never a crash (a worker started ahead exits at EOF).
 ktune_cli_test(tune_op_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES= ARGS tune softmax --shape 64x64
   --cache ${CMAKE_CURRENT_BINARY_DIR}/tune_op_no_gpu.json EXPECT "no CUDA GPU")
 # The brute-forced H200 spaces replay like any Kernel Tuner recording.

@@ -75,7 +75,7 @@ void torch_text(const tune::tune_report& r, const std::optional<tune::torch_timi
 nlohmann::ordered_json report_json(const tune::tune_report& r, const tune::tune_request& rq,
                                    const std::optional<tune::torch_timing>& torch) {
     nlohmann::ordered_json j{{"schema", "ktune.tune_op"},
-                             {"version", "1.1.0"},
+                             {"version", "1.2.0"},
                              {"op", rq.op},
                              {"shape", ops::to_string(rq.prob.shape)},
                              {"dtype", ops::to_string(rq.prob.type)},
@@ -108,6 +108,10 @@ nlohmann::ordered_json report_json(const tune::tune_report& r, const tune::tune_
         j["compile_servers"] = r.compile_servers;
         j["compile_server_failures"] = r.compile_server_failures;
         j["copy_gbs_cached"] = r.copy_gbs_cached;
+        // Where the set-up went: ms since the tune began ("worker:" marks are the worker's).
+        auto& marks = j["setup_ms"] = nlohmann::ordered_json::object();
+        for (const auto& [what, at_s] : r.setup_marks)
+            marks[what] = 1000 * at_s;
         auto& cs = j["candidates"] = nlohmann::ordered_json::array();
         for (const auto& c : r.candidates)
             cs.push_back({{"config", config_json(c.cfg)},

@@ -93,6 +93,9 @@ struct compile_pool_options {
     std::vector<std::string> server_command;
     /// A batch that takes longer is abandoned (server killed): compile_error, never a hang.
     std::chrono::milliseconds batch_timeout{120000};
+    /// Start a slot's server at its first cubin-cache miss (a job all in the cache is answered
+    /// by the slot itself); false: every server at construction (session 3's order).
+    bool lazy_servers = true;
 };
 
 /// The environment variable (value "compile") that makes worker_main serve compiles.

@@ -51,6 +51,13 @@ struct tune_request {
     /// Tests and benchmarks only: this fraction of candidates is compiled with an injected
     /// fault (a wrong element, an out-of-bounds write, or a hang), chosen by config hash.
     double fault_injection = 0;
+    /// The set-up overlaps (each on by default; benchmarks switch them off for before/after):
+    /// the worker told the problem ahead, so it allocates while the baseline compiles;
+    bool prepare_worker = true;
+    /// compile servers started at a slot's first cubin-cache miss, not all at once;
+    bool lazy_compile_servers = true;
+    /// the worker spawned before this process's device query when the cache cannot hit.
+    bool early_worker = true;
 };
 
 /// How a candidate was broken on purpose (fault_injection), for the fault benchmark's audit.
