@@ -134,3 +134,67 @@ step_tune_example() {
     $e "$OUT/example_cache.json" softmax 2048x8192 bf16
     $e "$OUT/example_cache.json" transpose 8192x8192 fp32
 }
+
+# Session 4: where a fresh process's set-up goes, and several tunes in one CLI process.
+# `bash bench/gpu/run.sh build tune_setup tune_multi` (each well under 2 minutes).
+step_tune_s4() {
+    step_tune_setup
+    step_tune_multi
+}
+
+# The 200-candidate tune (softmax bf16 8192x8192): fully cold, cold cubins, then warm in fresh
+# processes with the set-up overlaps on, each one off and all off (3 interleaved rounds), then a
+# session's second tune. Table: $OUT/tune_setup.txt (set-up split per run, medians per variant).
+step_tune_setup() {
+    local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_s4.jsonl d1 d2 v
+    d1=$(mktemp -d) d2=$(mktemp -d)
+    KTUNE_CUBIN_CACHE=$d1 timeout 60 $b tune softmax 8192x8192 bf16 200 2>>"$OUT/tune_stderr.log" |
+        sed 's/"mode":"tune"/"mode":"s4_cold_all"/' >>"$log"
+    cp "$d1"/copy-gbs-* "$d2"/ 2>/dev/null
+    KTUNE_CUBIN_CACHE=$d2 timeout 60 $b tune softmax 8192x8192 bf16 200 2>>"$OUT/tune_stderr.log" |
+        sed 's/"mode":"tune"/"mode":"s4_cold_cubins"/' >>"$log"
+    for round in 1 2 3; do
+        for v in none prepare lazy early prepare,lazy,early; do
+            KTUNE_CUBIN_CACHE=$d2 KTUNE_BENCH_SETUP_OFF=$v timeout 30 $b tune softmax 8192x8192 bf16 200 \
+                2>>"$OUT/tune_stderr.log" | sed "s/\"mode\":\"tune\"/\"mode\":\"s4_warm_off_${v//,/+}\"/" >>"$log"
+        done
+    done
+    KTUNE_CUBIN_CACHE=$d2 timeout 60 $b session softmax 8192x8192 bf16 2 200 >>"$log" 2>>"$OUT/tune_stderr.log"
+    python3 bench/tune/setup_table.py bench "$log" | tee "$OUT/tune_setup.txt"
+    rm -rf "$d1" "$d2"
+}
+
+# The CLI as a user runs it: one 200-candidate tune per process on warm cubins (twice), then
+# four tunes in one process (2 shapes x 2 dtypes) on cold cubins and again on warm ones, then
+# the same command answered from the cache. Table: $OUT/tune_multi.txt.
+step_tune_multi() {
+    local k=build-gpu/tools/ktune-cli/ktune d t0 t1 pass
+    d=$(mktemp -d)
+    export KTUNE_CUBIN_CACHE=$d/cubin
+    mkdir -p "$KTUNE_CUBIN_CACHE"
+    cp build-gpu/cubin/copy-gbs-* "$KTUNE_CUBIN_CACHE"/ 2>/dev/null
+    _cli_time() { # label, then the command: process wall time in the table
+        local rc
+        t0=$(date +%s.%N)
+        "${@:2}" >"$OUT/$1.json" 2>>"$OUT/tune_stderr.log"
+        rc=$?
+        t1=$(date +%s.%N)
+        echo "$1: rc $rc process wall $(python3 -c "print('%.3f' % ($t1 - $t0))") s" >>"$d/times.txt"
+    }
+    _cli_time cli_single_cold timeout 30 $k tune softmax --shape 8192x8192 --dtype bf16 --budget 200 --cache "$d/a.json" --json
+    _cli_time cli_single_warm1 timeout 30 $k tune softmax --shape 8192x8192 --dtype bf16 --budget 200 --cache "$d/b.json" --json
+    _cli_time cli_single_warm2 timeout 30 $k tune softmax --shape 8192x8192 --dtype bf16 --budget 200 --cache "$d/c.json" --json
+    for pass in cold warm; do
+        _cli_time "cli_multi_$pass" timeout 60 $k tune softmax --shape 8192x8192 --shape 4096x32768 \
+            --dtype bf16,fp32 --budget 200 --cache "$d/multi_$pass.json" --json
+    done
+    _cli_time cli_multi_hits timeout 30 $k tune softmax --shape 8192x8192 --shape 4096x32768 \
+        --dtype bf16,fp32 --budget 200 --cache "$d/multi_warm.json" --json
+    { cat "$d/times.txt"
+      python3 bench/tune/setup_table.py cli "$OUT"/cli_single_*.json "$OUT"/cli_multi_*.json
+      timeout 30 $k tune softmax --shape 8192x8192 --shape 4096x32768 --dtype bf16,fp32 --budget 200 \
+          --cache "$d/multi_warm.json" 2>&1 | tail -12
+    } | tee "$OUT/tune_multi.txt"
+    unset KTUNE_CUBIN_CACHE
+    rm -rf "$d"
+}
