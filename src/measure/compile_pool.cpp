@@ -24,6 +24,7 @@ struct compile_pool::impl {
     bool stopping = false;
     std::vector<std::thread> threads;
     std::atomic<int> started{0}, failures{0}, fallbacks{0};
+    std::atomic<bool> start_all{false}; ///< a miss was seen: every slot starts its server
 
     std::vector<compile_result> in_process(const std::vector<compile_request>& rs) const {
         const cubin_cache* c = cache ? &*cache : nullptr;
@@ -47,40 +48,61 @@ struct compile_pool::impl {
     /// One slot: pops jobs in submission order and compiles each here or in its own server.
     void loop() {
         std::optional<detail::compile_process> server;
-        int seen = 0; // servers this slot has spawned, as counted in `started`
+        int seen = 0;       // servers this slot has spawned, as counted in `started`
+        bool tried = false; // this slot's server was started (or failed to start)
         const auto count_spawns = [&] {
             started += server->started() - seen;
             seen = server->started();
         };
-        // The server starts on the slot's first cache miss, not before: with warm cubins the
-        // 16 servers' exec, NVRTC load and warm-up compile would only compete with the worker's
-        // context creation for cores (the H200's warm set-up is a quarter of a 200-candidate
-        // tune), and a cold tune's first compile waits for one server start (~50 ms), which
-        // the worker's own set-up (~250 ms) hides.
+        const auto start_server = [&] {
+            tried = true;
+            const bool up = server->start();
+            count_spawns();
+            if (!up) {
+                server.reset();
+                ++fallbacks;
+            }
+        };
+        // Lazy servers start at the pool's first cubin-cache miss, all of them then (misses come
+        // in batches), not before: with warm cubins the 16 servers' exec, NVRTC load and warm-up
+        // compile would only compete with the worker's context creation for cores (the H200's
+        // warm set-up is a quarter of a 200-candidate tune), and a cold tune's first compile
+        // waits for one server start (~50 ms), which the worker's own set-up (~110 ms) hides.
         if (opts.mode == compile_mode::processes) {
             server.emplace(opts.server_command, opts.batch_timeout);
-            if (!opts.lazy_servers) {
-                const bool up = server->start();
-                count_spawns();
-                if (!up) {
-                    server.reset();
-                    ++fallbacks;
-                }
-            }
+            if (!opts.lazy_servers) start_server();
         }
         for (;;) {
             job j;
+            bool have = false;
             {
                 std::unique_lock lock(mu);
-                cv.wait(lock, [&] { return stopping || !queue.empty(); });
-                if (queue.empty()) break; // stopping and drained
-                j = std::move(queue.front());
-                queue.pop_front();
+                cv.wait(lock, [&] {
+                    return stopping || !queue.empty() || (server && !tried && start_all);
+                });
+                if (!queue.empty()) {
+                    j = std::move(queue.front());
+                    queue.pop_front();
+                    have = true;
+                } else if (stopping) {
+                    break; // stopping and drained
+                }
+            }
+            if (!have) { // woken to start ahead of the misses to come
+                start_server();
+                continue;
             }
             try {
                 std::optional<std::vector<compile_result>> rs;
                 if (server && opts.lazy_servers) rs = all_cached(j.requests);
                 if (server && !rs) {
+                    bool first = false;
+                    {
+                        std::lock_guard lock(mu); // no wake-up lost between test and wait
+                        first = !start_all.exchange(true);
+                    }
+                    if (first) cv.notify_all();
+                    tried = true;
                     const int failed_before = server->failures();
                     rs = server->compile(j.requests, cache->dir());
                     failures += server->failures() - failed_before;
