@@ -474,7 +474,7 @@ int main(int argc, char** argv) try {
             const double l2 = at(v, i_l2);
             const bool ok = k.ffma > 0 ? ff == k.ffma && rd < 1e6
                                        : std::abs(rd / k.read_bytes - 1) < 0.02 && ff == 0 &&
-                                             l2 > 1.5 * k.read_bytes && l2 < 3 * k.read_bytes;
+                                             l2 > 1.5 * k.read_bytes && l2 < 4 * k.read_bytes;
             n_ok += ok ? 1 : 0;
         }
         fmt::print("{:<32} {:>9.1f} {:>9.1f} {:>6} {:>7} {:>5} {:>5}  ", s.name, median(totals),

@@ -3,9 +3,11 @@
 #include "ktune/analysis/aggregate.hpp"
 #include "ktune/analysis/roofline.hpp"
 #include "ktune/core/error.hpp"
+#include "ktune/metrics/metric_set.hpp"
 #include "ktune/trace/trace_file.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace ktune::analysis {
@@ -37,11 +39,40 @@ namespace {
 
 struct correlation_ids final : trace::trace_visitor {
     std::unordered_set<std::uint32_t> ids;
+    std::unordered_map<std::uint32_t, std::uint64_t> duration_ns; ///< timed records only
     void on_kernels(std::span<const trace::kernel_record> ks) override {
-        for (const auto& k : ks)
+        for (const auto& k : ks) {
             ids.insert(k.correlation);
+            if (const auto d = k.duration_ns(); d > 0) duration_ns[k.correlation] = d;
+        }
     }
 };
+
+// A user range spans the launch plus the profiler's own start/stop of the range on the GPU
+// (8-30 us more than a 10-40 us kernel on the H200 probe), so its gpu__time_duration and its
+// `*.pct_of_peak_sustained_elapsed` throughputs (work over the range's elapsed cycles) are
+// diluted. The kernel's own duration is in the trace: the record of the profiled launch itself
+// (same correlation id), else the mean of the kernel's timed launches. The throughputs are
+// rescaled by range / kernel time, capped at 100 %; the range time stays as
+// `ktune__range_duration_ns`.
+void kernel_time_from_trace(metrics::kernel_sample& k, const correlation_ids& records) {
+    double kernel_ns = 0;
+    if (const auto it = records.duration_ns.find(static_cast<std::uint32_t>(k.correlation_id));
+        k.correlation_id != 0 && it != records.duration_ns.end())
+        kernel_ns = double(it->second);
+    else if (k.total_time_ns > 0 && k.launches > 0)
+        kernel_ns = k.total_time_ns / double(k.launches);
+    if (kernel_ns <= 0) return;
+    const std::string duration(metrics::names::duration);
+    const auto range = k.values.find(duration);
+    if (range != k.values.end() && range->second > kernel_ns) {
+        const double scale = range->second / kernel_ns;
+        for (auto& [name, v] : k.values)
+            if (name.ends_with("pct_of_peak_sustained_elapsed")) v = std::min(100.0, v * scale);
+    }
+    if (range != k.values.end()) k.values["ktune__range_duration_ns"] = range->second;
+    k.values[duration] = kernel_ns;
+}
 
 } // namespace
 
@@ -64,6 +95,7 @@ trace_metrics metrics_from_trace(const std::string& path) {
         if (k.correlation_id != 0 &&
             seen.ids.contains(static_cast<std::uint32_t>(k.correlation_id)))
             ++out.joined_by_correlation;
+        if (out.doc.range == "user") kernel_time_from_trace(k, seen);
         k.name = trace::demangle(k.name);
     }
     return out;

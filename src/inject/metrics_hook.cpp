@@ -63,6 +63,7 @@ hook_state* g_hook = nullptr; // leaked on purpose, like the activity session
 
 thread_local int t_depth = 0;
 thread_local bool t_profiled = false;
+thread_local bool t_wait = false; ///< the profiled launch is not on the legacy default stream
 
 bool is_cooperative(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params) {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
@@ -207,6 +208,32 @@ std::string launch_shape(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, con
     return {};
 }
 
+// True when the launch goes to the legacy default stream, whose order with the range
+// profiler's push/pop was checked on the GPU (bench_range_probe); launches elsewhere (per-thread
+// default stream, other streams) are waited for before their range closes.
+bool on_legacy_stream(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params) {
+    if (!params) return false;
+    const auto legacy = [](const void* stream) {
+        return stream == nullptr || stream == reinterpret_cast<const void*>(0x1);
+    };
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel)
+            return legacy(static_cast<const cuLaunchKernel_params*>(params)->hStream);
+        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx) {
+            const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
+            return p->config && legacy(p->config->hStream);
+        }
+        return false;
+    }
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+        return legacy(static_cast<const cudaLaunchKernel_v7000_params*>(params)->stream);
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060) {
+        const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
+        return p->config && legacy(p->config->stream);
+    }
+    return false;
+}
+
 // Lock order: `launch` before `decide`, everywhere (a profiled launch's exit holds `launch`
 // and takes `decide`), so the exclusive lock is taken with `decide` released.
 void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -241,6 +268,7 @@ void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackI
                         h.session->launch_begin(name, ordinal, d.correlationId, false,
                                                 launch_shape(domain, cbid, d.functionParams),
                                                 [&h] { flush_before_range(h); });
+                    t_wait = !on_legacy_stream(domain, cbid, d.functionParams);
                 }
             }
         } catch (const std::exception& e) {
@@ -262,7 +290,7 @@ void on_launch_exit(hook_state& h) {
     {
         std::lock_guard lock(h.decide);
         try {
-            if (h.session) h.session->launch_end();
+            if (h.session) h.session->launch_end(t_wait);
         } catch (const std::exception& e) {
             fail(h, "decoding a range", e.what());
         }

@@ -1,7 +1,8 @@
 #pragma once
 // The sampled-metrics side of libktune_inject.so (`ktune profile --metrics …`): a CUPTI callback
 // subscriber on kernel launches brackets each sampled launch with the range profiler (auto
-// range, kernel replay), so only those launches are serialised and replayed. The metrics are
+// range + kernel replay, or under --replay launches a user range inside a pass that covers many
+// kernels), so only those launches are serialised. The metrics are
 // appended to the finished .ktrace as its metrics chunk, joined to their launches by
 // correlation id and launch ordinal. Nothing here throws into the host program: a failure
 // prints one line and the program continues with activity tracing only.

@@ -1,5 +1,6 @@
 // The range profiler's target side (cupti_range_profiler.h), following the call sequence of
-// /work/shared/notes/cupti.md §4: auto range + kernel replay, decode in batches.
+// /work/shared/notes/cupti.md §4: auto range + kernel replay, decode in batches; or, for
+// --replay launches, user replay with user ranges, many per pass (range_session_launches.cpp).
 #include "core/check_private.hpp"
 #include "core/driver_api.hpp"
 #include "host_object.hpp"
@@ -89,15 +90,10 @@ public:
 
         max_ranges_ = max_ranges;
         if (replay_ == replay_mode::kernel) return set_config(0, 0);
-        // User replay: auto range keeps CUPTI's own range around the one launch. Should this
-        // CUPTI refuse auto range with user replay, a user range pushed around the launch (the
-        // context synchronised before its pop) collects the same launch.
-        try {
-            set_config(0, 1);
-        } catch (const error&) {
-            range_ = CUPTI_UserRange;
-            set_config(0, 1);
-        }
+        // User replay with user ranges: one pass holds a range per kernel, pushed around its
+        // launch (auto range would make every launch of the pass a range, ~1 ms each).
+        range_ = CUPTI_UserRange;
+        set_config(0, 1);
         next_target_ = 1;
         in_kernel_ = false;
     }
@@ -118,26 +114,9 @@ public:
         p.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
         p.pRangeProfilerObject = object_;
         KTUNE_CUPTI_CALL(cuptiRangeProfilerStart(&p));
-        if (range_ == CUPTI_UserRange) {
-            CUpti_RangeProfiler_PushRange_Params pr{};
-            pr.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
-            pr.pRangeProfilerObject = object_;
-            pr.pRangeName = "ktune_launch";
-            KTUNE_CUPTI_CALL(cuptiRangeProfilerPushRange(&pr));
-        }
     }
 
     pass_state stop() override {
-        if (range_ == CUPTI_UserRange) {
-            // The range must end after the launch, not when the asynchronous call returns.
-            using sync_t = CUresult (*)();
-            static const auto sync = ktune::detail::driver_fn<sync_t>("cuCtxSynchronize");
-            if (sync) (void)sync();
-            CUpti_RangeProfiler_PopRange_Params pp{};
-            pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
-            pp.pRangeProfilerObject = object_;
-            KTUNE_CUPTI_CALL(cuptiRangeProfilerPopRange(&pp));
-        }
         CUpti_RangeProfiler_Stop_Params p{};
         p.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
         p.pRangeProfilerObject = object_;
@@ -145,6 +124,28 @@ public:
         if (replay_ == replay_mode::kernel) return {};
         next_target_ = static_cast<std::uint16_t>(p.targetNestingLevel);
         return {p.passIndex, p.isAllPassSubmitted != 0};
+    }
+
+    void push_range(std::string_view name) override {
+        // Earlier work drained, so the range holds this launch alone (auto range serialises the
+        // same way); cheap when the L2 flush has just synchronised.
+        synchronize();
+        range_name_.assign(name);
+        CUpti_RangeProfiler_PushRange_Params pr{};
+        pr.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+        pr.pRangeProfilerObject = object_;
+        pr.pRangeName = range_name_.c_str();
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerPushRange(&pr));
+    }
+
+    void pop_range(bool wait) override {
+        // On the legacy default stream the pop is ordered after the launch without a sync (the
+        // H200 probe read the same counts with and without); elsewhere, wait for the launch.
+        if (wait) synchronize();
+        CUpti_RangeProfiler_PopRange_Params pp{};
+        pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+        pp.pRangeProfilerObject = object_;
+        KTUNE_CUPTI_CALL(cuptiRangeProfilerPopRange(&pp));
     }
 
     decoded decode() override {
@@ -179,6 +180,12 @@ public:
     }
 
 private:
+    static void synchronize() {
+        using sync_t = CUresult (*)();
+        static const auto sync = ktune::detail::driver_fn<sync_t>("cuCtxSynchronize");
+        if (sync) (void)sync();
+    }
+
     void disable() noexcept {
         if (!object_) return;
         CUpti_RangeProfiler_Disable_Params p{};
@@ -225,6 +232,7 @@ private:
     std::size_t max_ranges_ = 0;
     replay_mode replay_ = replay_mode::kernel;
     CUpti_ProfilerRange range_ = CUPTI_AutoRange;
+    std::string range_name_;
     std::uint16_t next_target_ = 1; ///< user replay: the nesting level the next pass collects
     bool in_kernel_ = false;        ///< user replay: passes of a kernel are in the image
 };

@@ -99,6 +99,7 @@ std::string to_json(const kernel_metrics_doc& doc) {
            {"denied", doc.denied}};
     if (!doc.cache_control.empty()) j["cache_control"] = doc.cache_control;
     j["replay"] = doc.replay;
+    j["range"] = doc.range;
     j["incomplete_kernels"] = doc.incomplete_kernels;
     j["incomplete"] = doc.incomplete;
     if (doc.measured)
@@ -158,6 +159,11 @@ kernel_metrics_doc parse_kernel_metrics(std::string_view text_in, std::string_vi
         doc.replay = text(j["replay"], source, "/replay");
         if (doc.replay != "kernel" && doc.replay != "launches")
             bad(source, "/replay", "expected \"kernel\" or \"launches\"");
+    }
+    if (j.contains("range")) {
+        doc.range = text(j["range"], source, "/range");
+        if (doc.range != "auto" && doc.range != "user")
+            bad(source, "/range", "expected \"auto\" or \"user\"");
     }
     if (j.contains("incomplete_kernels"))
         doc.incomplete_kernels = count(j["incomplete_kernels"], source, "/incomplete_kernels");

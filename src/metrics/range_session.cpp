@@ -33,8 +33,8 @@ range_session::range_session(set_resolver resolve, sampling_options sampling,
                              std::unique_ptr<range_backend> backend, std::size_t batch,
                              replay_mode replay)
     : resolve_(std::move(resolve)), policy_(std::move(sampling)), backend_(std::move(backend)),
-      // launches mode decodes each kernel when its last pass is in: one range per image
-      batch_(replay == replay_mode::launches ? 1
+      // launches mode: one range per kernel of a pass, decoded when the last pass is in
+      batch_(replay == replay_mode::launches ? launches_ranges_per_pass
              : batch == 0                    ? 1
                                              : batch),
       replay_(replay) {
@@ -42,6 +42,7 @@ range_session::range_session(set_resolver resolve, sampling_options sampling,
         throw error(error_kind::internal, "range_session without a backend or a metric set");
     doc_.chip = backend_->chip();
     doc_.replay = std::string(to_string(replay_));
+    doc_.range = replay_ == replay_mode::launches ? "user" : "auto";
     use(resolved_.emplace(tensor_precision::bf16, resolve_(tensor_precision::bf16)).first->second);
 }
 
@@ -78,79 +79,12 @@ bool range_session::launch_begin(std::string_view name, std::uint64_t launch_ind
     return true;
 }
 
-void range_session::launch_end() {
+void range_session::launch_end(bool wait) {
     if (!active_) return;
-    if (replay_ == replay_mode::launches) return end_launches();
+    if (replay_ == replay_mode::launches) return end_launches(wait);
     (void)backend_->stop();
     active_ = false;
     if (pending_.size() >= batch_) drain();
-}
-
-bool range_session::begin_launches(std::string_view name, std::uint64_t launch_index,
-                                   std::uint64_t correlation_id, bool cooperative,
-                                   std::string_view shape,
-                                   const std::function<void()>& before_start) {
-    std::string key = fmt::format("{}\x1f{}", name, shape);
-    if (flight_ && flight_->key != key) {
-        // Another kernel's passes are being collected: this launch runs unprofiled, unless the
-        // kernel in flight has not come back for so long that it probably never will.
-        const std::uint32_t seen = ++flight_->others[key];
-        if (++flight_->waited <= patience_ && seen <= other_repeats_) return false;
-        give_up();
-    }
-    if (!flight_) {
-        // The policy sees only launches that could start a kernel: sample_every, max_kernels
-        // and max_per_kernel count kernels (all their passes), not single launches.
-        if (policy_.decide(name, cooperative) != sample_decision::profile) return false;
-        const tensor_precision p = guess_tensor_precision(name);
-        auto it = resolved_.find(p);
-        if (it == resolved_.end()) it = resolved_.emplace(p, resolve_(p)).first;
-        use(it->second);
-        flight_ =
-            in_flight{std::move(key), std::string(name), launch_index, correlation_id, 0, 0, 0, {}};
-    }
-    flight_->waited = 0;
-    flight_->others.clear();
-    if (before_start) before_start();
-    backend_->begin_pass(flight_->next_pass);
-    backend_->start();
-    ++flight_->launches;
-    active_ = true;
-    return true;
-}
-
-void range_session::end_launches() {
-    active_ = false;
-    const auto state = backend_->stop();
-    if (!state.all_submitted) {
-        flight_->next_pass = state.next_pass;
-        // CUPTI's passes must advance; a set that never completes is given up on, not looped.
-        if (flight_->launches > std::max<std::size_t>(set_.passes, 1) + 1) give_up();
-        return;
-    }
-    const auto d = backend_->decode();
-    doc_.dropped_ranges += d.dropped;
-    if (d.values.empty()) {
-        if (d.dropped == 0) ++doc_.dropped_ranges;
-    } else {
-        kernel_sample s;
-        s.name = flight_->name;
-        s.launch_index = flight_->launch_index;
-        s.correlation_id = flight_->correlation_id;
-        s.pass_launches = flight_->launches;
-        for (std::size_t m = 0; m < set_.metrics.size() && m < d.values[0].size(); ++m)
-            if (std::isfinite(d.values[0][m])) // NaN: CUPTI could not evaluate it here
-                s.values[set_.metrics[m]] = d.values[0][m];
-        doc_.kernels.push_back(std::move(s));
-    }
-    flight_.reset();
-}
-
-void range_session::give_up() {
-    if (!flight_) return;
-    ++doc_.incomplete_kernels;
-    doc_.incomplete.push_back(flight_->name);
-    flight_.reset(); // the next begin_pass(0) discards its passes
 }
 
 void range_session::drain() {
@@ -178,7 +112,7 @@ void range_session::drain() {
 kernel_metrics_doc range_session::finish() {
     launch_end();
     drain();
-    give_up();
+    abandon();
     doc_.denied = policy_.denied();
     return doc_;
 }

@@ -100,10 +100,11 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
                  const std::optional<std::size_t>& joined) {
     fmt::print("Roofline of {} kernels on {} ({})\n", a.points.size(), a.roofs.gpu, a.roofs.source);
     if (d.replay == "launches")
-        fmt::print("metric set {} on {}: {} passes per kernel, one per natural launch (no "
-                   "replay)\n",
-                   d.metric_set.empty() ? "?" : d.metric_set, d.chip.empty() ? "?" : d.chip,
-                   d.passes);
+        fmt::print(
+            "metric set {} on {}: {} passes per kernel, one per natural launch (no "
+            "replay){}\n",
+            d.metric_set.empty() ? "?" : d.metric_set, d.chip.empty() ? "?" : d.chip, d.passes,
+            d.range == "user" ? "; many kernels per pass, times from the launch records" : "");
     else
         fmt::print("metric set {} on {}: {} replay passes per kernel\n",
                    d.metric_set.empty() ? "?" : d.metric_set, d.chip.empty() ? "?" : d.chip,

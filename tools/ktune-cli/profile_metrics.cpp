@@ -47,9 +47,10 @@ void add_profile_metrics_options(CLI::App& app, profile_metrics_options& o) {
         ->check(CLI::IsMember({"all", "none"}));
     app.add_option("--replay", o.replay,
                    "kernel: CUPTI replays each profiled launch once per pass (saving and "
-                   "restoring memory); launches: pass i runs on the i-th launch of the same "
-                   "kernel and launch shape, nothing is replayed (kernels launched fewer times "
-                   "than the set has passes are reported incomplete)")
+                   "restoring memory); launches: pass i runs on a later launch of the same "
+                   "kernel and launch shape, one pass covering every sampled kernel of a loop "
+                   "iteration; nothing is replayed (kernels that do not come back once per "
+                   "pass are reported incomplete)")
         ->capture_default_str()
         ->check(CLI::IsMember({"kernel", "launches"}));
 }

@@ -25,8 +25,8 @@ struct profile_metrics_options {
     /// makes ktune's DRAM bytes agree with ncu's (10 of 11 workloads within 2 %) for ~4 ms/pass.
     std::string cache_control;
     /// kernel: CUPTI replays each profiled launch once per pass; launches (default): pass i on
-    /// the i-th profiled launch of the same kernel and shape (no replay; kernels launched fewer
-    /// times than the set has passes get no metrics and are counted as incomplete).
+    /// a later launch of the same kernel and shape, many kernels per pass (no replay; kernels
+    /// that do not come back for every pass get no metrics and are counted as incomplete).
     std::string replay = "launches";
 };
 

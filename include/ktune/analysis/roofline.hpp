@@ -121,7 +121,9 @@ std::vector<roofline_point> classify(std::span<const kernel_work> works,
 void join_trace_timeline(metrics::kernel_metrics_doc& doc, const std::vector<std::string>& traces);
 
 /// The metrics a `ktune profile --metrics` run stored in its .ktrace (the metrics chunk), joined
-/// to that trace's timeline (join_trace_timeline), kernel names demangled.
+/// to that trace's timeline (join_trace_timeline), kernel names demangled. Samples of user ranges
+/// (`--replay launches`) take the kernel's time from the profiled launch's own record (else the
+/// kernel's mean), and their elapsed throughputs are rescaled from the range to the kernel.
 struct trace_metrics {
     metrics::kernel_metrics_doc doc;
     std::size_t joined_by_correlation = 0; ///< samples whose correlation id is a kernel record

@@ -15,7 +15,10 @@
 // before each profiled range; "none"; absent: unknown, as in 1.0 documents), replay ("kernel":
 // CUPTI replays each profiled launch once per pass; "launches": pass i ran on the i-th sampled
 // natural launch of the same kernel and launch shape; absent: "kernel"), incomplete_kernels (0)
-// and incomplete (their names),
+// and incomplete (their names), range ("auto": CUPTI's range is the kernel; "user": ktune's
+// range around the launch, so gpu__time_duration and the *_elapsed percentages span a little
+// more than the kernel — the roofline then takes the kernel's time from the trace's timeline;
+// absent: "auto"),
 // per kernel pass_launches (1: all passes from one launch). Metric values are
 // CUPTI's GPU values (ns, bytes, counts).
 //
@@ -34,8 +37,8 @@ namespace ktune::metrics {
 
 inline constexpr std::string_view kernel_metrics_schema = "ktune.kernel_metrics";
 /// 1.1: optional "cache_control". 1.2: optional "replay", "incomplete_kernels", per kernel
-/// "pass_launches".
-inline constexpr std::string_view kernel_metrics_version = "1.2.0";
+/// "pass_launches". 1.3: optional "range".
+inline constexpr std::string_view kernel_metrics_version = "1.3.0";
 
 /// One profiled launch of a kernel, joined to the timeline of all its launches.
 struct kernel_sample {
@@ -69,6 +72,7 @@ struct kernel_metrics_doc {
     std::vector<std::string> denied;  ///< kernels kept out of the range profiler (never serialised)
     std::string cache_control;        ///< "all", "none", "" unknown (see the file comment)
     std::string replay = "kernel";    ///< "kernel" or "launches" (see the file comment)
+    std::string range = "auto";       ///< "auto" or "user" (see the file comment)
     /// Kernels whose passes were begun on natural launches but not all were collected (launched
     /// fewer times than the set has passes, or given up on): no metrics for them.
     std::uint64_t incomplete_kernels = 0;

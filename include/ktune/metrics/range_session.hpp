@@ -9,14 +9,20 @@
 //   if (s.launch_begin(name, i, corr, false)) { launch(); s.launch_end(); } else launch();
 //   write_kernel_metrics("run.metrics.json", s.finish());
 //
-// replay_mode::launches replays nothing: pass i of the set is collected on the i-th profiled
-// natural launch of the same kernel (name + launch shape), CUPTI's user replay driven by the
-// launches the program makes anyway. Each profiled launch runs once, with one pass, so no device
-// memory is saved or restored and an L2 flush (before_start) directly precedes the counting.
-// One kernel is in flight at a time (one counter image); launches of other kernels run
-// unprofiled meanwhile, and a kernel that is not launched again within `patience` other
-// candidate launches (or while one other kernel is launched more than 3 times), or by the end
-// of the run, is counted in incomplete_kernels, without metrics (it is never replayed).
+// replay_mode::launches replays nothing: pass i of the set is collected on a later natural
+// launch of the same kernel (name + launch shape), CUPTI's user replay driven by the launches the
+// program makes anyway, and one pass covers many kernels (range_session_launches.cpp): CUPTI's
+// cost is per pass (~25 ms for start + stop on an H200, bench_range_probe), a user range around
+// one launch ~1 ms. Pass 0 opens on the first sampled launch and pushes one range per distinct
+// sampled kernel as the program launches them (up to `launches_ranges_per_pass`); it closes when
+// an iteration goes by without a new kernel (a kernel of the batch launched more than
+// `other_repeats` times since the last one joined). Each later pass follows pass 0's order on
+// later launches, skipping launches that are not the next expected kernel; a kernel that does not
+// come back (another of the batch launched more than `other_repeats` times meanwhile, or
+// `patience` launches) gets an empty range in its place, so later ranges stay matched, and is
+// reported incomplete; so is every kernel of a batch still open at exit. The batch is decoded
+// once, after its last pass. Each range is profiled alone (the context drained before its push,
+// the L2 flush there too); the launch runs once, so no device memory is saved or restored.
 
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_set.hpp"
@@ -69,6 +75,13 @@ public:
     virtual void begin_pass(std::size_t pass) = 0;
     virtual void start() = 0; ///< the next kernel launches are profiled, one range each
     virtual pass_state stop() = 0;
+    /// Launches mode, between start and stop: a range around the next launch (none: an empty
+    /// range that keeps later ranges matched to pass 0's). Drains the context first, so the
+    /// range holds that launch alone.
+    virtual void push_range(std::string_view name) = 0;
+    /// `wait`: synchronise before closing, for a launch on a stream whose order with the
+    /// profiler's own commands is not known (not the legacy default stream).
+    virtual void pop_range(bool wait) = 0;
     /// Decode and evaluate every range since the last decode, then reset the counter image.
     virtual decoded decode() = 0;
 };
@@ -105,14 +118,15 @@ public:
     bool launch_begin(std::string_view kernel_name, std::uint64_t launch_index,
                       std::uint64_t correlation_id, bool cooperative, std::string_view shape = {},
                       const std::function<void()>& before_start = {});
-    /// After a launch that launch_begin sampled.
-    void launch_end();
+    /// After a launch that launch_begin sampled. `wait`: the launch was on a stream other than
+    /// the legacy default stream (launches mode synchronises before closing its range).
+    void launch_end(bool wait = false);
     /// Decode what is left; the document joins each range to its launch, in launch order.
     kernel_metrics_doc finish();
-    /// Launches mode: a kernel in flight is given up (incomplete) when `launches` candidate
-    /// launches of other kernels pass before its next one, or when one other kernel is launched
-    /// more than `other_repeats` times meanwhile (a loop iteration went by without it, as for
-    /// PyTorch's weight-initialisation kernels before the loop).
+    /// Launches mode: pass 0 closes, and a later pass gives up on the kernel it expects next
+    /// (incomplete), when `launches` candidate launches go by, or when a kernel of the batch is
+    /// launched more than `other_repeats` times meanwhile (a loop iteration went by without it,
+    /// as for PyTorch's weight-initialisation kernels before the loop).
     void set_patience(std::uint64_t launches, std::uint32_t other_repeats = 3) noexcept {
         patience_ = launches;
         other_repeats_ = other_repeats;
@@ -123,20 +137,34 @@ private:
         std::string name;
         std::uint64_t launch_index, correlation_id;
     };
-    struct in_flight {
+    /// Launches mode: the kernels of one multi-range pass sequence (pass 0's order).
+    struct batch_kernel {
         std::string key, name;
         std::uint64_t launch_index = 0, correlation_id = 0;
-        std::size_t launches = 0, next_pass = 0;
-        std::uint64_t waited = 0;
-        std::map<std::string, std::uint32_t, std::less<>> others; ///< launches since last pass
+        bool incomplete = false;
+    };
+    struct sequence {
+        std::vector<batch_kernel> kernels;
+        std::size_t pass = 0, next = 0; ///< pass collected; pass > 0: position expected next
+        bool running = false;           ///< between start and stop
+        std::uint64_t waited = 0;       ///< candidate launches since the last range
+        std::map<std::string, std::uint32_t, std::less<>> seen; ///< batch launches meanwhile
     };
     void drain();
     void use(const metric_set& set);
     bool begin_launches(std::string_view name, std::uint64_t launch_index,
                         std::uint64_t correlation_id, bool cooperative, std::string_view shape,
                         const std::function<void()>& before_start);
-    void end_launches();
-    void give_up(); ///< the kernel in flight becomes incomplete
+    void end_launches(bool wait);
+    bool join_pass0(std::string key, std::string_view name, std::uint64_t launch_index,
+                    std::uint64_t correlation_id, bool cooperative,
+                    const std::function<void()>& before_start);
+    bool follow(std::size_t position, const std::function<void()>& before_start);
+    void open_pass();
+    void push(const std::function<void()>& before_start, std::size_t position);
+    void fill_until(std::size_t position); ///< empty ranges for the positions before it
+    void end_pass();
+    void abandon(); ///< the sequence in flight: every kernel incomplete
     set_resolver resolve_;
     std::map<tensor_precision, metric_set> resolved_;
     metric_set set_;
@@ -147,9 +175,13 @@ private:
     std::vector<pending> pending_;
     kernel_metrics_doc doc_;
     replay_mode replay_;
-    std::optional<in_flight> flight_;
+    std::optional<sequence> seq_;
     std::uint64_t patience_ = 4096;
     std::uint32_t other_repeats_ = 3;
 };
+
+/// Launches mode: ranges in one pass, i.e. kernels collected together (the counter image holds
+/// as many).
+inline constexpr std::size_t launches_ranges_per_pass = 64;
 
 } // namespace ktune::metrics

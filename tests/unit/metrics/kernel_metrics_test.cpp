@@ -30,12 +30,14 @@ TEST_CASE("kernel metrics documents round-trip through JSON") {
     k.values = {{"gpu__time_duration.sum", 21000.5}, {"dram__bytes.sum", 1.25e9}};
     k.pass_launches = 3;
     doc.replay = "launches";
+    doc.range = "user";
     doc.incomplete_kernels = 2;
     doc.incomplete = {"init_kernel", "once"};
     doc.kernels = {k, kernel_sample{"k2", 0, 0, 1, 0, -1, {{"gpu__time_duration.sum", 1}}}};
     CHECK(parse_kernel_metrics(to_json(doc), "mem") == doc);
     CHECK(to_json(doc).find("\"pass_launches\": 3") != std::string::npos);
     CHECK(to_json(doc).find("\"cache_control\": \"all\"") != std::string::npos);
+    CHECK(to_json(doc).find("\"range\": \"user\"") != std::string::npos);
 
     const auto path = std::filesystem::temp_directory_path() / "ktune_kernel_metrics_test.json";
     write_kernel_metrics(path, doc);
@@ -77,6 +79,8 @@ TEST_CASE("bad documents name the JSON path and what to do") {
     CHECK(msg(R"({"schema":"ktune.kernel_metrics","version":"1.0.0","kernels":[{"name":"k",
               "launches":0,"values":{}}]})")
               .find("/kernels/0/launches") != std::string::npos);
+    CHECK(msg(R"({"schema":"ktune.kernel_metrics","version":"1.3.0","range":"x","kernels":[]})")
+              .find("/range") != std::string::npos);
     CHECK(msg(R"({"schema":"ktune.kernel_metrics","version":"1.2.0","replay":"app","kernels":[]})")
               .find("/replay") != std::string::npos);
     CHECK(msg(R"({"schema":"ktune.kernel_metrics","version":"1.2.0","kernels":[{"name":"k",

@@ -102,6 +102,42 @@ TEST_CASE("metrics from a trace are joined to their launch and its timeline") {
     std::filesystem::remove(other);
 }
 
+TEST_CASE("user-range samples take the kernel's time from its launch record") {
+    // A user range spans the launch plus the profiler's own commands: 10 us for a 4 us launch.
+    const auto path = write_trace("ktune_metrics_user_range.ktrace");
+    auto doc = sampled(11);
+    doc.replay = "launches";
+    doc.range = "user";
+    doc.kernels[0].values["gpu__time_duration.sum"] = 10000;
+    doc.kernels[0].values["lts__t_sectors.avg.pct_of_peak_sustained_elapsed"] = 20;
+    doc.kernels[0].values["sm__inst_executed.avg.pct_of_peak_sustained_elapsed"] = 45;
+    doc.kernels[0].values["lts__t_bytes.sum"] = 1e6;
+    trace::append_metrics_chunk(path, metrics::to_json(doc));
+    const auto t = analysis::metrics_from_trace(path);
+    REQUIRE(t.doc.kernels.size() == 1);
+    const auto& v = t.doc.kernels[0].values;
+    CHECK(v.at("gpu__time_duration.sum") == 4000); // record 11: 4 us
+    CHECK(v.at("ktune__range_duration_ns") == 10000);
+    CHECK(v.at("lts__t_sectors.avg.pct_of_peak_sustained_elapsed") == Approx(50)); // x 2.5
+    CHECK(v.at("sm__inst_executed.avg.pct_of_peak_sustained_elapsed") == 100);     // capped
+    CHECK(v.at("lts__t_bytes.sum") == 1e6);                                        // a count
+    std::filesystem::remove(path);
+
+    // Without a record of the launch, the kernel's mean over the trace; auto ranges unchanged.
+    const auto other = write_trace("ktune_metrics_user_range_mean.ktrace");
+    auto unjoined = doc;
+    unjoined.kernels[0].correlation_id = 99;
+    trace::append_metrics_chunk(other, metrics::to_json(unjoined));
+    CHECK(analysis::metrics_from_trace(other).doc.kernels[0].values.at("gpu__time_duration.sum") ==
+          Approx(4000));
+    auto autorange = doc;
+    autorange.range = "auto";
+    trace::append_metrics_chunk(other, metrics::to_json(autorange));
+    CHECK(analysis::metrics_from_trace(other).doc.kernels[0].values.at("gpu__time_duration.sum") ==
+          10000);
+    std::filesystem::remove(other);
+}
+
 TEST_CASE("a trace without metrics, or a file that is not a trace, is refused clearly") {
     const auto path = write_trace("ktune_metrics_none.ktrace");
     try {

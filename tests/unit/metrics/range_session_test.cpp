@@ -29,6 +29,8 @@ struct fake_backend final : range_backend {
         configured_ranges = max_ranges;
     }
     void begin_pass(std::size_t) override { FAIL("begin_pass under kernel replay"); }
+    void push_range(std::string_view) override { FAIL("push_range under kernel replay"); }
+    void pop_range(bool) override { FAIL("pop_range under kernel replay"); }
     void start() override {
         REQUIRE_FALSE(running);
         running = true;

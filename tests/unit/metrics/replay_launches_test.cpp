@@ -1,6 +1,7 @@
-// --replay launches through the seam: pass i of a kernel on its i-th profiled natural launch,
-// one kernel in flight, passes merged only across launches of one name and shape, flushes only
-// before a counting pass, and kernels that never finish their passes reported incomplete.
+// --replay launches through the seam: one pass covers many kernels (one user range each, named
+// by its position in pass 0), later passes push pass 0's ranges in the same order on later
+// launches, kernels that do not come back keep their place with an empty range and are reported
+// incomplete, and one decode per sequence.
 #include "catch.hpp"
 
 #include "ktune/core/error.hpp"
@@ -13,36 +14,61 @@ using namespace ktune::metrics;
 
 namespace {
 
-// User replay as CUPTI does it: `passes` passes per range, the pass index chosen before each
-// start, all passes submitted after the last one. Each decoded value is (kernels decoded) * 100
-// + metric number, so the join is checkable.
-struct fake_user_replay final : range_backend {
+// CUPTI's user replay with user ranges as ktune drives it: `passes` passes; every pass after the
+// first must push pass 0's ranges in the same order under the same names (CUPTI matches them);
+// decode gives one row per range of pass 0, each value decodes * 1000 + range * 10 + metric, so
+// the join is checkable. kernel_ran() marks the open range as holding a launch.
+struct fake_user_ranges final : range_backend {
     std::size_t passes = 3;
-    std::size_t pass = 0, decodes = 0, discarded = 0, starts = 0, metrics = 0;
-    std::vector<std::size_t> begun; ///< pass index of every begin_pass
-    bool running = false, submitted = false;
+    std::size_t pass = 0, decodes = 0, starts = 0, metrics = 0, max_ranges = 0, empty = 0;
+    std::size_t discarded = 0, waits = 0;
+    std::vector<std::string> pass0, current;
+    bool running = false, open = false, worked = false, submitted = false;
     std::string chip() override { return "GH100"; }
-    void configure(std::span<const std::string> m, std::size_t max_ranges,
+    void configure(std::span<const std::string> m, std::size_t ranges,
                    replay_mode replay) override {
         REQUIRE(replay == replay_mode::launches);
-        REQUIRE(max_ranges == 1);
+        max_ranges = ranges;
         metrics = m.size();
     }
     void begin_pass(std::size_t p) override {
         REQUIRE_FALSE(running);
-        if (p == 0 && pass != 0) ++discarded; // a kernel given up on
-        REQUIRE(p == (p == 0 ? 0 : pass));    // CUPTI's pass order is kept
-        pass = p;
-        begun.push_back(p);
+        if (p == 0 && pass != 0) ++discarded; // a sequence given up on
+        if (p == 0) pass = 0;
+        REQUIRE(p == pass); // CUPTI's pass order is kept
     }
     void start() override {
         REQUIRE_FALSE(running);
         running = true;
         ++starts;
+        current.clear();
+    }
+    void push_range(std::string_view name) override {
+        REQUIRE(running);
+        REQUIRE_FALSE(open);
+        open = true;
+        worked = false;
+        current.emplace_back(name);
+        REQUIRE(current.size() <= max_ranges);
+    }
+    void kernel_ran() {
+        REQUIRE(open);
+        worked = true;
+    }
+    void pop_range(bool wait) override {
+        REQUIRE(open);
+        open = false;
+        waits += wait ? 1 : 0;
+        if (!worked) ++empty;
     }
     pass_state stop() override {
         REQUIRE(running);
+        REQUIRE_FALSE(open);
         running = false;
+        if (pass == 0)
+            pass0 = current;
+        else
+            CHECK(current == pass0); // same ranges, same order, same names
         ++pass;
         submitted = pass == passes;
         return {pass, submitted};
@@ -50,11 +76,13 @@ struct fake_user_replay final : range_backend {
     decoded decode() override {
         REQUIRE(submitted);
         decoded d;
-        d.range_names.push_back("0");
-        std::vector<double> v;
-        for (std::size_t m = 0; m < metrics; ++m)
-            v.push_back(double(decodes) * 100 + double(m));
-        d.values.push_back(std::move(v));
+        for (std::size_t r = 0; r < pass0.size(); ++r) {
+            d.range_names.push_back(pass0[r]);
+            std::vector<double> v;
+            for (std::size_t m = 0; m < metrics; ++m)
+                v.push_back(double(decodes) * 1000 + double(r) * 10 + double(m));
+            d.values.push_back(std::move(v));
+        }
         ++decodes;
         pass = 0;
         submitted = false;
@@ -66,12 +94,32 @@ metric_set three_pass_set() {
     return {"roofline", "GH100", {"gpu__time_duration.sum", "dram__bytes.sum"}, {}, 3};
 }
 
-sampling_options every_kernel() {
+sampling_options every_kernel(std::uint64_t per_kernel = 1) {
     sampling_options o;
     o.max_kernels = 10;
-    o.max_per_kernel = 1;
+    o.max_per_kernel = per_kernel;
     return o;
 }
+
+// Runs launches through a session, as the injection does, recording "name@index" of profiled
+// ones; the flush counts calls of before_start.
+struct driver {
+    fake_user_ranges* fake;
+    range_session s;
+    std::uint64_t i = 0;
+    int flushes = 0;
+    std::vector<std::string> profiled;
+    driver(std::unique_ptr<fake_user_ranges> b, metric_set set, sampling_options o)
+        : fake(b.get()), s(std::move(set), std::move(o), std::move(b), 64, replay_mode::launches) {}
+    void launch(const std::string& name, const std::string& shape = "1/1/0", bool wait = false) {
+        if (s.launch_begin(name, i, 1000 + i, false, shape, [this] { ++flushes; })) {
+            fake->kernel_ran();
+            profiled.push_back(name + "@" + std::to_string(i));
+            s.launch_end(wait);
+        }
+        ++i;
+    }
+};
 
 } // namespace
 
@@ -82,128 +130,140 @@ TEST_CASE("replay modes parse") {
     CHECK_THROWS_AS(parse_replay_mode("application"), ktune::error);
 }
 
-TEST_CASE("launches mode collects pass i on the i-th launch, one kernel at a time") {
-    auto backend = std::make_unique<fake_user_replay>();
-    auto* fake = backend.get();
-    range_session s(three_pass_set(), every_kernel(), std::move(backend), 64,
-                    replay_mode::launches);
-    int flushes = 0;
-    const auto flush = [&] { ++flushes; };
-    // A loop of 4 iterations launching a, b, a, c (c with two shapes).
-    std::vector<std::uint64_t> profiled;
-    std::uint64_t i = 0;
-    for (int it = 0; it < 4; ++it)
-        for (const auto& [name, shape] :
-             std::vector<std::pair<std::string, std::string>>{{"a", "1/1/0"},
-                                                              {"b", "2/1/0"},
-                                                              {"a", "1/1/0"},
-                                                              {"c", it % 2 ? "8/1/0" : "4/1/0"}}) {
-            if (s.launch_begin(name, i, 1000 + i, false, shape, flush)) {
-                profiled.push_back(i);
-                s.launch_end();
-            }
-            ++i;
-        }
-    // a: launches 0, 2, 4 (passes 0, 1, 2); then b at 5, 9, 13 while a and c wait; a has its
-    // sample (max_per_kernel 1), so c starts at 15 (shape 8/1/0) and the run ends after its
-    // first pass.
-    CHECK(profiled == std::vector<std::uint64_t>{0, 2, 4, 5, 9, 13, 15});
-    CHECK(flushes == int(profiled.size())); // one flush right before each counting pass
-    CHECK(fake->starts == profiled.size());
-    const auto doc = s.finish();
+TEST_CASE("launches mode collects a loop's kernels together, one pass per iteration") {
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
+    // A loop launching a, b, a, c: pass 0 takes a, b, c in the first iteration and closes when a
+    // has come back more than 3 times since c joined (i = 10), which opens pass 1 there; passes
+    // 1 and 2 follow a, b, c, skipping launches that are not the next expected one (c at 11, a
+    // at 12).
+    for (int it = 0; it < 6; ++it)
+        for (const char* k : {"a", "b", "a", "c"})
+            d.launch(k, "1/1/0", it == 3);
+    CHECK(d.profiled == std::vector<std::string>{"a@0", "b@1", "c@3", "a@10", "b@13", "c@15",
+                                                 "a@16", "b@17", "c@19"});
+    CHECK(d.fake->starts == 3); // one start/stop per pass, not per kernel
+    CHECK(d.fake->max_ranges == launches_ranges_per_pass);
+    CHECK(d.flushes == 9);     // right before each range
+    CHECK(d.fake->waits == 2); // b@13, c@15 (iteration 3: off the legacy stream) wait to pop
+    CHECK(d.fake->empty == 0);
+    CHECK(d.fake->pass0 == std::vector<std::string>{"0", "1", "2"});
+    const auto doc = d.s.finish();
     CHECK(doc.replay == "launches");
-    REQUIRE(doc.kernels.size() == 2);
+    CHECK(doc.range == "user");
+    CHECK(d.fake->decodes == 1);
+    REQUIRE(doc.kernels.size() == 3);
     CHECK(doc.kernels[0].name == "a");
     CHECK(doc.kernels[0].launch_index == 0);
     CHECK(doc.kernels[0].correlation_id == 1000);
-    CHECK(doc.kernels[0].pass_launches == 3);
-    CHECK(doc.kernels[0].values.at("dram__bytes.sum") == 1);
     CHECK(doc.kernels[1].name == "b");
-    CHECK(doc.kernels[1].launch_index == 5);
-    CHECK(doc.kernels[1].values.at("gpu__time_duration.sum") == 100);
-    CHECK(doc.incomplete_kernels == 1); // c
-    CHECK(fake->decodes == 2);
-}
-
-TEST_CASE("a kernel launched fewer times than the set has passes is incomplete, not replayed") {
-    auto backend = std::make_unique<fake_user_replay>();
-    auto* fake = backend.get();
-    range_session s(three_pass_set(), every_kernel(), std::move(backend), 64,
-                    replay_mode::launches);
-    s.set_patience(2);
-    std::uint64_t i = 0;
-    const auto launch = [&](const std::string& name) {
-        const bool p = s.launch_begin(name, i, i, false, "1/1/0");
-        if (p) s.launch_end();
-        ++i;
-        return p;
-    };
-    CHECK(launch("once"));        // pass 0 of "once"
-    CHECK(launch("once"));        // pass 1
-    CHECK_FALSE(launch("other")); // waits (1)
-    CHECK_FALSE(launch("other")); // waits (2)
-    CHECK(launch("other"));       // patience exhausted: "once" is given up, "other" starts
-    CHECK(fake->discarded == 1);
-    CHECK(launch("other"));
-    CHECK(launch("other")); // its third pass: complete
-    CHECK(launch("last"));  // one pass, then the run ends
-    const auto doc = s.finish();
-    REQUIRE(doc.kernels.size() == 1);
-    CHECK(doc.kernels[0].name == "other");
-    CHECK(doc.kernels[0].pass_launches == 3);
-    CHECK(doc.incomplete_kernels == 2); // "once" (given up) and "last" (run ended)
-    CHECK(doc.incomplete == std::vector<std::string>{"once", "last"});
-    CHECK(doc.dropped_ranges == 0);
-}
-
-TEST_CASE("a one-pass set completes on every profiled launch") {
-    auto backend = std::make_unique<fake_user_replay>();
-    backend->passes = 1;
-    metric_set one{"dram", "GH100", {"dram__bytes.sum"}, {}, 1};
-    sampling_options o = every_kernel();
-    o.max_per_kernel = 2;
-    range_session s(one, o, std::move(backend), 64, replay_mode::launches);
-    int n = 0;
-    for (std::uint64_t i = 0; i < 4; ++i)
-        if (s.launch_begin("k", i, i, false, "1/1/0")) {
-            ++n;
-            s.launch_end();
-        }
-    CHECK(n == 2); // max_per_kernel counts kernels' samples, each one launch here
-    const auto doc = s.finish();
-    REQUIRE(doc.kernels.size() == 2);
-    CHECK(doc.kernels[1].launch_index == 1);
-    CHECK(doc.kernels[1].pass_launches == 1);
+    CHECK(doc.kernels[1].values.at("dram__bytes.sum") == 11); // range 1, metric 1
+    CHECK(doc.kernels[2].name == "c");
+    CHECK(doc.kernels[2].launch_index == 3);
+    CHECK(doc.kernels[2].values.at("gpu__time_duration.sum") == 20);
+    CHECK(doc.kernels[2].pass_launches == 3);
     CHECK(doc.incomplete_kernels == 0);
 }
 
-TEST_CASE("a kernel that stops recurring is given up once another kernel repeats") {
+TEST_CASE("a kernel launched with another shape is another kernel") {
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
+    // c alternates between two grids; its first shape joins pass 0, the other one is never
+    // profiled (max one sample per kernel name), and each later pass waits for the first shape.
+    for (int it = 0; it < 8; ++it)
+        for (const char* k : {"a", "b", "a", "c"})
+            d.launch(k, k == std::string("c") && it % 2 ? "8/1/0" : "4/1/0");
+    for (const auto& p : d.profiled)
+        if (p.starts_with("c@")) CHECK((std::stoi(p.substr(2)) / 4) % 2 == 0); // even iterations
+    const auto doc = d.s.finish();
+    REQUIRE(doc.kernels.size() == 3);
+    CHECK(doc.kernels[2].name == "c");
+    CHECK(doc.kernels[2].launch_index == 3);
+    CHECK(d.fake->starts == 3);
+    CHECK(doc.incomplete_kernels == 0);
+}
+
+TEST_CASE("a kernel that does not come back keeps its place with an empty range") {
     // PyTorch-like: an initialisation kernel launched twice before the loop, then x, y, x, y…
-    auto backend = std::make_unique<fake_user_replay>();
-    range_session s(three_pass_set(), every_kernel(), std::move(backend), 64,
-                    replay_mode::launches);
-    std::vector<std::string> profiled;
-    std::uint64_t i = 0;
-    const auto launch = [&](const std::string& name) {
-        if (s.launch_begin(name, i, i, false, "1/1/0")) {
-            profiled.push_back(name + "@" + std::to_string(i));
-            s.launch_end();
-        }
-        ++i;
-    };
-    launch("init");
-    launch("init");
-    for (int it = 0; it < 8; ++it) {
-        launch("x");
-        launch("y");
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
+    d.launch("init");
+    d.launch("init");
+    for (int it = 0; it < 12; ++it) {
+        d.launch("x");
+        d.launch("y");
     }
-    // init in flight after 2 passes; x's 4th launch (i = 8) gives it up and starts x; x then
-    // runs its passes at 10 and 12, and y starts at its next launch (13) and ends at 17.
-    CHECK(profiled == std::vector<std::string>{"init@0", "init@1", "x@8", "x@10", "x@12", "y@13",
-                                               "y@15", "y@17"});
-    const auto doc = s.finish();
-    CHECK(doc.incomplete_kernels == 1);
+    // Pass 0: init, x, y, closed at x's 4th return (i = 10). Pass 1 waits for init until x has
+    // come back 4 times more (i = 16), then gives init an empty range; pass 2 pushes init's
+    // empty range before x at once.
+    CHECK(d.profiled ==
+          std::vector<std::string>{"init@0", "x@2", "y@3", "x@16", "y@17", "x@18", "y@19"});
+    CHECK(d.fake->empty == 2);
+    const auto doc = d.s.finish();
     REQUIRE(doc.kernels.size() == 2);
     CHECK(doc.kernels[0].name == "x");
+    CHECK(doc.kernels[0].values.at("gpu__time_duration.sum") == 10); // range 1: init's kept 0
     CHECK(doc.kernels[1].name == "y");
+    CHECK(doc.kernels[1].values.at("dram__bytes.sum") == 21);
+    CHECK(doc.incomplete == std::vector<std::string>{"init"});
+    CHECK(doc.incomplete_kernels == 1);
+    CHECK(doc.dropped_ranges == 0);
+}
+
+TEST_CASE("kernels of a sequence still open at exit are incomplete, not lost") {
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
+    for (int it = 0; it < 2; ++it) {
+        d.launch("a");
+        d.launch("b");
+    }
+    const auto doc = d.s.finish();
+    CHECK(doc.kernels.empty());
+    CHECK(doc.incomplete == std::vector<std::string>{"a", "b"});
+    CHECK_FALSE(d.fake->running); // the open pass was stopped
+}
+
+TEST_CASE("sampling limits bound a sequence, and a later sequence samples again") {
+    sampling_options o = every_kernel(2);
+    o.max_kernels = 2;
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), o);
+    for (int it = 0; it < 14; ++it)
+        for (const char* k : {"a", "b", "c"})
+            d.launch(k);
+    for (const auto& p : d.profiled)
+        CHECK_FALSE(p.starts_with("c@")); // max 2 kernels: c never joins
+    const auto doc = d.s.finish();
+    REQUIRE(doc.kernels.size() == 4); // a, b twice each (max 2 samples per kernel)
+    CHECK(doc.kernels[0].name == "a");
+    CHECK(doc.kernels[1].name == "b");
+    CHECK(doc.kernels[2].name == "a");
+    CHECK(doc.kernels[2].launch_index > doc.kernels[1].launch_index);
+    CHECK(doc.kernels[3].values.at("gpu__time_duration.sum") == 1010); // second decode
+    CHECK(d.fake->decodes == 2);
+    CHECK(d.fake->starts == 6);
+}
+
+TEST_CASE("a pass holds at most launches_ranges_per_pass kernels") {
+    sampling_options o = every_kernel();
+    o.max_kernels = 100;
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), o);
+    for (int it = 0; it < 12; ++it)
+        for (int k = 0; k < 70; ++k)
+            d.launch("k" + std::to_string(k));
+    const auto doc = d.s.finish();
+    REQUIRE(doc.kernels.size() == 70); // 64 in the first sequence, 6 in the next one
+    CHECK(doc.kernels[63].name == "k63");
+    CHECK(doc.kernels[64].name == "k64");
+    CHECK(d.fake->decodes == 2);
+}
+
+TEST_CASE("a one-pass set completes when pass 0 closes") {
+    auto backend = std::make_unique<fake_user_ranges>();
+    backend->passes = 1;
+    metric_set one{"dram", "GH100", {"dram__bytes.sum"}, {}, 1};
+    driver d(std::move(backend), one, every_kernel(2));
+    for (int it = 0; it < 12; ++it) {
+        d.launch("a");
+        d.launch("b");
+    }
+    const auto doc = d.s.finish();
+    REQUIRE(doc.kernels.size() == 4);
+    CHECK(doc.kernels[1].pass_launches == 1);
+    CHECK(doc.incomplete_kernels == 0);
 }
