@@ -181,3 +181,36 @@ step_kernels_ring() {
     grep -A3 -E "^[a-z]+ (bf16|fp32)" "$OUT/kernels_ring.txt" | head -60
     cat "$OUT/kernels_flush.jsonl"
 }
+
+# Session 4, run 2: one block per 256 KiB row (192 KiB staged, the tail in registers; fp32 in
+# clusters of 2) beside run 3's best cluster configs on the longest rows, and the transpose
+# micro form (now the default) beside run 2's tuned tiles on the small shapes the 32-row sweep
+# leaves out. Table: $OUT/kernels_hybrid.txt (best first per problem).
+step_kernels_hybrid() {
+    local b=build-gpu/bench/ops/bench_configs
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    local log=$OUT/kernels_hybrid.jsonl
+    : >"$log"
+    [ -s "$OUT/kernels_copy.jsonl" ] ||
+        timeout 60 python3 bench/ops/copy_sizes.py >"$OUT/kernels_copy.jsonl" 2>>"$OUT/kernels_stderr.log"
+    local cases=(
+        "softmax bf16 1024x131072 cluster=1,stage=smem_tma threads_per_row=256,rows_per_block=1,vec=2,cache_row=true,unroll=1,cluster=8,stage=regs"
+        "layernorm bf16 1024x131072 cluster=1,stage=smem_tma threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=smem_tma"
+        "layernorm fp32 1024x131072 cluster=2,stage=smem_tma threads_per_row=512,rows_per_block=1,vec=4,cache_row=true,unroll=1,cluster=8,stage=smem_tma"
+        "softmax fp32 1024x131072 cluster=2,stage=smem_tma"
+        "layernorm bf16 4096x32768 stage=smem_tma"
+        "transpose bf16 4096x4096 form=micro tile=64,block_rows=8,vec=8,pad=1,pack=0,"
+        "transpose bf16 32768x1024 form=micro tile=32,block_rows=4,vec=2,pad=1,pack=1,"
+        "transpose fp32 4096x4096 form=micro tile=32,block_rows=8,vec=4,pad=1,pack=0,"
+        "transpose fp32 32768x1024 form=micro tile=32,block_rows=8,vec=4,pad=1,pack=0,"
+    )
+    local c op dt s subs
+    for c in "${cases[@]}"; do
+        read -r op dt s subs <<<"$c"
+        # shellcheck disable=SC2086 # the substrings are separate arguments
+        timeout 60 "$b" "$op" "$s" "$dt" $subs >>"$log" 2>>"$OUT/kernels_stderr.log" ||
+            echo "$op $dt $s: bench_configs failed or timed out" | tee -a "$OUT/kernels_stderr.log"
+        python3 bench/ops/stage_table.py "$log" "$OUT/kernels_copy.jsonl" >"$OUT/kernels_hybrid.txt"
+    done
+    grep -A3 -E "^[a-z]+ (bf16|fp32)" "$OUT/kernels_hybrid.txt" | head -50
+}

@@ -50,6 +50,10 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
     const long long first0 = row0 * C + p.col0;
     if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0);
+    // A slice over 226 KiB: its tail in registers (one row per block, the host checks it).
+    static_assert(REG_ROUNDS == 0 || RPB == 1, "a register part needs one row per block");
+    reg_part rg;
+    if (REG_ROUNDS > 0) load_reg_part(rg, reinterpret_cast<const V*>(x + first0), p.t);
     for (int k = 0; k < RPB && row0 + k < rows; ++k) {
         if (k + 1 < RPB && row0 + k + 1 < rows)
             stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
@@ -72,6 +76,14 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
             }
         });
         if (first) shift = to_f(stage_buf(k)[0].v[0]); // a thread with no vectors
+#pragma unroll
+        for (int i = 0; i < REG_ROUNDS; ++i)
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) {
+                const float d = to_f(rg.v[i].v[e]) - shift;
+                sv[e] += d;
+                qv[e] = fmaf(d, d, qv[e]);
+            }
         float s = sv[0], q = qv[0];
 #pragma unroll
         for (int e = 1; e < VEC; ++e) {
@@ -93,6 +105,16 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                 o.v[e] = from_f(fmaf((to_f(a.v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e])));
             yk[j] = o;
         });
+#pragma unroll
+        for (int i = 0; i < REG_ROUNDS; ++i) {
+            const int j = SNV + i * TPR + p.t;
+            const V g = gv[j], b = bv[j];
+            V o;
+#pragma unroll
+            for (int e = 0; e < VEC; ++e)
+                o.v[e] = from_f(fmaf((to_f(rg.v[i].v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e])));
+            yk[j] = o;
+        }
 #if CLUSTER > 1
         cluster_finish();
 #endif

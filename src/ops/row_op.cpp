@@ -25,6 +25,10 @@ constexpr std::int64_t smem_budget = 227 * 1024 - 1024;
 // Rows at most this long fit one block with room for several blocks per SM: a cluster only
 // adds barrier latency there.
 constexpr std::int64_t smem_one_block = 32 * 1024;
+// A slice over smem_budget (one block per 256 KiB row: a bf16 131072-row, or half an fp32 one)
+// stages this much and keeps the rest in registers, at most reg_part_max bytes a thread.
+constexpr std::int64_t smem_with_regs = 192 * 1024;
+constexpr std::int64_t reg_part_max = 128;
 
 } // namespace
 
@@ -42,14 +46,13 @@ std::vector<param_axis> row_op::axes() const {
     std::vector<param_axis> a{
         {"threads_per_row", ints({8, 16, 32, 64, 128, 256, 512, 1024}),
          "threads sharing a row (fewer than 32: several rows per warp)"},
-        {"rows_per_block", ints({1, 2, 4, 8, 16, 32, 64}),
-         "rows per thread block (32, 64: rows in turn, stage smem_ring only)"},
+        {"rows_per_block", ints({1, 2, 4, 8, 16}), "rows per thread block"},
         {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"}};
     const param_axis stage{"stage",
-                           {std::string("regs"), std::string("smem_tma"), std::string("smem_ring")},
+                           {std::string("regs"), std::string("smem_tma")},
                            "row (slice) loaded by threads into registers, or by bulk copies "
-                           "(sm_90 TMA, mbarrier) into shared memory: one row per block, or "
-                           "rows_per_block rows in turn through a ring of three buffers"};
+                           "(sm_90 TMA, mbarrier) into shared memory (over 226 KiB: its tail in "
+                           "registers)"};
     if (forms_ == row_forms::streaming) {
         a.push_back({"unroll", ints({1, 2, 4, 8}), "independent loads in flight per thread"});
         a.push_back(stage);
@@ -77,7 +80,7 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     if (cl < 1 || cl > 8 || (cl & (cl - 1)) != 0)
         return fail(why, "cluster must be 1, 2, 4 or 8 (the portable cluster sizes)");
     if (smem) return valid_smem(c, p, why);
-    if (rpb > 16) return fail(why, "rows_per_block over 16 is for stage smem_ring");
+    if (rpb > 16) return fail(why, "rows_per_block over 16 is for stage smem_ring (hand-built)");
     if (tpr * rpb < 32 || tpr * rpb > 1024)
         return fail(why, "threads_per_row * rows_per_block must be 32..1024 (whole warps)");
     if (cl > 1) {
@@ -127,19 +130,19 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         return fail(why, "smem_tma: the staged slice exceeds 226 KiB of shared memory per block "
                          "(rows in turn hold two, smem_ring three; split the row across a larger "
                          "cluster)");
+    if (reg_rounds(c, p) * vec * esize > reg_part_max)
+        return fail(why, "smem_tma: a slice over 226 KiB keeps its tail in registers, here more "
+                         "than 128 bytes a thread (more threads or a larger cluster)");
     if (cl > 1 && p.shape.cols * esize <= smem_one_block)
         return fail(why, "smem_tma: a cluster splits rows longer than 32 KiB only");
     const std::int64_t blocks = (p.shape.rows + rpb - 1) / rpb * cl;
     if (blocks > 0x7fffffff) return fail(why, "grid.x over 2^31");
-    if (ring_form(c)) {
-        // The ring is filled once per block: a few rows in turn do not pay for it. Fewer than
-        // 128 blocks leave SMs of a 132-SM Hopper idle for the whole kernel.
-        if (rpb < 8) return fail(why, "smem_ring takes rows in turn: rows_per_block >= 8");
-        if (tpr < 64) return fail(why, "smem_ring: at least 64 threads per row");
-        if (blocks < 128)
-            return fail(why, "smem_ring: fewer than 128 blocks (rows / rows_per_block * cluster)");
-        return true;
-    }
+    // The ring (rows in turn through three buffers, one cluster barrier per row) measured
+    // slower than one row per block on every problem it was made for (H200, session 4 run 1:
+    // softmax bf16 1024x131072 58.5 vs 72.4 %, bf16 4096x32768 76.8 vs 92.8 %, layernorm fp32
+    // 1024x131072 73.8 vs 81.4 %, rowsum bf16 8192x8192 73.7 vs 76.4 %; docs/perf/kernels.md).
+    // The kernels keep it (the GPU test runs hand-built ring configs); the space leaves it out.
+    if (ring_form(c)) return fail(why, "smem_ring is out of the space (measured slower)");
     // Rows in turn with two buffers (rows_per_block > 1 with smem_tma) never won on the H200:
     // 0 of 11 long- and mid-row problems, 1-20 points behind one row per block
     // (docs/perf/kernels.md). The kernels keep the form (the GPU test runs it); the space leaves
@@ -151,7 +154,21 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
 std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
     const auto rpb = c.get<std::int64_t>("rows_per_block");
     const std::int64_t bufs = ring_form(c) ? std::min<std::int64_t>(rpb, 3) : (rpb > 1 ? 2 : 1);
-    return bufs * (p.shape.cols / cluster_of(c)) * static_cast<std::int64_t>(size_of(p.type));
+    const auto esize = static_cast<std::int64_t>(size_of(p.type));
+    const std::int64_t regs = reg_rounds(c, p) * c.get<std::int64_t>("threads_per_row") * 16;
+    return bufs * (p.shape.cols / cluster_of(c)) * esize - regs;
+}
+
+std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
+    // One row per block of a cached op, staged, its slice over what shared memory holds.
+    if (forms_ != row_forms::cached || !staged_in_smem(c) || ring_form(c) ||
+        c.get<std::int64_t>("rows_per_block") != 1)
+        return 0;
+    const std::int64_t slice =
+        p.shape.cols / cluster_of(c) * static_cast<std::int64_t>(size_of(p.type));
+    if (slice <= smem_budget) return 0;
+    const std::int64_t round = c.get<std::int64_t>("threads_per_row") * 16; // bytes
+    return (slice - smem_with_regs + round - 1) / round;
 }
 
 config row_op::default_config(const problem& p) const {
@@ -177,7 +194,7 @@ config row_op::default_config(const problem& p) const {
     // keep the register cache (softmax bf16 8192x8192: 93.4 %, best staged 92.6 %). Rows of
     // 256 KiB and more: an op may prefer them cached in registers over a cluster of 8.
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
-    if (long_rows_in_registers() && p.shape.cols * esize >= 256 * 1024) {
+    if (long_rows_in_registers(p.type) && p.shape.cols * esize >= 256 * 1024) {
         // vec 2 first: softmax bf16 1024x131072 0.164 ms vs 0.170 ms with 16-byte vectors
         // (95 % CIs apart), fp32 0.2670 vs 0.2673 ms (H200, run 3, docs/perf/kernels.md).
         for (const std::int64_t v : {std::int64_t{2}, vec}) {
@@ -186,6 +203,20 @@ config row_op::default_config(const problem& p) const {
             r.set("vec", v);
             if (valid(r, p, nullptr)) return r;
         }
+    }
+    if (p.shape.cols * esize >= 256 * 1024) {
+        // Else 256 KiB a block (1024 threads: 192 KiB staged, 64 bytes a thread in
+        // registers), as few blocks per row as that allows: a cluster cost 16 points at equal
+        // slices (layernorm fp32, 128 KiB slices, tpr 1024: 91 % alone at 4096x32768, 75 % in
+        // clusters of 4 at 1024x131072; docs/perf/kernels.md, session 3).
+        std::int64_t cl = 1;
+        while (cl < 8 && p.shape.cols / cl * esize > 256 * 1024)
+            cl *= 2;
+        config s = c;
+        s.set("threads_per_row", std::int64_t{1024});
+        s.set("cluster", cl);
+        s.set("stage", std::string("smem_tma"));
+        if (valid(s, p, nullptr)) return s;
     }
     if (p.shape.cols * esize > 32 * 1024) {
         std::int64_t cl = 1;
@@ -208,6 +239,7 @@ std::string row_op::source(const config& c, const problem& p) const {
            fmt::format("#define TPR THREADS_PER_ROW\n#define RPB ROWS_PER_BLOCK\n"
                        "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
                        p.shape.cols, geometry(c, p).block[0]) +
+           (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
            row_common_source + (staged_in_smem(c) ? tma_source : "") +
            (ring_form(c) ? ring_source : "") + body();
 }

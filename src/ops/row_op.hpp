@@ -37,10 +37,10 @@ public:
 
 protected:
     /// Whether the default config splits rows of 256 KiB and more across a cluster of 8 with
-    /// the row cached in registers (else: staged in shared memory). The H200 data decides per
-    /// op: softmax yes (96 % fp32, 76 % bf16 at 1024x131072 vs 87 / 72 % staged), layernorm no
-    /// (69 % vs 82 % staged, fp32).
-    [[nodiscard]] virtual bool long_rows_in_registers() const noexcept { return false; }
+    /// the row cached in registers (else: staged in shared memory, 256 KiB a block). The H200
+    /// data decides per op and dtype: softmax fp32 yes (96 % at 1024x131072 vs 87 % staged in
+    /// clusters), layernorm no (69 % vs 82 % staged, fp32).
+    [[nodiscard]] virtual bool long_rows_in_registers(dtype) const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).
@@ -51,6 +51,9 @@ private:
     /// Dynamic shared memory of the staged forms: one slice, two with rows in turn (smem_tma),
     /// three (smem_ring).
     [[nodiscard]] std::int64_t smem_bytes(const config& c, const problem& p) const;
+    /// Rounds of threads_per_row 16-byte vectors a staged slice over 226 KiB keeps in
+    /// registers (its tail; 192 KiB staged), else 0.
+    [[nodiscard]] std::int64_t reg_rounds(const config& c, const problem& p) const;
     row_forms forms_;
 };
 

@@ -195,7 +195,13 @@ __device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const ro
 const char* const tma_source = R"(
 // The slice in NCH chunks of RPC rounds (a round: one vector per thread; the last chunk may be
 // shorter), so each thread's share of a chunk is a compile-time count the loops unroll.
-constexpr int ROUNDS = (NV + TPR - 1) / TPR;
+// Slices too long for shared memory (over 226 KiB: a bf16 row of 131072 in one block) keep their
+// last REG_ROUNDS * TPR vectors in registers, loaded by the threads: SNV vectors are staged.
+#ifndef REG_ROUNDS
+#define REG_ROUNDS 0
+#endif
+constexpr int SNV = NV - REG_ROUNDS * TPR;
+constexpr int ROUNDS = (SNV + TPR - 1) / TPR;
 constexpr int NCH0 = ROUNDS >= 8 ? 8 : ROUNDS;
 constexpr int RPC = (ROUNDS + NCH0 - 1) / NCH0;
 constexpr int NCH = (ROUNDS + RPC - 1) / RPC;
@@ -250,13 +256,13 @@ __device__ __forceinline__ void mbar_setup(unsigned long long* bars, int n) {
 }
 // Row k's buffer, its barriers, and the parity of their phase for that row.
 __device__ __forceinline__ V* stage_buf(int k) {
-    return reinterpret_cast<V*>(ktune_smem) + (k % NBUF) * NV;
+    return reinterpret_cast<V*>(ktune_smem) + (k % NBUF) * SNV;
 }
 __device__ __forceinline__ unsigned long long* stage_bars(unsigned long long* bars, int k) {
     return bars + (k % NBUF) * NCH;
 }
 __device__ __forceinline__ unsigned stage_parity(int k) { return (unsigned)(k / NBUF) & 1u; }
-// Thread 0: the NV vectors at src into row k's buffer, chunk c completing its barrier c. The
+// Thread 0: the SNV vectors at src into row k's buffer, chunk c completing its barrier c. The
 // buffer's previous row was read by generic loads (a __syncthreads ordered them before this):
 // the proxy fence orders those reads before the copy engine's writes.
 __device__ __forceinline__ void stage_row(const V* src, unsigned long long* bars, int k) {
@@ -265,7 +271,7 @@ __device__ __forceinline__ void stage_row(const V* src, unsigned long long* bars
     V* dst = stage_buf(k);
     unsigned long long* b = stage_bars(bars, k);
     for (int c = 0; c < NCH; ++c) {
-        const int n = (c + 1) * CV < NV ? CV : NV - c * CV;
+        const int n = (c + 1) * CV < SNV ? CV : SNV - c * CV;
         mbar_expect(&b[c], n * (unsigned)sizeof(V));
         bulk_load(dst + c * CV, src + c * CV, n * (unsigned)sizeof(V), &b[c]);
     }
@@ -282,9 +288,17 @@ __device__ __forceinline__ void for_staged(unsigned long long* bars, int k, int 
 #pragma unroll 8
         for (int i = 0; i < RPC; ++i) {
             const int j = c * CV + i * TPR + t;
-            if (j < NV) f(s[j]);
+            if (j < SNV) f(s[j]);
         }
     }
+}
+// The register part of the slice (REG_ROUNDS > 0): vector SNV + r * TPR + t in reg[r].
+struct reg_part {
+    V v[REG_ROUNDS > 0 ? REG_ROUNDS : 1];
+};
+__device__ __forceinline__ void load_reg_part(reg_part& r, const V* src, int t) {
+#pragma unroll
+    for (int i = 0; i < REG_ROUNDS; ++i) r.v[i] = src[SNV + i * TPR + t];
 }
 // f(j, v) for every vector j this thread owns in row k's buffer (after for_staged).
 template <class F>
@@ -293,7 +307,7 @@ __device__ __forceinline__ void for_row(int k, int t, F f) {
 #pragma unroll 8
     for (int i = 0; i < ROUNDS; ++i) {
         const int j = i * TPR + t;
-        if (j < NV) f(j, s[j]);
+        if (j < SNV) f(j, s[j]);
     }
 }
 )";

@@ -167,8 +167,8 @@ TEST_CASE("default configs match the reference at every benchmark row length") {
     check_all(jobs);
 }
 
-TEST_CASE("rows in turn through the ring (smem_ring) match the reference; 128-tile and micro "
-          "transposes") {
+TEST_CASE("rows in turn through the ring (smem_ring), slices with a register tail, 128-tile and "
+          "micro transposes match the reference") {
     // Configs built by hand: the space needs >= 128 blocks, which these small problems (odd row
     // counts, a partial last block) do not have; the kernels do not care.
     std::vector<job> jobs;
@@ -208,6 +208,24 @@ TEST_CASE("rows in turn through the ring (smem_ring) match the reference; 128-ti
         }
     }
     CHECK(jobs.size() >= 60);
+    // Staged slices over 226 KiB: 192 KiB staged, the tail in registers (in the space).
+    std::size_t hybrid = 0;
+    for (const char* name : {"softmax", "layernorm"}) {
+        const ops::op& o = ops::find_op(name);
+        for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+            const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
+            const ops::problem p{{37, 131072}, t};
+            for (std::int64_t tpr : {512, 1024}) {
+                config c = ring(o, tpr, 1, t == ops::dtype::f32 ? 2 : 1, vec);
+                c.set("stage", std::string("smem_tma"));
+                INFO(c.to_string());
+                CHECK(o.valid(c, p));
+                jobs.push_back({&o, p, c});
+                ++hybrid;
+            }
+        }
+    }
+    CHECK(hybrid == 8);
     const ops::op& tr = ops::find_op("transpose");
     std::size_t tiles = 0;
     for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {

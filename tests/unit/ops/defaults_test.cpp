@@ -35,8 +35,8 @@ TEST_CASE("default configs are valid, in the space and compile at every benchmar
                 CHECK(std::find(all.begin(), all.end(), d) != all.end());
                 const launch_geometry g = o->geometry(d, p);
                 CHECK(g.grid[0] >= 1u);
-                CHECK(g.block[0] >= 32u);
-                CHECK(g.block[0] <= 1024u);
+                CHECK(g.block[0] * g.block[1] >= 32u);
+                CHECK(g.block[0] * g.block[1] <= 1024u);
                 CHECK(g.shared_bytes <= 227u * 1024u);
                 std::string src = o->source(d, p);
                 if (!compiled.insert(src).second) continue;

@@ -1,6 +1,8 @@
 // Session 4's forms: the row ops' ring (stage = smem_ring: rows in turn through three staged
-// buffers, one cluster barrier per row) and transpose's 128-tiles. Constraints, geometry, and
-// that their sources compile with NVRTC for sm_90 (the GPU test checks their results).
+// buffers, one cluster barrier per row; measured slower, out of the space), staged slices over
+// 226 KiB with their tail in registers, transpose's micro form and 128-tiles. Constraints,
+// geometry, defaults, and that their sources compile with NVRTC for sm_90 (the GPU test checks
+// their results).
 #include "catch.hpp"
 
 #include "ktune/measure/compile.hpp"
@@ -25,56 +27,78 @@ config ring(std::int64_t tpr, std::int64_t rpb, std::int64_t cluster, std::int64
 
 } // namespace
 
-TEST_CASE("ring stage: constraints, three buffers and the grid") {
+TEST_CASE("ring stage: out of the space (measured slower), its geometry and source kept") {
     const op& sm = find_op("softmax");
     const problem wide{{1024, 131072}, dtype::bf16};
     std::string why;
-    config c = ring(512, 64, 8, 8);
-    REQUIRE(sm.valid(c, wide, &why));
-    launch_geometry g = sm.geometry(c, wide);
-    CHECK(g.grid[0] == 1024u / 64 * 8); // 16 clusters of 8: one wave
+    const config c = ring(512, 64, 8, 8);
+    CHECK_FALSE(sm.valid(c, wide, &why));
+    CHECK(why.find("out of the space") != std::string::npos);
+    const launch_geometry g = sm.geometry(c, wide);
+    CHECK(g.grid[0] == 1024u / 64 * 8); // 16 clusters of 8
     CHECK(g.cluster[0] == 8u);
     CHECK(g.block[0] == 512u);
     CHECK(g.shared_bytes == 3u * 16384 * 2); // three slices of 16384 bf16
     const std::string src = sm.source(c, wide);
     CHECK(src.find("#define STAGE_smem_ring 1") != std::string::npos);
     CHECK(src.find("ring_publish") != std::string::npos);
-    // A 64 KiB slice x 3 fits, a 128 KiB one does not.
-    c.set("cluster", std::int64_t{4});
-    c.set("rows_per_block", std::int64_t{32});
-    CHECK(sm.valid(c, wide, &why));
-    c.set("cluster", std::int64_t{2});
-    CHECK_FALSE(sm.valid(c, wide, &why));
-    CHECK(why.find("226 KiB") != std::string::npos);
-    // Fewer than 128 blocks, few rows in turn, narrow groups: out.
-    c.set("cluster", std::int64_t{4});
-    c.set("rows_per_block", std::int64_t{64});
-    CHECK_FALSE(sm.valid(c, wide, &why));
-    CHECK(why.find("128 blocks") != std::string::npos);
-    c.set("rows_per_block", std::int64_t{4});
-    CHECK_FALSE(sm.valid(c, wide, &why));
-    CHECK(why.find(">= 8") != std::string::npos);
-    // Rows per block beyond 16 belong to the ring only.
-    config r = sm.default_config({{8192, 8192}, dtype::bf16});
-    r.set("rows_per_block", std::int64_t{32});
-    r.set("threads_per_row", std::int64_t{32});
-    CHECK_FALSE(sm.valid(r, {{8192, 8192}, dtype::bf16}, &why));
-    CHECK(why.find("smem_ring") != std::string::npos);
-    // Every row op offers ring configs on the long-row benchmark shapes.
-    for (const char* name : {"softmax", "layernorm", "rowsum"}) {
-        for (const problem p :
-             {problem{{4096, 32768}, dtype::bf16}, problem{{8192, 8192}, dtype::bf16}}) {
-            std::size_t n = 0;
-            for (const auto& e : find_op(name).enumerate(p))
-                n += e.get<std::string>("stage") == "smem_ring";
-            INFO(name << " " << to_string(p.shape));
-            CHECK(n >= 4);
+    for (const char* name : {"softmax", "layernorm", "rowsum"})
+        for (const auto& e : find_op(name).enumerate({{4096, 32768}, dtype::bf16})) {
+            CHECK(e.get<std::string>("stage") != "smem_ring");
+            CHECK(e.get<std::int64_t>("rows_per_block") <= 16);
         }
+}
+
+TEST_CASE("a staged slice over 226 KiB keeps its tail in registers (one block per long row)") {
+    const op& sm = find_op("softmax");
+    const op& ln = find_op("layernorm");
+    const problem bf{{1024, 131072}, dtype::bf16};
+    const problem f{{1024, 131072}, dtype::f32};
+    config c = ring(1024, 1, 1, 8);
+    c.set("stage", std::string("smem_tma"));
+    std::string why;
+    REQUIRE(sm.valid(c, bf, &why));
+    launch_geometry g = sm.geometry(c, bf);
+    CHECK(g.grid[0] == 1024u);             // a block per row, no cluster
+    CHECK(g.shared_bytes == 192u * 1024u); // 64 bytes a thread in registers
+    CHECK(sm.source(c, bf).find("#define REG_ROUNDS 4") != std::string::npos);
+    CHECK(ln.valid(c, bf, &why));
+    c.set("threads_per_row", std::int64_t{512}); // 128 bytes a thread: still in
+    CHECK(sm.valid(c, bf, &why));
+    CHECK(sm.source(c, bf).find("#define REG_ROUNDS 8") != std::string::npos);
+    c.set("threads_per_row", std::int64_t{256}); // 256 bytes a thread: out
+    CHECK_FALSE(sm.valid(c, bf, &why));
+    CHECK(why.find("128 bytes") != std::string::npos);
+    // fp32: 512 KiB rows need a cluster of 2 for 256 KiB slices.
+    c.set("threads_per_row", std::int64_t{1024});
+    c.set("vec", std::int64_t{4});
+    CHECK_FALSE(ln.valid(c, f, &why));
+    c.set("cluster", std::int64_t{2});
+    REQUIRE(ln.valid(c, f, &why));
+    g = ln.geometry(c, f);
+    CHECK(g.shared_bytes == 192u * 1024u);
+    CHECK(g.grid[0] == 2048u);
+    // Short enough slices carry no register part; rowsum (no cluster) none at all.
+    c.set("cluster", std::int64_t{4});
+    CHECK(ln.geometry(c, f).shared_bytes == 128u * 1024u);
+    CHECK(ln.source(c, f).find("#define REG_ROUNDS 0") != std::string::npos); // the fallback
+    for (const auto& e : find_op("rowsum").enumerate(f))
+        CHECK(e.get<std::string>("stage") == "regs");
+    // The defaults of the 256 KiB rows that stayed under 85 % take this form (softmax fp32
+    // keeps its register cluster: 95 %).
+    CHECK(sm.default_config(bf).get<std::int64_t>("cluster") == 1);
+    CHECK(sm.default_config(bf).get<std::string>("stage") == "smem_tma");
+    CHECK(ln.default_config(bf).get<std::int64_t>("threads_per_row") == 1024);
+    CHECK(ln.default_config(f).get<std::int64_t>("cluster") == 2);
+    CHECK(sm.default_config(f).get<std::string>("stage") == "regs");
+    for (const auto& [o, p] : {std::pair{&sm, bf}, std::pair{&ln, bf}, std::pair{&ln, f}}) {
+        const config d = o->default_config(p);
+        INFO(o->name() << " " << to_string(p.type) << " " << d.to_string());
+        const auto r =
+            measure::nvrtc_compile({o->source(d, p), std::string(kernel_name), "sm_90", {}});
+        INFO(r.log);
+        CHECK(r.ok);
     }
-    std::size_t n = 0;
-    for (const auto& e : find_op("layernorm").enumerate(wide))
-        n += e.get<std::string>("stage") == "smem_ring";
-    CHECK(n >= 8);
 }
 
 TEST_CASE("ring kernels compile with NVRTC for sm_90 (clusters, gamma/beta in registers or not)") {
@@ -85,7 +109,6 @@ TEST_CASE("ring kernels compile with NVRTC for sm_90 (clusters, gamma/beta in re
     };
     const pick picks[] = {
         {"softmax", {{1024, 131072}, dtype::bf16}, ring(512, 64, 8, 8)},
-        {"softmax", {{4096, 32768}, dtype::f32}, ring(256, 32, 2, 4)},
         {"layernorm", {{1024, 131072}, dtype::bf16}, ring(512, 64, 8, 8)}, // 4 vectors: registers
         {"layernorm", {{1024, 131072}, dtype::f32}, ring(128, 32, 8, 4)},  // 32: from L1/L2
         {"rowsum", {{8192, 8192}, dtype::bf16}, ring(256, 16, 1, 8)},
@@ -100,9 +123,6 @@ TEST_CASE("ring kernels compile with NVRTC for sm_90 (clusters, gamma/beta in re
                  {"unroll", std::int64_t{1}},
                  {"stage", std::string("smem_ring")}};
         INFO(k.op << " " << to_string(k.p.type) << " " << c.to_string());
-        std::string why;
-        CHECK(o.valid(c, k.p, &why));
-        INFO(why);
         const auto r =
             measure::nvrtc_compile({o.source(c, k.p), std::string(kernel_name), "sm_90", {}});
         INFO(r.log);
@@ -111,28 +131,36 @@ TEST_CASE("ring kernels compile with NVRTC for sm_90 (clusters, gamma/beta in re
     }
 }
 
-TEST_CASE("transpose: 128-tiles within 48 KiB of static shared memory") {
+TEST_CASE("transpose: 128-tiles (micro form) within 48 KiB of static shared memory") {
     const op& t = find_op("transpose");
     const problem bf{{8192, 8192}, dtype::bf16};
     const problem f{{8192, 8192}, dtype::f32};
-    config c{{"tile", std::int64_t{128}},
-             {"block_rows", std::int64_t{16}},
-             {"vec", std::int64_t{8}},
-             {"pad", std::int64_t{1}},
-             {"pack", std::int64_t{1}}};
+    config c{{"tile", std::int64_t{128}}, {"block_rows", std::int64_t{16}},
+             {"vec", std::int64_t{8}},    {"pad", std::int64_t{0}},
+             {"pack", std::int64_t{0}},   {"form", std::string("micro")}};
     std::string why;
     REQUIRE(t.valid(c, bf, &why));
     const launch_geometry g = t.geometry(c, bf);
     CHECK(g.grid[0] == 64u);
     CHECK(g.block[0] == 16u);
     CHECK(g.block[1] == 16u);
+    c.set("pad", std::int64_t{0});
     c.set("pack", std::int64_t{0});
-    CHECK(t.valid(c, bf, &why)); // 128 x 129 x 2 bytes
+    c.set("form", std::string("micro"));
+    CHECK(t.valid(c, bf, &why)); // 128 x 128 x 2 bytes
     c.set("vec", std::int64_t{4});
-    CHECK_FALSE(t.valid(c, f, &why)); // 128 x 129 x 4 bytes
+    CHECK_FALSE(t.valid(c, f, &why)); // 128 x 128 x 4 bytes
     CHECK(why.find("48 KiB") != std::string::npos);
     c.set("vec", std::int64_t{8});
+    // Element 128-tiles measured slower than 64-tiles: out of the space.
+    c.set("form", std::string("tile"));
     c.set("pack", std::int64_t{1});
+    c.set("pad", std::int64_t{1});
+    CHECK_FALSE(t.valid(c, bf, &why));
+    CHECK(why.find("micro") != std::string::npos);
+    c.set("form", std::string("micro"));
+    c.set("pack", std::int64_t{0});
+    c.set("pad", std::int64_t{0});
     const auto r = measure::nvrtc_compile({t.source(c, bf), std::string(kernel_name), "sm_90", {}});
     INFO(r.log);
     CHECK(r.ok);
