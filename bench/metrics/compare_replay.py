@@ -6,17 +6,24 @@ Unlike compare.py (one ktune range per launch, joined by position), this also re
 of `--replay launches`, where one kernel sample spans N natural launches (pass_launches): it is
 joined to ncu's row of its first launch.
 
-usage: compare_replay.py KTUNE_METRICS.json NCU.csv MANIFEST.json LABEL
+With ktune's `roofline --json` output (ROOFLINE.json) and an ncu CSV that carries the
+SpeedOfLight throughputs, ktune's class is compared with ncu's SpeedOfLight verdict (compare.py's
+ncu_class) for the same sample.
+
+usage: compare_replay.py KTUNE_METRICS.json NCU.csv MANIFEST.json LABEL [ROOFLINE.json]
 """
 import json
 import sys
 
-from compare import DRAM, parse_ncu_csv
+from compare import DRAM, MEM_PCT, SM_PCT, ncu_class, parse_ncu_csv
 
 
 def main(argv):
-    if len(argv) != 5:
+    if len(argv) not in (5, 6):
         sys.exit(__doc__)
+    classes = {}
+    if len(argv) == 6:
+        classes = {k["launch_index"]: k for k in json.load(open(argv[5]))["kernels"]}
     kt = json.load(open(argv[1]))
     ncu = parse_ncu_csv(open(argv[2]).read())
     manifest = json.load(open(argv[3]))
@@ -26,9 +33,10 @@ def main(argv):
           "ncu launches %d" % (label, kt.get("replay", "kernel"), kt.get("passes"),
                                len(kt["kernels"]), kt.get("incomplete_kernels", 0),
                                kt.get("cache_control", "?"), len(ncu)))
-    print("| launch | workload | pass launches | ktune R / W (MB) | ncu R / W (MB) | ktune/ncu |")
-    print("|---|---|---|---|---|---|")
-    ok = n = 0
+    print("| launch | workload | pass launches | ktune R / W (MB) | ncu R / W (MB) | ktune/ncu "
+          "| ktune class (bound by) | ncu class (SM %, mem %) |")
+    print("|---|---|---|---|---|---|---|---|")
+    ok = n = agree = judged = 0
     seen = set()
     for k in sorted(kt["kernels"], key=lambda k: k["launch_index"]):
         i = k["launch_index"]
@@ -45,9 +53,20 @@ def main(argv):
         if nr + nw >= 1 << 20:
             n += 1
             ok += abs(ratio - 1) <= 0.02
-        print("| %d | %s | %d | %.2f / %.2f | %.2f / %.2f | %.3f |" % (
-            i, wl, k.get("pass_launches", 1), kr / 1e6, kw / 1e6, nr / 1e6, nw / 1e6, ratio))
+        kc = nc = "-"
+        if classes and c.get(SM_PCT) is not None and c.get(MEM_PCT) is not None:
+            point = classes.get(i, {})
+            kc = "%s (%s)" % (point.get("class", "?"), point.get("bound_by", "?"))
+            nc = "%s (%.0f, %.0f)" % (ncu_class(c), c[SM_PCT], c[MEM_PCT])
+            judged += 1
+            agree += point.get("class") == ncu_class(c)
+        print("| %d | %s | %d | %.2f / %.2f | %.2f / %.2f | %.3f | %s | %s |" % (
+            i, wl, k.get("pass_launches", 1), kr / 1e6, kw / 1e6, nr / 1e6, nw / 1e6, ratio, kc,
+            nc))
     print("[%s] DRAM bytes within 2 %% of ncu: %d of %d workloads moving >= 1 MiB" % (label, ok, n))
+    if judged:
+        print("[%s] class agreement with ncu's SpeedOfLight verdict: %d of %d workloads" % (
+            label, agree, judged))
 
 
 if __name__ == "__main__":

@@ -219,20 +219,27 @@ step_metrics_onepass() {
 step_metrics_replay() {
     local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
     local bin="$build/bench/metrics/bench_roofline_vs_ncu" ktune="$build/tools/ktune-cli/ktune"
-    local lim=${METRICS_STEP_TIMEOUT:-40} txt="$out/metrics_replay.txt" t mode cc
+    local lim=${METRICS_STEP_TIMEOUT:-40} txt="$out/metrics_replay.txt" t mode cc cfg
     local m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+    # ncu's default (all) also reads its SpeedOfLight throughputs, for the class comparison.
+    local sol=,sm__throughput.avg.pct_of_peak_sustained_elapsed
+    sol+=,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
     mkdir -p "$out"
     "$bin" --mode plain --repeat 3 --manifest "$out/metrics_r_manifest.json" \
         >"$out/metrics_r_plain.log" 2>&1
     for cc in all none; do
+        local mm=$m
+        [ $cc = all ] && mm+=$sol
         t=$EPOCHREALTIME
         timeout "$lim" ncu --cache-control $cc --clock-control none --print-units base --csv \
-            --page raw --metrics "$m" "$bin" --mode plain --repeat 3 \
+            --page raw --metrics "$mm" "$bin" --mode plain --repeat 3 \
             >"$out/metrics_r_ncu_$cc.csv" 2>"$out/metrics_r_ncu_$cc.err"
         echo "ncu --cache-control $cc: rc $? in $(_metrics_since "$t") s" | tee -a "$txt"
     done
-    for mode in launches kernel; do
-        for cc in all none; do
+    # METRICS_REPLAY_CONFIGS: which "mode:cache" pairs of ktune run (all four by default).
+    for cfg in ${METRICS_REPLAY_CONFIGS:-launches:all launches:none kernel:all kernel:none}; do
+        mode=${cfg%%:*} cc=${cfg##*:}
+        {
             t=$EPOCHREALTIME
             timeout "$lim" "$ktune" profile --metrics roofline --replay $mode --cache-control $cc \
                 --max-metric-kernels 100 --max-per-kernel 10 --no-top \
@@ -244,14 +251,16 @@ step_metrics_replay() {
             "$ktune" roofline "$out/metrics_r_${mode}_$cc.ktrace" --latency-pct 60 \
                 --dump-metrics "$out/metrics_r_${mode}_${cc}_values.json" \
                 >"$out/metrics_r_roofline_${mode}_$cc.txt" 2>&1
+            "$ktune" roofline "$out/metrics_r_${mode}_$cc.ktrace" --latency-pct 60 --json \
+                >"$out/metrics_r_roofline_${mode}_$cc.json" 2>/dev/null
             local n
             for n in all none; do
                 python3 bench/metrics/compare_replay.py "$out/metrics_r_${mode}_${cc}_values.json" \
                     "$out/metrics_r_ncu_$n.csv" "$out/metrics_r_manifest.json" \
-                    "ktune $mode $cc / ncu $n" 2>&1 | tee -a "$txt" | grep '^\[' |
-                    tee -a "${summary:-/dev/null}"
+                    "ktune $mode $cc / ncu $n" "$out/metrics_r_roofline_${mode}_$cc.json" 2>&1 |
+                    tee -a "$txt" | grep '^\[' | tee -a "${summary:-/dev/null}"
             done
-        done
+        }
     done
 }
 
@@ -315,7 +324,7 @@ print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metr
             echo "  profiled: ncu $(grep -c '==PROF== Profiling' "$out/metrics_rw_${w}_ncu.log");" \
                 "kernel: $(grep 'ktune: metrics' "$out/metrics_rw_${w}_kernel.log" | tail -1);" \
                 "launches: $(grep 'ktune: metrics' "$out/metrics_rw_${w}_launches.log" | tail -1)"
-            "$ktune" roofline "$out/metrics_rw_${w}_launches.ktrace" 2>&1 | head -8
+            "$ktune" roofline "$out/metrics_rw_${w}_launches.ktrace" 2>&1 | head -40
         } 2>&1 | tee -a "$txt" | tee -a "${summary:-/dev/null}"
     done
 }

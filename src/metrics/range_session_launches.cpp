@@ -45,14 +45,18 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
             return join_pass0(std::move(key), name, launch_index, correlation_id, cooperative,
                               before_start);
         }
-        // A kernel of the batch again: once one comes back often enough, a loop iteration went
-        // by with no new kernel and pass 0 is complete; this launch may then open pass 1.
-        if (++b.seen[key] <= other_repeats_) return false;
+        // A kernel of the sequence again. The first one back means the loop (or the repeat of
+        // one kernel) came round: pass 0 is complete, and this launch opens pass 1. Others
+        // close it only after more than other_repeats returns with no new kernel (the first
+        // one may never come back, like PyTorch's weight initialisation before the loop).
+        if (position != 0 && ++b.seen[key] <= other_repeats_) return false;
         end_pass();
         if (!seq_ || seq_->pass == 0) return false;
     }
     if (at == b.kernels.end()) {
-        if (b.waited > patience_) {
+        // Another kernel coming back more than other_repeats times means a loop iteration went
+        // by without the one expected next (or the patience ran out): give that one up.
+        if (b.waited > patience_ || ++b.seen[key] > other_repeats_) {
             // The kernel expected next has not come for too long: give it up.
             std::size_t expected = b.next;
             while (expected < b.kernels.size() && b.kernels[expected].incomplete)
@@ -61,7 +65,10 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
                 fill_until(expected + 1);
             else if (expected < b.kernels.size())
                 b.kernels[expected].incomplete = true;
-            if (seq_) seq_->waited = 0;
+            if (seq_) {
+                seq_->waited = 0;
+                seq_->seen.clear();
+            }
             if (seq_ && std::all_of(seq_->kernels.begin(), seq_->kernels.end(),
                                     [](const batch_kernel& k) { return k.incomplete; }))
                 abandon();

@@ -15,10 +15,11 @@
 // cost is per pass (~25 ms for start + stop on an H200, bench_range_probe), a user range around
 // one launch ~1 ms. Pass 0 opens on the first sampled launch and pushes one range per distinct
 // sampled kernel as the program launches them (up to `launches_ranges_per_pass`); it closes when
-// an iteration goes by without a new kernel (a kernel of the batch launched more than
-// `other_repeats` times since the last one joined). Each later pass follows pass 0's order on
+// its first kernel is launched again (the loop came round, or one kernel repeats: then each pass
+// is one launch of it), or when another of its kernels has been launched more than
+// `other_repeats` times since the last one joined. Each later pass follows pass 0's order on
 // later launches, skipping launches that are not the next expected kernel; a kernel that does not
-// come back (another of the batch launched more than `other_repeats` times meanwhile, or
+// come back (another kernel launched more than `other_repeats` times meanwhile, or
 // `patience` launches) gets an empty range in its place, so later ranges stay matched, and is
 // reported incomplete; so is every kernel of a batch still open at exit. The batch is decoded
 // once, after its last pass. Each range is profiled alone (the context drained before its push,

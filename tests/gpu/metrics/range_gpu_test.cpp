@@ -133,8 +133,8 @@ TEST_CASE("launches mode collects a loop's kernels together, with nothing replay
     int iters = 4096;
     void* fma_args[] = {&op, &iters};
     m.launch(m.copy, copy_blocks, 256, copy_args); // warm-up
-    // A loop of copy, fma: pass 0 takes both in one pass, passes 1 and 2 on later iterations
-    // (pass 0 closes once copy has come back 4 times), every other launch unprofiled.
+    // A loop of copy, fma: pass 0 takes both in one pass and closes when copy comes back;
+    // passes 1 and 2 are the next two iterations; every later launch runs unprofiled.
     std::size_t copies = 0, fmas = 0;
     for (std::uint64_t it = 0; it < 10; ++it) {
         if (s.launch_begin("ktune_copy", 2 * it, 0, false, "copy")) {

@@ -132,19 +132,17 @@ TEST_CASE("replay modes parse") {
 
 TEST_CASE("launches mode collects a loop's kernels together, one pass per iteration") {
     driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
-    // A loop launching a, b, a, c: pass 0 takes a, b, c in the first iteration and closes when a
-    // has come back more than 3 times since c joined (i = 10), which opens pass 1 there; passes
-    // 1 and 2 follow a, b, c, skipping launches that are not the next expected one (c at 11, a
-    // at 12).
-    for (int it = 0; it < 6; ++it)
-        for (const char* k : {"a", "b", "a", "c"})
-            d.launch(k, "1/1/0", it == 3);
-    CHECK(d.profiled == std::vector<std::string>{"a@0", "b@1", "c@3", "a@10", "b@13", "c@15",
-                                                 "a@16", "b@17", "c@19"});
+    // A loop launching a, b, c: pass 0 takes all three in the first iteration and closes when a
+    // comes back, which opens pass 1 there; pass 2 is the third iteration.
+    for (int it = 0; it < 5; ++it)
+        for (const char* k : {"a", "b", "c"})
+            d.launch(k, "1/1/0", it == 1);
+    CHECK(d.profiled ==
+          std::vector<std::string>{"a@0", "b@1", "c@2", "a@3", "b@4", "c@5", "a@6", "b@7", "c@8"});
     CHECK(d.fake->starts == 3); // one start/stop per pass, not per kernel
     CHECK(d.fake->max_ranges == launches_ranges_per_pass);
     CHECK(d.flushes == 9);     // right before each range
-    CHECK(d.fake->waits == 2); // b@13, c@15 (iteration 3: off the legacy stream) wait to pop
+    CHECK(d.fake->waits == 3); // iteration 1: off the legacy stream, each waits to pop
     CHECK(d.fake->empty == 0);
     CHECK(d.fake->pass0 == std::vector<std::string>{"0", "1", "2"});
     const auto doc = d.s.finish();
@@ -158,53 +156,111 @@ TEST_CASE("launches mode collects a loop's kernels together, one pass per iterat
     CHECK(doc.kernels[1].name == "b");
     CHECK(doc.kernels[1].values.at("dram__bytes.sum") == 11); // range 1, metric 1
     CHECK(doc.kernels[2].name == "c");
-    CHECK(doc.kernels[2].launch_index == 3);
+    CHECK(doc.kernels[2].launch_index == 2);
     CHECK(doc.kernels[2].values.at("gpu__time_duration.sum") == 20);
     CHECK(doc.kernels[2].pass_launches == 3);
     CHECK(doc.incomplete_kernels == 0);
 }
 
-TEST_CASE("a kernel launched with another shape is another kernel") {
+TEST_CASE("a kernel repeated in the loop body closes pass 0 early; the rest follow later") {
     driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
-    // c alternates between two grids; its first shape joins pass 0, the other one is never
-    // profiled (max one sample per kernel name), and each later pass waits for the first shape.
-    for (int it = 0; it < 8; ++it)
+    // a, b, a, c: a's return closes pass 0 with a and b (pass 1 opens on that launch); later
+    // passes skip launches that are not the next expected one; c gets a sequence of its own.
+    for (int it = 0; it < 6; ++it)
         for (const char* k : {"a", "b", "a", "c"})
-            d.launch(k, k == std::string("c") && it % 2 ? "8/1/0" : "4/1/0");
-    for (const auto& p : d.profiled)
-        if (p.starts_with("c@")) CHECK((std::stoi(p.substr(2)) / 4) % 2 == 0); // even iterations
+            d.launch(k);
+    CHECK(d.profiled == std::vector<std::string>{"a@0", "b@1", "a@2", "b@5", "a@6", "b@9", "c@11",
+                                                 "c@15", "c@19"});
     const auto doc = d.s.finish();
     REQUIRE(doc.kernels.size() == 3);
     CHECK(doc.kernels[2].name == "c");
-    CHECK(doc.kernels[2].launch_index == 3);
+    CHECK(doc.kernels[2].values.at("gpu__time_duration.sum") == 1000); // second decode, range 0
+    CHECK(d.fake->starts == 6);
+    CHECK(doc.incomplete_kernels == 0);
+}
+
+TEST_CASE("a kernel repeated back to back takes one launch per pass") {
+    // bench_roofline_vs_ncu --repeat 3: each workload three times in a row, never again.
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
+    for (const char* k : {"x", "y"})
+        for (int r = 0; r < 3; ++r)
+            d.launch(k);
+    CHECK(d.profiled == std::vector<std::string>{"x@0", "x@1", "x@2", "y@3", "y@4", "y@5"});
+    const auto doc = d.s.finish();
+    REQUIRE(doc.kernels.size() == 2);
+    CHECK(doc.kernels[1].launch_index == 3);
+    CHECK(doc.incomplete_kernels == 0);
+}
+
+TEST_CASE("a kernel launched with another shape is another kernel") {
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
+    // c alternates between two grids: its first shape joins pass 0, the other is never profiled
+    // (max one sample per kernel name) and each later pass waits for the first shape.
+    for (int it = 0; it < 6; ++it) {
+        d.launch("a");
+        d.launch("c", it % 2 ? "8/1/0" : "4/1/0");
+    }
+    CHECK(d.profiled == std::vector<std::string>{"a@0", "c@1", "a@2", "c@5", "a@6", "c@9"});
+    const auto doc = d.s.finish();
+    REQUIRE(doc.kernels.size() == 2);
+    CHECK(doc.kernels[1].name == "c");
+    CHECK(doc.kernels[1].launch_index == 1);
     CHECK(d.fake->starts == 3);
     CHECK(doc.incomplete_kernels == 0);
 }
 
 TEST_CASE("a kernel that does not come back keeps its place with an empty range") {
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
+    // x, y, z in a loop where z skips the second iteration.
+    for (int it = 0; it < 6; ++it) {
+        d.launch("x");
+        d.launch("y");
+        if (it != 1) d.launch("z");
+    }
+    // Pass 0: x, y, z (0-2); pass 1: x@3, y@4, then z misses iteration 1: x@5, y@6 run
+    // unprofiled (seen once each) and z@7 completes it; pass 2: x@8, y@9, z@10.
+    CHECK(d.profiled ==
+          std::vector<std::string>{"x@0", "y@1", "z@2", "x@3", "y@4", "z@7", "x@8", "y@9", "z@10"});
+    CHECK(d.fake->empty == 0);
+    const auto doc = d.s.finish();
+    REQUIRE(doc.kernels.size() == 3);
+    CHECK(doc.incomplete_kernels == 0);
+
+    // Now z stops for good after the first iteration: it gets an empty range in passes 1 and 2.
+    driver e(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
+    for (int it = 0; it < 12; ++it) {
+        e.launch("x");
+        e.launch("y");
+        if (it == 0) e.launch("z");
+    }
+    CHECK(e.fake->empty == 2);
+    const auto doc2 = e.s.finish();
+    REQUIRE(doc2.kernels.size() == 2);
+    CHECK(doc2.kernels[0].name == "x");
+    CHECK(doc2.kernels[1].name == "y");
+    CHECK(doc2.kernels[1].values.at("dram__bytes.sum") == 11); // range 1: z's range 2 is empty
+    CHECK(doc2.incomplete == std::vector<std::string>{"z"});
+    CHECK(doc2.dropped_ranges == 0);
+}
+
+TEST_CASE("a sequence whose only kernel never comes back is given up for the loop's kernels") {
     // PyTorch-like: an initialisation kernel launched twice before the loop, then x, y, x, y…
     driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel());
     d.launch("init");
     d.launch("init");
-    for (int it = 0; it < 12; ++it) {
+    for (int it = 0; it < 10; ++it) {
         d.launch("x");
         d.launch("y");
     }
-    // Pass 0: init, x, y, closed at x's 4th return (i = 10). Pass 1 waits for init until x has
-    // come back 4 times more (i = 16), then gives init an empty range; pass 2 pushes init's
-    // empty range before x at once.
-    CHECK(d.profiled ==
-          std::vector<std::string>{"init@0", "x@2", "y@3", "x@16", "y@17", "x@18", "y@19"});
-    CHECK(d.fake->empty == 2);
+    // init takes passes 0 and 1; x coming back 4 times gives it up (i = 8); the next candidate
+    // launch (y) opens a sequence of y and x.
+    CHECK(d.profiled == std::vector<std::string>{"init@0", "init@1", "y@9", "x@10", "y@11", "x@12",
+                                                 "y@13", "x@14"});
     const auto doc = d.s.finish();
     REQUIRE(doc.kernels.size() == 2);
-    CHECK(doc.kernels[0].name == "x");
-    CHECK(doc.kernels[0].values.at("gpu__time_duration.sum") == 10); // range 1: init's kept 0
-    CHECK(doc.kernels[1].name == "y");
-    CHECK(doc.kernels[1].values.at("dram__bytes.sum") == 21);
+    CHECK(doc.kernels[0].name == "y");
     CHECK(doc.incomplete == std::vector<std::string>{"init"});
-    CHECK(doc.incomplete_kernels == 1);
-    CHECK(doc.dropped_ranges == 0);
+    CHECK(d.fake->discarded == 1);
 }
 
 TEST_CASE("kernels of a sequence still open at exit are incomplete, not lost") {
