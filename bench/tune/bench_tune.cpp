@@ -11,7 +11,8 @@
 // The binary is its own worker (`bench_tune __worker`). KTUNE_BENCH_PER_PROGRAM=1 and
 // KTUNE_BENCH_AHEAD=0 switch off batched compiles and compile-ahead (before/after runs);
 // KTUNE_BENCH_COMPILE=threads compiles in threads instead of compile-server processes;
-// KTUNE_BENCH_SETUP_OFF=prepare,lazy,early switches set-up overlaps off (tune_request).
+// KTUNE_BENCH_SETUP_OFF=prepare,lazy,early switches set-up overlaps off (tune_request);
+// KTUNE_BENCH_KEEP_WORKER=S measures on a kept worker that waits S seconds between tunes.
 #include "bench_compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
@@ -44,6 +45,7 @@ tune::tune_request request(char** argv, std::size_t budget) {
     if (const char* a = std::getenv("KTUNE_BENCH_AHEAD")) rq.compile_ahead = std::string(a) != "0";
     if (const char* c = std::getenv("KTUNE_BENCH_COMPILE"))
         rq.compile_processes = std::string(c) != "threads";
+    if (const char* k = std::getenv("KTUNE_BENCH_KEEP_WORKER")) rq.keep_worker_s = std::atoi(k);
     // Before/after of the set-up overlaps: a comma list of those to switch off.
     if (const char* off = std::getenv("KTUNE_BENCH_SETUP_OFF")) {
         const std::string o = off;
@@ -93,6 +95,7 @@ json summary(const tune::tune_report& r) {
                                               [](const auto& c) { return c.cubin_cache_hit; })},
            {"non_gpu_ms_per_candidate", overhead_ms},
            {"workers_spawned", r.workers_spawned},
+           {"worker_kept", r.worker_kept},
            {"compile_servers", r.compile_servers},
            {"compile_server_failures", r.compile_server_failures},
            {"copy_gbs_cached", r.copy_gbs_cached},

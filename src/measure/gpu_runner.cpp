@@ -190,6 +190,10 @@ void gpu_runner::prepare(const candidate_request& r) noexcept {
     }
 }
 
+void gpu_runner::release() noexcept {
+    impl_->problems.clear();
+}
+
 gpu_runner::~gpu_runner() = default;
 
 candidate_result gpu_runner::run(const candidate_request& r) {

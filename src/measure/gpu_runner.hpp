@@ -26,6 +26,8 @@ public:
     /// Allocates r's problem buffers and loads its reference if the cubin cache has it, so the
     /// first candidate of the problem finds them (a prepare request; never throws).
     void prepare(const candidate_request& r) noexcept;
+    /// Frees the problem's buffers (a kept worker between clients); the context stays.
+    void release() noexcept;
 
 private:
     struct impl;

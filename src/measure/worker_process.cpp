@@ -2,6 +2,7 @@
 
 #include "ktune/core/error.hpp"
 #include "measure/child_process.hpp"
+#include "measure/worker_daemon.hpp"
 
 #include <fmt/format.h>
 
@@ -34,7 +35,8 @@ std::vector<std::string> default_worker_command() {
     return {std::string(buf, static_cast<std::size_t>(n)), worker_flag};
 }
 
-worker_process::worker_process(std::vector<std::string> argv) : argv_(std::move(argv)) {
+worker_process::worker_process(std::vector<std::string> argv, int keep_alive_s)
+    : argv_(std::move(argv)), keep_alive_s_(keep_alive_s) {
     if (argv_.empty()) throw error(error_kind::usage, "worker command is empty");
     // A worker that dies mid-write must not kill the tuner with SIGPIPE.
     std::signal(SIGPIPE, SIG_IGN);
@@ -44,6 +46,12 @@ worker_process::~worker_process() {
     // An idle worker is told to stop (EOF) and given a moment to exit on its own, so whatever
     // it holds is finished properly: under `ktune profile` that is its CUPTI trace, which a
     // SIGKILL would leave unreadable. A busy or stuck one is killed.
+    if (kept_ && pending_.empty()) { // it stays for the next client
+        detail::daemon_connection c{to_fd_, pid_, client_lock_};
+        ::close(from_fd_);
+        detail::disconnect(c);
+        return;
+    }
     if (pending_.empty()) detail::close_input_and_reap({pid_, to_fd_, from_fd_}, 2000);
     kill_worker();
 }
@@ -52,6 +60,20 @@ void worker_process::spawn() {
     spawned_at_ms_ = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now().time_since_epoch())
                          .count();
+    if (keep_alive_s_ > 0) {
+        detail::daemon_connection c;
+        keep_note_ = detail::connect_kept_worker(argv_, keep_alive_s_, c);
+        if (keep_note_.empty()) {
+            kept_ = true;
+            pid_ = c.pid;
+            to_fd_ = c.fd;
+            from_fd_ = ::dup(c.fd);
+            client_lock_ = c.client_lock;
+            buffer_.clear();
+            ++spawned_;
+            return;
+        }
+    }
     // Own process group: a kill reaches anything the worker started, too.
     if (auto why = detail::spawn_piped({pid_, to_fd_, from_fd_}, argv_, nullptr, 0); !why.empty())
         throw error(error_kind::io, why);
@@ -60,11 +82,22 @@ void worker_process::spawn() {
 }
 
 void worker_process::kill_worker() noexcept {
+    if (kept_) {
+        // Not our child: killed (a timeout, or it faulted and exits anyway), never reaped here.
+        if (pid_ > 0) ::kill(pid_, SIGKILL);
+        detail::daemon_connection c{to_fd_, -1, client_lock_};
+        ::close(from_fd_);
+        detail::disconnect(c);
+        pid_ = to_fd_ = from_fd_ = client_lock_ = -1;
+        kept_ = false;
+        return;
+    }
     detail::kill_and_reap({pid_, to_fd_, from_fd_});
 }
 
 std::string worker_process::describe_exit() noexcept {
     if (pid_ <= 0) return "worker not running";
+    if (kept_) return "kept worker closed its connection";
     return "worker " + detail::reap_reason({pid_, to_fd_, from_fd_});
 }
 

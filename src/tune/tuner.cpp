@@ -325,6 +325,8 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     }
     rep.compile_wait_s = ev.compile_wait_s();
     rep.workers_spawned = ev.spawned();
+    rep.worker_kept = ev.worker_kept();
+    rep.keep_note = ev.keep_note();
     rep.compile_servers = ev.servers_started();
     rep.compile_server_failures = ev.server_failures();
     rep.worker_setup_s = ev.worker_setup_s();

@@ -49,7 +49,8 @@ measure::compile_pool_options pool_options(const tune_request& rq) {
 } // namespace
 
 runtime::runtime(const tune_request& rq)
-    : worker(rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command),
+    : worker(rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command,
+             rq.keep_worker_s),
       // The worker sets up its GPU context while the compile servers start and compile.
       pool((worker.start(), pool_options(rq)), make_cache()) {}
 

@@ -66,6 +66,8 @@ public:
         return rt_.pool.server_failures() - failures_before_;
     }
     [[nodiscard]] unsigned compile_threads() const noexcept { return rt_.pool.threads(); }
+    [[nodiscard]] bool worker_kept() const noexcept { return rt_.worker.kept(); }
+    [[nodiscard]] const std::string& keep_note() const noexcept { return rt_.worker.keep_note(); }
     /// The first worker's start-up milestones of this tune, "spawn" first (steady_clock ms since
     /// its epoch); empty when the worker was started by an earlier tune of the session.
     [[nodiscard]] const std::vector<std::pair<std::string, double>>& worker_marks() const noexcept {

@@ -190,6 +190,11 @@ command add_tune(CLI::App& root) {
     app->add_flag("--vs-torch", o->op.vs_torch,
                   "Op mode: also time PyTorch's equivalent with the same protocol and print the "
                   "speed-up (python3 with torch; KTUNE_PYTHON picks the interpreter)");
+    app->add_option("--keep-worker", o->op.keep_worker,
+                    "Op mode: keep the measurement worker (its GPU context and buffers) this "
+                    "many seconds after the tune, for the next `ktune tune` to reuse; one tune at "
+                    "a time uses it, another gets a worker of its own")
+        ->check(CLI::NonNegativeNumber);
     app->add_flag("--json", o->op.json, "Machine-readable output (schema ktune.tune.replay 1.0.0)");
     return {app, [o] {
                 if (!o->space.empty()) {

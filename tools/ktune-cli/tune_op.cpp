@@ -104,6 +104,8 @@ nlohmann::ordered_json report_json(const tune::tune_report& r, const tune::tune_
         j["setup_s"] = r.setup_s;
         j["confirm_s"] = r.confirm_s;
         j["workers_spawned"] = r.workers_spawned;
+        j["worker_kept"] = r.worker_kept;
+        if (!r.keep_note.empty()) j["keep_worker_note"] = r.keep_note;
         j["worker_setup_s"] = r.worker_setup_s;
         j["compile_servers"] = r.compile_servers;
         j["compile_server_failures"] = r.compile_server_failures;
@@ -172,6 +174,8 @@ void print_text(const tune::tune_report& r) {
                r.compile_servers ? fmt::format("{} compile servers", r.compile_servers)
                                  : std::string("threads"),
                r.workers_spawned, r.workers_spawned == 1 ? "" : "es");
+    if (r.worker_kept) fmt::print("  on a kept worker (--keep-worker)\n");
+    if (!r.keep_note.empty()) fmt::print("  no kept worker: {}\n", r.keep_note);
     fmt::print("cached: {}\n", w.key.to_string());
 }
 
@@ -328,6 +332,7 @@ int run_tune_op(const tune_op_options& o) {
     base.budget = static_cast<std::size_t>(o.budget > 0 ? o.budget : 0);
     base.seed = o.seed;
     base.cache_file = o.cache;
+    base.keep_worker_s = o.keep_worker;
     const auto plan =
         o.plan.empty()
             ? tune::plan_product({o.op}, o.shapes,

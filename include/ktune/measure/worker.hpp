@@ -31,7 +31,11 @@ std::vector<std::string> default_worker_command();
 
 class worker_process {
 public:
-    explicit worker_process(std::vector<std::string> argv);
+    /// keep_alive_s > 0: use a worker that outlives this process (opt-in; worker_daemon.hpp
+    /// in src/measure): connect to the one this user's earlier runs left, or start one that
+    /// waits keep_alive_s seconds for the next client. Where that cannot be done (busy with
+    /// another client, unsafe directory) a private worker is started and keep_note() says why.
+    explicit worker_process(std::vector<std::string> argv, int keep_alive_s = 0);
     ~worker_process();
     worker_process(const worker_process&) = delete;
     worker_process& operator=(const worker_process&) = delete;
@@ -55,7 +59,11 @@ public:
     /// allocates their buffers as soon as its context is up, while the first candidate still
     /// compiles. No answer; lost harmlessly if the worker is replaced (it then sets up lazily).
     void prepare(const candidate_request& r);
-    /// When the current worker was spawned (steady_clock ms since its epoch); 0 before.
+    /// The current worker is a kept one (connected, not spawned by this process).
+    [[nodiscard]] bool kept() const noexcept { return kept_; }
+    /// Why a kept worker was asked for and not used ("" when it was, or not asked for).
+    [[nodiscard]] const std::string& keep_note() const noexcept { return keep_note_; }
+    /// When the current worker was spawned or connected to (steady_clock ms since its epoch).
     [[nodiscard]] double spawned_at_ms() const noexcept { return spawned_at_ms_; }
     /// Kills the worker and forgets the requests in flight; the next request starts a new one.
     void restart();
@@ -77,6 +85,10 @@ private:
     std::deque<std::string> pending_; ///< encoded requests not answered yet, oldest first
     int spawned_ = 0;
     double spawned_at_ms_ = 0;
+    int keep_alive_s_ = 0;
+    bool kept_ = false;
+    int client_lock_ = -1; ///< held while connected to a kept worker
+    std::string keep_note_;
 };
 
 } // namespace ktune::measure

@@ -58,6 +58,10 @@ struct tune_request {
     bool lazy_compile_servers = true;
     /// the worker spawned before this process's device query when the cache cannot hit.
     bool early_worker = true;
+    /// > 0: measure on a worker that outlives this process and waits this many seconds for the
+    /// next tune (opt-in, one client at a time; ktune/measure/worker.hpp): a later tune skips the
+    /// worker's GPU context, buffers and helper kernels. 0: a worker of this tune's own.
+    int keep_worker_s = 0;
 };
 
 /// How a candidate was broken on purpose (fault_injection), for the fault benchmark's audit.
@@ -98,6 +102,8 @@ struct tune_report {
     /// "worker:prepared", "worker:first_request", "worker:first_answer"), each in its order.
     std::vector<std::pair<std::string, double>> setup_marks;
     int workers_spawned = 0;
+    bool worker_kept = false;        ///< measured on a kept worker (keep_worker_s)
+    std::string keep_note;           ///< why a kept worker was asked for and not used
     int compile_servers = 0;         ///< compile-server processes started (0: threads)
     int compile_server_failures = 0; ///< servers that died or hung mid-batch (replaced)
     std::string strategy;

@@ -201,3 +201,38 @@ TEST_CASE("a session's second tune runs on the same worker and compile servers")
     }
     CHECK(second.setup_s < first.setup_s);
 }
+
+TEST_CASE("a kept worker serves the next tune without its set-up, then leaves when idle") {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("ktune_gpu_keep_" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+    setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);
+    auto rq = small("softmax", ops::dtype::f32, 999, 1024);
+    rq.keep_worker_s = 2;
+    rq.seed = 11;
+    const auto first = tune::tune_op(rq);
+    rq.seed = 12;
+    const auto second = tune::tune_op(rq);
+    INFO(first.keep_note << " / " << second.keep_note);
+    CHECK(first.worker_kept);
+    CHECK(second.worker_kept);
+    CHECK(first.worker_setup_s > 0);
+    CHECK(second.worker_setup_s == 0);      // its context and helpers were already there
+    CHECK(mark(second, "worker:main") < 0); // no worker started for it
+    for (const auto* r : {&first, &second})
+        for (const auto& c : r->candidates) {
+            INFO(c.cfg.to_string() << ": " << c.message);
+            CHECK(c.status == tune::eval_status::ok);
+        }
+    CHECK(second.setup_s < first.setup_s);
+    // Idle for longer than its 2 s: it removes its socket and exits.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    bool socket_left = false;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "ktune"))
+        socket_left = socket_left || e.path().extension() == ".sock";
+    CHECK_FALSE(socket_left);
+    unsetenv("XDG_RUNTIME_DIR");
+    std::filesystem::remove_all(dir);
+}
