@@ -12,7 +12,7 @@ import sys
 
 WORKER = ["spawn", "main", "cuinit", "context", "device_query", "flush_buffer", "helpers",
           "first_request", "prepared", "first_answer"]
-TUNER = ["processes_started", "device_query", "copy_gbs", "baseline_compiled", "baseline"]
+TUNER = ["processes_started", "device_query", "device_record", "copy_gbs", "baseline_compiled", "baseline"]
 
 
 def split(marks):

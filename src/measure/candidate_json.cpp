@@ -96,6 +96,7 @@ std::string encode(const candidate_result& r) {
            {"setup_ms", r.setup_ms},
            {"fatal", r.fatal}};
     if (!r.setup_marks.empty()) j["setup_marks"] = r.setup_marks;
+    if (!r.device_uuid.empty()) j["device_uuid"] = r.device_uuid;
     // error_handler replace: a compile log or driver message is not guaranteed to be UTF-8.
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -151,6 +152,7 @@ candidate_result decode_result(std::string_view line) {
     r.setup_ms = j.value("setup_ms", 0.0); // absent from workers older than the field
     if (j.contains("setup_marks"))
         r.setup_marks = field<std::vector<std::pair<std::string, double>>>(j, "setup_marks");
+    r.device_uuid = j.value("device_uuid", std::string());
     r.fatal = field<bool>(j, "fatal");
     return r;
 }

@@ -190,6 +190,10 @@ void gpu_runner::prepare(const candidate_request& r) noexcept {
     }
 }
 
+const device_info& gpu_runner::device() const noexcept {
+    return impl_->dev;
+}
+
 void gpu_runner::release() noexcept {
     impl_->problems.clear();
 }

@@ -2,6 +2,7 @@
 // The worker's GPU side: loads a candidate cubin through the driver API, checks it against the
 // op's reference kernel on fresh random inputs, times it per the protocol. One instance per
 // worker process; buffers are kept between candidates of the same problem.
+#include "ktune/core/device.hpp"
 #include "ktune/measure/candidate.hpp"
 
 #include <memory>
@@ -28,6 +29,7 @@ public:
     void prepare(const candidate_request& r) noexcept;
     /// Frees the problem's buffers (a kept worker between clients); the context stays.
     void release() noexcept;
+    [[nodiscard]] const device_info& device() const noexcept;
 
 private:
     struct impl;

@@ -67,6 +67,7 @@ struct worker_state {
             res.setup_ms = setup_ms;
             setup_ms = 0;
             if (!marks.empty()) {
+                if (runner) res.device_uuid = runner->device().uuid;
                 marks.emplace_back("first_answer", detail::monotonic_ms());
                 res.setup_marks = std::move(marks);
                 marks.clear();

@@ -9,6 +9,7 @@
 #include "ktune/measure/worker.hpp"
 #include "ktune/tune/selection.hpp"
 #include "ktune/tune/space.hpp"
+#include "tune/tuner_device.hpp"
 #include "tune/tuner_eval.hpp"
 #include "tune/tuner_faults.hpp"
 
@@ -135,7 +136,7 @@ bool may_hit(const cache::cache_index& idx, const tune_request& rq, const ops::o
 } // namespace
 
 cache::cache_key tune_key(const tune_request& rq) {
-    return key_for(rq, ops::find_op(rq.op), query_devices());
+    return key_for(rq, ops::find_op(rq.op), detail::device_query_cached());
 }
 
 std::optional<tune_report> cached_tune(const tune_request& rq) {
@@ -143,7 +144,8 @@ std::optional<tune_report> cached_tune(const tune_request& rq) {
     const ops::op& o = ops::find_op(rq.op);
     const auto idx = cache::cache_index::load(rq.cache_file.empty() ? cache::default_cache_path()
                                                                     : rq.cache_file);
-    const cache::entry* e = idx.find(cache::prepared_key(key_for(rq, o, query_devices())));
+    const cache::entry* e =
+        idx.find(cache::prepared_key(key_for(rq, o, detail::device_query_cached())));
     if (!e) return std::nullopt;
     tune_report rep;
     rep.cache_hit = true;
@@ -195,9 +197,13 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
         mark("processes_started");
     };
     if (rq.early_worker && (!idx || !may_hit(*idx, rq, o))) start_processes();
-    const auto q = query_devices();
+    // From this boot's record when there is one: this process then starts no driver client
+    // of its own beside the worker's (cuInit, NVML).
+    bool recorded = false;
+    std::filesystem::path record;
+    const auto q = detail::device_query_cached(&recorded, &record);
     const cache::cache_key key = key_for(rq, o, q);
-    mark("device_query");
+    mark(recorded ? "device_record" : "device_query");
     if (idx)
         if (const cache::entry* e = idx->find(cache::prepared_key(key))) {
             rep.cache_hit = true;
@@ -312,6 +318,16 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     }
     rep.setup_s = since_t0();
     mark("baseline");
+    // The record must describe the GPU the worker found; a stale one (a GPU swapped without a
+    // reboot) is removed, and this tune's cubins may be for the wrong arch: stop here.
+    if (recorded && !ev.worker_device().empty() && ev.worker_device() != dev.uuid) {
+        std::error_code ec;
+        std::filesystem::remove(record, ec);
+        throw error(error_kind::unsupported,
+                    fmt::format("the recorded GPU {} is not the worker's {} ({} removed): run the "
+                                "tune again",
+                                dev.uuid, ev.worker_device(), record.string()));
+    }
     // The worker's milestones on this tune's timeline (steady_clock is one clock for both).
     const double t0_ms = std::chrono::duration<double, std::milli>(t0.time_since_epoch()).count();
     for (const auto& [what, at_ms] : ev.worker_marks())

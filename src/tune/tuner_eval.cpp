@@ -135,6 +135,7 @@ candidate_record evaluator::compiled(const config& c, injected_fault f,
 void evaluator::receive(candidate_record& rec) {
     rec.run = rt_.worker.collect(rq_.candidate_timeout);
     worker_setup_s_ += rec.run.setup_ms / 1000;
+    if (!rec.run.device_uuid.empty()) worker_uuid_ = rec.run.device_uuid;
     if (worker_marks_.empty() && !rec.run.setup_marks.empty()) {
         worker_marks_.emplace_back("spawn", rt_.worker.spawned_at_ms());
         worker_marks_.insert(worker_marks_.end(), rec.run.setup_marks.begin(),

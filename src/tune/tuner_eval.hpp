@@ -67,6 +67,8 @@ public:
     }
     [[nodiscard]] unsigned compile_threads() const noexcept { return rt_.pool.threads(); }
     [[nodiscard]] bool worker_kept() const noexcept { return rt_.worker.kept(); }
+    /// The GPU the worker runs on (its first answer says), "" before that.
+    [[nodiscard]] const std::string& worker_device() const noexcept { return worker_uuid_; }
     [[nodiscard]] const std::string& keep_note() const noexcept { return rt_.worker.keep_note(); }
     /// The first worker's start-up milestones of this tune, "spawn" first (steady_clock ms since
     /// its epoch); empty when the worker was started by an earlier tune of the session.
@@ -86,6 +88,7 @@ private:
     double compile_wait_s_ = 0;
     double worker_setup_s_ = 0;
     std::vector<std::pair<std::string, double>> worker_marks_;
+    std::string worker_uuid_;
 };
 
 } // namespace ktune::tune::detail

@@ -85,6 +85,9 @@ struct candidate_result {
     /// its epoch). Linux's steady_clock is CLOCK_MONOTONIC, one clock for every process of the
     /// machine, so the tuner places them on its own timeline.
     std::vector<std::pair<std::string, double>> setup_marks;
+    /// The worker's GPU (its UUID), on its first answer only: the tuner checks its recorded
+    /// device identity against it.
+    std::string device_uuid;
     bool fatal = false; ///< the worker's context is gone: it exits after replying
     bool operator==(const candidate_result&) const = default;
 };

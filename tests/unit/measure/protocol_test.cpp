@@ -60,6 +60,7 @@ TEST_CASE("requests and results round-trip through their JSON lines") {
     CHECK_FALSE(decode_request(encode(rq)).prepare);
     auto marks = rs;
     marks.setup_marks = {{"main", 12.5}, {"context", 140.25}};
+    marks.device_uuid = "GPU-0123";
     CHECK(decode_result(encode(marks)) == marks);
     CHECK_THROWS_AS(decode_result("{\"status\": \"ok\"}"), ktune::error);
     CHECK_THROWS_AS(decode_result("not json"), ktune::error);
