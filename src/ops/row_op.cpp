@@ -192,7 +192,8 @@ config row_op::default_config(const problem& p) const {
     // cache or two-pass form this default used to be: 45-63 %) and 69-87 % at 1024x131072
     // (59-63 %), 0-3 points from the best staged config (docs/perf/kernels.md). Shorter rows
     // keep the register cache (softmax bf16 8192x8192: 93.4 %, best staged 92.6 %). Rows of
-    // 256 KiB and more: an op may prefer them cached in registers over a cluster of 8.
+    // 256 KiB and more: an op may prefer them cached in registers over a cluster of 8, or one
+    // block per 256 KiB (long_row_block_threads).
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
     if (long_rows_in_registers(p.type) && p.shape.cols * esize >= 256 * 1024) {
         // vec 2 first: softmax bf16 1024x131072 0.164 ms vs 0.170 ms with 16-byte vectors
@@ -204,16 +205,16 @@ config row_op::default_config(const problem& p) const {
             if (valid(r, p, nullptr)) return r;
         }
     }
-    if (p.shape.cols * esize >= 256 * 1024) {
-        // Else 256 KiB a block (1024 threads: 192 KiB staged, 64 bytes a thread in
-        // registers), as few blocks per row as that allows: a cluster cost 16 points at equal
-        // slices (layernorm fp32, 128 KiB slices, tpr 1024: 91 % alone at 4096x32768, 75 % in
-        // clusters of 4 at 1024x131072; docs/perf/kernels.md, session 3).
+    if (const std::int64_t tpr = long_row_block_threads(p.type);
+        tpr > 0 && p.shape.cols * esize >= 256 * 1024) {
+        // 256 KiB a block (192 KiB staged, the tail in registers), as few blocks per row as
+        // that allows: a cluster cost 16 points at equal slices in session 3 (layernorm fp32,
+        // 128 KiB slices, tpr 1024: 91 % alone at 4096x32768, 75 % in clusters of 4).
         std::int64_t cl = 1;
         while (cl < 8 && p.shape.cols / cl * esize > 256 * 1024)
             cl *= 2;
         config s = c;
-        s.set("threads_per_row", std::int64_t{1024});
+        s.set("threads_per_row", tpr);
         s.set("cluster", cl);
         s.set("stage", std::string("smem_tma"));
         if (valid(s, p, nullptr)) return s;

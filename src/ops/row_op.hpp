@@ -41,6 +41,11 @@ protected:
     /// data decides per op and dtype: softmax fp32 yes (96 % at 1024x131072 vs 87 % staged in
     /// clusters), layernorm no (69 % vs 82 % staged, fp32).
     [[nodiscard]] virtual bool long_rows_in_registers(dtype) const noexcept { return false; }
+    /// Else, threads of a block taking 256 KiB of such a row (192 KiB staged, the tail in
+    /// registers; fp32 rows in clusters of 2), or 0: staged slices of at most 64 KiB. H200,
+    /// session 4: softmax bf16 512 (81.0 % vs 73.2 % in a register cluster), layernorm fp32
+    /// 1024 (84.2 vs 81.8 % in 64 KiB slices), layernorm bf16 0 (66.0 vs 68.9 %).
+    [[nodiscard]] virtual std::int64_t long_row_block_threads(dtype) const noexcept { return 0; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).

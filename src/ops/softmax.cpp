@@ -254,6 +254,10 @@ public:
 private:
     // fp32 only: bf16 measured 72-78 % that way (session 4: one block per row instead).
     bool long_rows_in_registers(dtype t) const noexcept override { return t == dtype::f32; }
+    // bf16: 0.1587 ms [0.1584, 0.1597] vs 1024 threads 0.1609 [0.1604, 0.1619] (H200).
+    std::int64_t long_row_block_threads(dtype t) const noexcept override {
+        return t == dtype::bf16 ? 512 : 0;
+    }
     const char* body() const noexcept override { return softmax_body; }
     const char* reference_body() const noexcept override { return softmax_reference; }
 };

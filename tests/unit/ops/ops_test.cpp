@@ -53,8 +53,9 @@ TEST_CASE("constraints prune before compiling") {
     c.set("rows_per_block", std::int64_t{2});
     CHECK_FALSE(sm.valid(c, p, &why));
     // A 131072-wide row cannot live in 256 threads' registers. Softmax fp32's default splits it
-    // over a cluster of 8, cached in registers; the others stage 256 KiB a block of 1024 threads
-    // (192 KiB in shared memory, the tail in registers): fp32 layernorm in clusters of 2.
+    // over a cluster of 8, cached in registers; layernorm fp32 stages 256 KiB a block of 1024
+    // threads (192 KiB in shared memory, the tail in registers) in clusters of 2; layernorm bf16
+    // stages 64 KiB slices (clusters of 4).
     const problem wide{{1024, 131072}, dtype::f32};
     config d = sm.default_config(wide);
     CHECK(sm.valid(d, wide));
@@ -69,7 +70,7 @@ TEST_CASE("constraints prune before compiling") {
     CHECK(ld.get<std::int64_t>("threads_per_row") == 1024);
     CHECK(find_op("layernorm")
               .default_config({{1024, 131072}, dtype::bf16})
-              .get<std::int64_t>("cluster") == 1);
+              .get<std::int64_t>("cluster") == 4);
     const config mid_long = sm.default_config({{4096, 32768}, dtype::bf16}); // 64 KiB rows
     CHECK(mid_long.get<std::int64_t>("cluster") == 1);
     CHECK(mid_long.get<std::string>("stage") == "smem_tma");
