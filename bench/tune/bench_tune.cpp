@@ -11,7 +11,7 @@
 // The binary is its own worker (`bench_tune __worker`). KTUNE_BENCH_PER_PROGRAM=1 and
 // KTUNE_BENCH_AHEAD=0 switch off batched compiles and compile-ahead (before/after runs);
 // KTUNE_BENCH_COMPILE=threads compiles in threads instead of compile-server processes;
-// KTUNE_BENCH_SETUP_OFF=prepare,lazy,early switches set-up overlaps off (tune_request);
+// KTUNE_BENCH_SETUP_OFF=prepare,lazy,early,record switches set-up overlaps off (tune_request);
 // KTUNE_BENCH_KEEP_WORKER=S measures on a kept worker that waits S seconds between tunes.
 #include "bench_compile.hpp"
 #include "ktune/core/device.hpp"
@@ -52,6 +52,7 @@ tune::tune_request request(char** argv, std::size_t budget) {
         rq.prepare_worker = o.find("prepare") == std::string::npos;
         rq.lazy_compile_servers = o.find("lazy") == std::string::npos;
         rq.early_worker = o.find("early") == std::string::npos;
+        rq.device_record = o.find("record") == std::string::npos;
     }
     return rq;
 }

@@ -154,12 +154,17 @@ step_tune_setup() {
     KTUNE_CUBIN_CACHE=$d2 timeout 60 $b tune softmax 8192x8192 bf16 200 2>>"$OUT/tune_stderr.log" |
         sed 's/"mode":"tune"/"mode":"s4_cold_cubins"/' >>"$log"
     for round in 1 2 3; do
-        for v in none prepare lazy early prepare,lazy,early; do
+        for v in none prepare lazy early record prepare,lazy,early,record; do
             KTUNE_CUBIN_CACHE=$d2 KTUNE_BENCH_SETUP_OFF=$v timeout 30 $b tune softmax 8192x8192 bf16 200 \
                 2>>"$OUT/tune_stderr.log" | sed "s/\"mode\":\"tune\"/\"mode\":\"s4_warm_off_${v//,/+}\"/" >>"$log"
         done
     done
     KTUNE_CUBIN_CACHE=$d2 timeout 60 $b session softmax 8192x8192 bf16 2 200 >>"$log" 2>>"$OUT/tune_stderr.log"
+    # A kept worker (--keep-worker): the first run starts it, the next two find it.
+    for v in 1 2 3; do
+        KTUNE_CUBIN_CACHE=$d2 KTUNE_BENCH_KEEP_WORKER=15 timeout 30 $b tune softmax 8192x8192 bf16 200 \
+            2>>"$OUT/tune_stderr.log" | sed "s/\"mode\":\"tune\"/\"mode\":\"s4_warm_kept_$v\"/" >>"$log"
+    done
     python3 bench/tune/setup_table.py bench "$log" | tee "$OUT/tune_setup.txt"
     rm -rf "$d1" "$d2"
 }
@@ -188,10 +193,15 @@ step_tune_multi() {
         _cli_time "cli_multi_$pass" timeout 60 $k tune softmax --shape 8192x8192 --shape 4096x32768 \
             --dtype bf16,fp32 --budget 200 --cache "$d/multi_$pass.json" --json
     done
+    # --keep-worker: the first starts a kept worker, the second and third run on it.
+    for pass in 1 2 3; do
+        _cli_time "cli_kept_$pass" timeout 30 $k tune softmax --shape 8192x8192 --dtype bf16 --budget 200 \
+            --keep-worker 15 --cache "$d/kept_$pass.json" --json
+    done
     _cli_time cli_multi_hits timeout 30 $k tune softmax --shape 8192x8192 --shape 4096x32768 \
         --dtype bf16,fp32 --budget 200 --cache "$d/multi_warm.json" --json
     { cat "$d/times.txt"
-      python3 bench/tune/setup_table.py cli "$OUT"/cli_single_*.json "$OUT"/cli_multi_*.json
+      python3 bench/tune/setup_table.py cli "$OUT"/cli_single_*.json "$OUT"/cli_kept_*.json "$OUT"/cli_multi_*.json
       timeout 30 $k tune softmax --shape 8192x8192 --shape 4096x32768 --dtype bf16,fp32 --budget 200 \
           --cache "$d/multi_warm.json" 2>&1 | tail -12
     } | tee "$OUT/tune_multi.txt"

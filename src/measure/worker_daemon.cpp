@@ -125,10 +125,22 @@ std::string start_daemon(const std::vector<std::string>& argv, const daemon_path
 int read_pid(const fs::path& p) {
     const std::string s = read_file(p);
     const int pid = std::atoi(s.c_str());
-    return pid > 0 && ::kill(pid, 0) == 0 ? pid : -1;
+    return pid > 0 && process_alive(pid) ? pid : -1;
 }
 
 } // namespace
+
+bool process_alive(int pid) noexcept {
+    if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+    try {
+        // /proc/<pid>/stat: "pid (comm) S ...": the state follows the last ')'.
+        const std::string st = read_file(fmt::format("/proc/{}/stat", pid));
+        const auto close = st.rfind(')');
+        return close == std::string::npos || close + 2 >= st.size() || st[close + 2] != 'Z';
+    } catch (...) {
+        return true;
+    }
+}
 
 std::string daemon_paths_for(const std::vector<std::string>& argv, daemon_paths& out) {
     if (auto why = runtime_dir(out.dir); !why.empty()) return why;

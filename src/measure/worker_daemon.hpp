@@ -54,6 +54,10 @@ void disconnect(daemon_connection& c) noexcept;
 int daemon_main(const std::string& sock, int idle_s, const std::function<bool()>& setup,
                 const std::function<int(int, int)>& serve, const std::function<void()>& release);
 
+/// A process that exists and is not a zombie (a killed daemon is reaped by whoever adopted it,
+/// which in a container may be never).
+bool process_alive(int pid) noexcept;
+
 /// Environment variables of the daemon mode: the socket path and the idle seconds.
 inline constexpr const char* daemon_env = "KTUNE_WORKER_DAEMON";
 inline constexpr const char* daemon_idle_env = "KTUNE_WORKER_IDLE";

@@ -84,7 +84,13 @@ void worker_process::spawn() {
 void worker_process::kill_worker() noexcept {
     if (kept_) {
         // Not our child: killed (a timeout, or it faulted and exits anyway), never reaped here.
-        if (pid_ > 0) ::kill(pid_, SIGKILL);
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            // Gone before a replacement connects: a dying daemon's socket could still take a
+            // connection and drop it (a good candidate reported as worker_died).
+            for (int i = 0; i < 2000 && detail::process_alive(pid_); ++i)
+                ::usleep(1000);
+        }
         detail::daemon_connection c{to_fd_, -1, client_lock_};
         ::close(from_fd_);
         detail::disconnect(c);

@@ -201,7 +201,8 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     // of its own beside the worker's (cuInit, NVML).
     bool recorded = false;
     std::filesystem::path record;
-    const auto q = detail::device_query_cached(&recorded, &record);
+    const auto q =
+        rq.device_record ? detail::device_query_cached(&recorded, &record) : query_devices();
     const cache::cache_key key = key_for(rq, o, q);
     mark(recorded ? "device_record" : "device_query");
     if (idx)

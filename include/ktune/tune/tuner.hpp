@@ -56,8 +56,10 @@ struct tune_request {
     bool prepare_worker = true;
     /// compile servers started at a slot's first cubin-cache miss, not all at once;
     bool lazy_compile_servers = true;
-    /// the worker spawned before this process's device query when the cache cannot hit.
+    /// the worker spawned before this process's device query when the cache cannot hit;
     bool early_worker = true;
+    /// the device query read from this boot's record (no driver client in this process).
+    bool device_record = true;
     /// > 0: measure on a worker that outlives this process and waits this many seconds for the
     /// next tune (opt-in, one client at a time; ktune/measure/worker.hpp): a later tune skips the
     /// worker's GPU context, buffers and helper kernels. 0: a worker of this tune's own.

@@ -6,6 +6,7 @@
 #include "catch.hpp"
 
 #include "ktune/measure/worker.hpp"
+#include "measure/worker_daemon.hpp"
 
 #include <fmt/format.h>
 
@@ -89,4 +90,10 @@ TEST_CASE("a runtime directory open to others: no kept worker, a private one ins
     w.start();
     CHECK_FALSE(w.kept());
     CHECK(w.keep_note().find("mode 0700") != std::string::npos);
+}
+
+TEST_CASE("a live process is alive; no pid is") {
+    CHECK(detail::process_alive(getpid()));
+    CHECK_FALSE(detail::process_alive(-1));
+    CHECK_FALSE(detail::process_alive(0));
 }
