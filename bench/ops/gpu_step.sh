@@ -1,5 +1,7 @@
-# GPU steps of the kernels (issue 7, session 2); sourced by bench/gpu/run.sh:
+# GPU steps of the kernels (issue 7, sessions 2-4); sourced by bench/gpu/run.sh:
 #   bash bench/gpu/run.sh build kernels_check kernels_sweep kernels_pack
+# Session 4: kernels_hybrid (long rows, small-shape transposes), kernels_ring (refuted forms,
+# flush probe); docs/perf/kernels.md has the commands and figures.
 # They reuse bench/tune's bench_tune binary as it is.
 
 # The ops' GPU tests (tests/gpu/ops): the split-row (cluster) and sub-warp forms against the
