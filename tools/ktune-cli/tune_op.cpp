@@ -241,6 +241,11 @@ void plan_footer(const std::vector<tune::tune_request>& rqs,
         later_wall += o.report.wall_s;
         later_busy += o.report.gpu_busy_s;
     }
+    if (searched == 0) {
+        fmt::print("{} tunes in {:.2f} s, none searched (the cache answered)\n", outs.size(),
+                   wall_s);
+        return;
+    }
     fmt::print("{} tunes in {:.2f} s, {} searched on one worker (set-up {:.2f} s, paid once)",
                outs.size(), wall_s, searched, setup);
     if (later_wall > 0)
