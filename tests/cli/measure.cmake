@@ -11,7 +11,16 @@ ktune_cli_test(tune_vs_torch_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
 # Several tunes in one process (session 4): shapes x dtypes, or a plan file. Every entry is
 # checked before any GPU work; without a GPU the whole plan stops with the no-GPU message.
 set(_plans ${PROJECT_SOURCE_DIR}/tests/data/tune/plans)
-ktune_cli_test(tune_multi_help RC 0 ARGS tune --help EXPECT "--plan" "repeat it to tune several")
+ktune_cli_test(tune_multi_help RC 0 ARGS tune --help
+  EXPECT "--plan" "repeat it to tune several" "--keep-worker")
+# A kept worker asked for on a machine without a GPU: the same no-GPU error (the worker it
+# starts tells its one client and exits).
+ktune_cli_test(tune_keep_worker_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
+  ARGS tune softmax --shape 64x64 --keep-worker 5
+       --cache ${CMAKE_CURRENT_BINARY_DIR}/tune_keep_worker_no_gpu.json
+  EXPECT "no CUDA GPU")
+ktune_cli_test(tune_keep_worker_negative RC 2 ARGS tune softmax --shape 64x64 --keep-worker -3
+  EXPECT "keep-worker" "not in range 0 to 86400")
 ktune_cli_test(tune_multi_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
   ARGS tune softmax --shape 64x64 --shape 128x256 --dtype bf16,fp32
        --cache ${CMAKE_CURRENT_BINARY_DIR}/tune_multi_no_gpu.json

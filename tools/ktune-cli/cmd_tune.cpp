@@ -194,7 +194,7 @@ command add_tune(CLI::App& root) {
                     "Op mode: keep the measurement worker (its GPU context and buffers) this "
                     "many seconds after the tune, for the next `ktune tune` to reuse; one tune at "
                     "a time uses it, another gets a worker of its own")
-        ->check(CLI::NonNegativeNumber);
+        ->check(CLI::Range(0, 86400));
     app->add_flag("--json", o->op.json, "Machine-readable output (schema ktune.tune.replay 1.0.0)");
     return {app, [o] {
                 if (!o->space.empty()) {
