@@ -19,8 +19,13 @@ pack() {
 }
 trap pack EXIT
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+# A build directory of its own, configured afresh: a machine left warm by another call may hold
+# a build-gpu whose objects are newer than this checkout's files (tar keeps commit times), and
+# ninja then relinks them without recompiling (seen in session 4's second call).
+export BUILD_DIR=${BUILD_DIR:-/tmp/build-metrics-s4-$$}
+rm -rf "$BUILD_DIR"
 t=$SECONDS
-timeout $(($(left) - 150)) env BUILD_DIR=build-gpu BUILD_TYPE=Release JOBS=16 \
+timeout $(($(left) - 150)) env BUILD_TYPE=Release JOBS=16 \
     TARGET="ktune_cli ktune_inject bench_roofline_vs_ncu bench_range_probe gpu_metrics" \
     scripts/build.sh -DKTUNE_WERROR=OFF -DKTUNE_WITH_XGBOOST=OFF -DKTUNE_BUILD_EXAMPLES=OFF \
     >"$work/build.log" 2>&1
@@ -29,11 +34,11 @@ tail -30 "$work/build.log" >"$work/build_tail.txt"
 echo "build rc $rc in $((SECONDS - t)) s; $(left) s left"
 [ $rc -eq 0 ] || { tail -15 "$work/build.log"; exit 1; }
 t=$SECONDS
-timeout 40 build-gpu/tests/gpu/gpu_metrics >"$work/gpu_test.txt" 2>&1
+timeout 40 "$BUILD_DIR/tests/gpu/gpu_metrics" >"$work/gpu_test.txt" 2>&1
 echo "gpu_metrics rc $? in $((SECONDS - t)) s"
 grep -E "launches|copy|fma|passed|failed|FAILED" "$work/gpu_test.txt" | head -14
 t=$SECONDS
-timeout 30 build-gpu/bench/metrics/bench_range_probe --reps 1 >"$work/metrics_probe.txt" 2>&1
+timeout 30 "$BUILD_DIR/bench/metrics/bench_range_probe" --reps 1 >"$work/metrics_probe.txt" 2>&1
 echo "probe rc $? in $((SECONDS - t)) s"
 grep -v '^    range' "$work/metrics_probe.txt" | cut -c1-110
 for step in metrics_replay_wall metrics_replay; do

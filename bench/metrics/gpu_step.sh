@@ -210,12 +210,12 @@ step_metrics_onepass() {
     done
 }
 
-# Session 3, run 2: --replay launches (pass i of the roofline set on the i-th natural launch of
-# a kernel, nothing replayed, the L2 flush right before the counting pass) against --replay
-# kernel and ncu, DRAM bytes per workload. The suite runs each workload 3 times in a row
-# (--repeat 3) so every kernel has the 3 launches a 3-pass set needs. ncu collects only time and
-# DRAM bytes here (1 pass): its DRAM counters are the same whatever else it collects. Table:
-# $OUT/metrics_replay.txt.
+# --replay launches (the roofline set's passes on later natural launches, nothing replayed, the
+# L2 flush right before each counting range) against --replay kernel and ncu, DRAM bytes and
+# class per workload. The suite runs each workload 4 times in a row (--repeat 4): the warm-up
+# launch and the 3 a 3-pass set needs (session 3 ran --repeat 3, before the warm-up). ncu's
+# DRAM counters are the same whatever else it collects; its `all` run adds the SpeedOfLight
+# throughputs for the class. Table: $OUT/metrics_replay.txt.
 step_metrics_replay() {
     local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
     local bin="$build/bench/metrics/bench_roofline_vs_ncu" ktune="$build/tools/ktune-cli/ktune"
@@ -225,14 +225,14 @@ step_metrics_replay() {
     local sol=,sm__throughput.avg.pct_of_peak_sustained_elapsed
     sol+=,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
     mkdir -p "$out"
-    "$bin" --mode plain --repeat 3 --manifest "$out/metrics_r_manifest.json" \
+    "$bin" --mode plain --repeat 4 --manifest "$out/metrics_r_manifest.json" \
         >"$out/metrics_r_plain.log" 2>&1
     for cc in all none; do
         local mm=$m
         [ $cc = all ] && mm+=$sol
         t=$EPOCHREALTIME
         timeout "$lim" ncu --cache-control $cc --clock-control none --print-units base --csv \
-            --page raw --metrics "$mm" "$bin" --mode plain --repeat 3 \
+            --page raw --metrics "$mm" "$bin" --mode plain --repeat 4 \
             >"$out/metrics_r_ncu_$cc.csv" 2>"$out/metrics_r_ncu_$cc.err"
         echo "ncu --cache-control $cc: rc $? in $(_metrics_since "$t") s" | tee -a "$txt"
     done
@@ -243,7 +243,7 @@ step_metrics_replay() {
             t=$EPOCHREALTIME
             timeout "$lim" "$ktune" profile --metrics roofline --replay $mode --cache-control $cc \
                 --max-metric-kernels 100 --max-per-kernel 10 --no-top \
-                -o "$out/metrics_r_${mode}_$cc.ktrace" -- "$bin" --mode plain --repeat 3 \
+                -o "$out/metrics_r_${mode}_$cc.ktrace" -- "$bin" --mode plain --repeat 4 \
                 >"$out/metrics_r_${mode}_$cc.log" 2>&1
             echo "ktune --replay $mode --cache-control $cc: rc $? in $(_metrics_since "$t") s" |
                 tee -a "$txt"
@@ -265,7 +265,7 @@ step_metrics_replay() {
 }
 
 # Wall time, --replay launches vs kernel vs ncu, metrics for the 10 hottest kernels of a PyTorch
-# forward loop (bench/metrics/transformer_loop.py, 40 forwards) and for the suite (--repeat 3),
+# forward loop (bench/metrics/transformer_loop.py, 40 forwards) and for the suite (--repeat 4),
 # each kernel profiled once (ktune --max-per-kernel 1: one sample, 3 launches in launches mode;
 # ncu: first invocation). Interleaved rounds (METRICS_WALL_ROUNDS, default 3) of {alone, ktune
 # kernel, ktune launches, ncu}; the table is $OUT/metrics_replay_wall.txt.
@@ -284,7 +284,7 @@ rows = json.load(open(sys.argv[1]))["rows"][:10]
 print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metrics_rl_top.json")
     for w in tl su; do
         local -a A=() K=() L=() N=() cmd=()
-        if [ $w = tl ]; then cmd=(python3 "$py"); else cmd=("$bin" --mode plain --repeat 3); fi
+        if [ $w = tl ]; then cmd=(python3 "$py"); else cmd=("$bin" --mode plain --repeat 4); fi
         local sel=(--kernels "$re" --max-metric-kernels 10) nsel=(--kernel-name-base mangled
             --kernel-id "::regex:$re:1")
         [ $w = su ] && sel=(--max-metric-kernels 100) nsel=(--kernel-id ":::1")

@@ -38,12 +38,19 @@ void join_trace_timeline(metrics::kernel_metrics_doc& doc, const std::vector<std
 namespace {
 
 struct correlation_ids final : trace::trace_visitor {
+    struct timed {
+        std::uint32_t name_id = 0;
+        std::uint64_t duration_ns = 0;
+    };
     std::unordered_set<std::uint32_t> ids;
-    std::unordered_map<std::uint32_t, std::uint64_t> duration_ns; ///< timed records only
+    /// Timed records by correlation id. Kernels launched inside the launch call (ktune's L2
+    /// sweep, CUPTI's WaitNs at a range's pop) share its id, hence the name beside each.
+    std::unordered_map<std::uint32_t, std::vector<timed>> durations;
     void on_kernels(std::span<const trace::kernel_record> ks) override {
         for (const auto& k : ks) {
             ids.insert(k.correlation);
-            if (const auto d = k.duration_ns(); d > 0) duration_ns[k.correlation] = d;
+            if (const auto d = k.duration_ns(); d > 0)
+                durations[k.correlation].push_back({k.name_id, d});
         }
     }
 };
@@ -53,22 +60,35 @@ struct correlation_ids final : trace::trace_visitor {
 // `*.pct_of_peak_sustained_elapsed` throughputs (work over the range's elapsed cycles) are
 // diluted. The kernel's own duration is in the trace: the record of the profiled launch itself
 // (same correlation id), else the mean of the kernel's timed launches. The throughputs are
-// rescaled by range / kernel time, capped at 100 %; the range time stays as
-// `ktune__range_duration_ns`.
-void kernel_time_from_trace(metrics::kernel_sample& k, const correlation_ids& records) {
+// rescaled by range / kernel time, capped at 100 % (left out beyond 4x); the range time stays
+// as `ktune__range_duration_ns`.
+void kernel_time_from_trace(metrics::kernel_sample& k, const correlation_ids& records,
+                            const trace::trace_reader& reader) {
     double kernel_ns = 0;
-    if (const auto it = records.duration_ns.find(static_cast<std::uint32_t>(k.correlation_id));
-        k.correlation_id != 0 && it != records.duration_ns.end())
-        kernel_ns = double(it->second);
-    else if (k.total_time_ns > 0 && k.launches > 0)
+    if (const auto it = records.durations.find(static_cast<std::uint32_t>(k.correlation_id));
+        k.correlation_id != 0 && it != records.durations.end())
+        for (const auto& r : it->second)
+            if (reader.string(r.name_id).mangled == k.name) kernel_ns = double(r.duration_ns);
+    if (kernel_ns <= 0 && k.total_time_ns > 0 && k.launches > 0)
         kernel_ns = k.total_time_ns / double(k.launches);
     if (kernel_ns <= 0) return;
     const std::string duration(metrics::names::duration);
     const auto range = k.values.find(duration);
     if (range != k.values.end() && range->second > kernel_ns) {
+        // Up to 4x (a short kernel's range with the profiler's own commands) the work is the
+        // kernel's and only the denominator is wider; beyond that something else filled the
+        // range (host work between push and launch) and the throughputs are left out.
         const double scale = range->second / kernel_ns;
-        for (auto& [name, v] : k.values)
-            if (name.ends_with("pct_of_peak_sustained_elapsed")) v = std::min(100.0, v * scale);
+        for (auto it = k.values.begin(); it != k.values.end();) {
+            if (!it->first.ends_with("pct_of_peak_sustained_elapsed")) {
+                ++it;
+            } else if (scale <= 4) {
+                it->second = std::min(100.0, it->second * scale);
+                ++it;
+            } else {
+                it = k.values.erase(it);
+            }
+        }
     }
     if (range != k.values.end()) k.values["ktune__range_duration_ns"] = range->second;
     k.values[duration] = kernel_ns;
@@ -95,7 +115,7 @@ trace_metrics metrics_from_trace(const std::string& path) {
         if (k.correlation_id != 0 &&
             seen.ids.contains(static_cast<std::uint32_t>(k.correlation_id)))
             ++out.joined_by_correlation;
-        if (out.doc.range == "user") kernel_time_from_trace(k, seen);
+        if (out.doc.range == "user") kernel_time_from_trace(k, seen, reader);
         k.name = trace::demangle(k.name);
     }
     return out;

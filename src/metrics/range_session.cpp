@@ -32,12 +32,12 @@ range_session::range_session(metric_set set, sampling_options sampling,
 range_session::range_session(set_resolver resolve, sampling_options sampling,
                              std::unique_ptr<range_backend> backend, std::size_t batch,
                              replay_mode replay)
-    : resolve_(std::move(resolve)), policy_(std::move(sampling)), backend_(std::move(backend)),
+    : resolve_(std::move(resolve)), policy_(sampling), backend_(std::move(backend)),
       // launches mode: one range per kernel of a pass, decoded when the last pass is in
       batch_(replay == replay_mode::launches ? launches_ranges_per_pass
              : batch == 0                    ? 1
                                              : batch),
-      replay_(replay) {
+      replay_(replay), max_kernels_(sampling.max_kernels) {
     if (!backend_ || !resolve_)
         throw error(error_kind::internal, "range_session without a backend or a metric set");
     doc_.chip = backend_->chip();
@@ -113,6 +113,7 @@ kernel_metrics_doc range_session::finish() {
     launch_end();
     drain();
     abandon();
+    list_warmup_only();
     doc_.denied = policy_.denied();
     return doc_;
 }

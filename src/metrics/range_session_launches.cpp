@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <utility>
 
 namespace ktune::metrics {
@@ -21,7 +22,19 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
                                    std::string_view shape,
                                    const std::function<void()>& before_start) {
     std::string key = fmt::format("{}\x1f{}", name, shape);
+    // A kernel's first launches are warm-ups (lazy module loading would land in its range).
+    bool warm = warmup_ == 0;
+    if (!warm) {
+        auto it = launched_.find(name);
+        if (it == launched_.end()) {
+            it = launched_.emplace(std::string(name), 0).first;
+            first_seen_.emplace_back(name);
+        }
+        warm = it->second >= warmup_;
+        if (it->second <= warmup_) ++it->second;
+    }
     if (!seq_) {
+        if (!warm) return false;
         // A new batch opens on a sampled launch; one metric set serves the whole batch (the
         // first kernel's).
         if (policy_.decide(name, cooperative) != sample_decision::profile) return false;
@@ -42,6 +55,7 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
     if (b.pass == 0) {
         if (at == b.kernels.end()) {
             if (b.waited > patience_) end_pass();
+            if (!warm) return false;
             return join_pass0(std::move(key), name, launch_index, correlation_id, cooperative,
                               before_start);
         }
@@ -56,23 +70,7 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
     if (at == b.kernels.end()) {
         // Another kernel coming back more than other_repeats times means a loop iteration went
         // by without the one expected next (or the patience ran out): give that one up.
-        if (b.waited > patience_ || ++b.seen[key] > other_repeats_) {
-            // The kernel expected next has not come for too long: give it up.
-            std::size_t expected = b.next;
-            while (expected < b.kernels.size() && b.kernels[expected].incomplete)
-                ++expected;
-            if (b.running)
-                fill_until(expected + 1);
-            else if (expected < b.kernels.size())
-                b.kernels[expected].incomplete = true;
-            if (seq_) {
-                seq_->waited = 0;
-                seq_->seen.clear();
-            }
-            if (seq_ && std::all_of(seq_->kernels.begin(), seq_->kernels.end(),
-                                    [](const batch_kernel& k) { return k.incomplete; }))
-                abandon();
-        }
+        if (b.waited > patience_ || ++b.seen[key] > other_repeats_) give_up_expected();
         return false;
     }
     return follow(position, before_start);
@@ -95,26 +93,43 @@ bool range_session::join_pass0(std::string key, std::string_view name, std::uint
 
 // A later pass: the launch of the kernel at `position` of pass 0's order.
 bool range_session::follow(std::size_t position, const std::function<void()>& before_start) {
+    for (int attempt = 0; attempt < 2 && seq_ && seq_->pass > 0; ++attempt) {
+        auto& b = *seq_;
+        std::size_t expected = b.next;
+        while (expected < b.kernels.size() && b.kernels[expected].incomplete)
+            ++expected;
+        if (position == expected) {
+            if (!b.running) open_pass();
+            fill_until(position); // empty ranges for kernels given up before it
+            push(before_start, position);
+            return true;
+        }
+        // Not the one expected next: it runs unprofiled, unless the expected one has missed a
+        // loop iteration (this kernel came back more than other_repeats times meanwhile). Then
+        // only the expected one is given up, and this launch is looked at again: the kernels
+        // between them may still come.
+        if (b.kernels[position].incomplete) return false;
+        if (++b.seen[b.kernels[position].key] <= other_repeats_) return false;
+        give_up_expected();
+    }
+    return false;
+}
+
+void range_session::give_up_expected() {
     auto& b = *seq_;
     std::size_t expected = b.next;
     while (expected < b.kernels.size() && b.kernels[expected].incomplete)
         ++expected;
-    if (position != expected) {
-        // Not the one expected next: it runs unprofiled, unless the expected one has missed a
-        // loop iteration (this kernel came back more than other_repeats times meanwhile).
-        if (b.kernels[position].incomplete) return false;
-        if (++b.seen[b.kernels[position].key] <= other_repeats_) return false;
-        if (position < expected) {
-            // The kernels from `expected` on did not come this time round: give them up, which
-            // closes the pass (a pass that has not started has nothing expected before this).
-            if (b.running) fill_until(b.kernels.size());
-            return false;
-        }
-    }
-    if (!b.running) open_pass();
-    fill_until(position); // gives up the skipped kernels before it, if any
-    push(before_start, position);
-    return true;
+    if (b.running)
+        fill_until(std::min(expected + 1, b.kernels.size())); // may end the pass
+    else if (expected < b.kernels.size())
+        b.kernels[expected].incomplete = true;
+    if (!seq_) return;
+    seq_->seen.clear();
+    seq_->waited = 0;
+    if (std::all_of(seq_->kernels.begin(), seq_->kernels.end(),
+                    [](const batch_kernel& k) { return k.incomplete; }))
+        abandon();
 }
 
 void range_session::open_pass() {
@@ -201,6 +216,23 @@ void range_session::end_pass() {
         doc_.kernels.push_back(std::move(s));
     }
     seq_.reset();
+}
+
+// Kernels launched only as warm-ups never had a chance: listed with the incomplete ones (as many
+// as the sampling policy's kernel budget leaves), so a hot kernel launched once is not lost.
+void range_session::list_warmup_only() {
+    if (replay_ != replay_mode::launches || warmup_ == 0) return;
+    std::set<std::string, std::less<>> listed(doc_.incomplete.begin(), doc_.incomplete.end());
+    for (const auto& k : doc_.kernels)
+        listed.insert(k.name);
+    std::uint64_t budget = max_kernels_ > listed.size() ? max_kernels_ - listed.size() : 0;
+    for (const auto& name : first_seen_) {
+        if (budget == 0) break;
+        if (launched_.at(name) > warmup_ || listed.contains(name)) continue;
+        doc_.incomplete.push_back(name);
+        ++doc_.incomplete_kernels;
+        --budget;
+    }
 }
 
 void range_session::abandon() {

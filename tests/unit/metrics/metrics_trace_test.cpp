@@ -20,8 +20,9 @@ struct count_kernels final : trace::trace_visitor {
     void on_kernels(std::span<const trace::kernel_record> ks) override { n += ks.size(); }
 };
 
-// A complete trace with 3 launches of a mangled kernel (correlation ids 10, 11, 12).
-std::string write_trace(const char* file) {
+// A complete trace with 3 launches of a mangled kernel (correlation ids 10, 11, 12); `wait`: an
+// 80 us CUPTI WaitNs kernel under launch 11's correlation id, as a range's pop launches it.
+std::string write_trace(const char* file, bool wait = false) {
     const auto path = (std::filesystem::temp_directory_path() / file).string();
     trace::trace_environment env;
     env.gpus.push_back({0, "NVIDIA H200", "GPU-x", 9, 0, 0, 0, 0});
@@ -33,6 +34,14 @@ std::string write_trace(const char* file) {
         recs[i].end_ns = recs[i].start_ns + 4000;
         recs[i].name_id = id;
         recs[i].correlation = 10 + i;
+    }
+    if (wait) {
+        trace::kernel_record r;
+        r.start_ns = 20000;
+        r.end_ns = 100000;
+        r.name_id = w.intern("WaitNs");
+        r.correlation = 11;
+        recs.push_back(r);
     }
     w.write(recs);
     w.finish(env, {});
@@ -104,7 +113,7 @@ TEST_CASE("metrics from a trace are joined to their launch and its timeline") {
 
 TEST_CASE("user-range samples take the kernel's time from its launch record") {
     // A user range spans the launch plus the profiler's own commands: 10 us for a 4 us launch.
-    const auto path = write_trace("ktune_metrics_user_range.ktrace");
+    const auto path = write_trace("ktune_metrics_user_range.ktrace", true);
     auto doc = sampled(11);
     doc.replay = "launches";
     doc.range = "user";
@@ -122,6 +131,17 @@ TEST_CASE("user-range samples take the kernel's time from its launch record") {
     CHECK(v.at("sm__inst_executed.avg.pct_of_peak_sustained_elapsed") == 100);     // capped
     CHECK(v.at("lts__t_bytes.sum") == 1e6);                                        // a count
     std::filesystem::remove(path);
+
+    // A range 10x the kernel held something else: its throughputs are left out.
+    const auto wide = write_trace("ktune_metrics_user_range_wide.ktrace");
+    auto diluted = doc;
+    diluted.kernels[0].values["gpu__time_duration.sum"] = 40000;
+    trace::append_metrics_chunk(wide, metrics::to_json(diluted));
+    const auto w = analysis::metrics_from_trace(wide).doc.kernels[0].values;
+    CHECK(w.at("gpu__time_duration.sum") == 4000);
+    CHECK_FALSE(w.contains("lts__t_sectors.avg.pct_of_peak_sustained_elapsed"));
+    CHECK(w.at("lts__t_bytes.sum") == 1e6);
+    std::filesystem::remove(wide);
 
     // Without a record of the launch, the kernel's mean over the trace; auto ranges unchanged.
     const auto other = write_trace("ktune_metrics_user_range_mean.ktrace");

@@ -4,9 +4,13 @@
 // incomplete, and one decode per sequence.
 #include "catch.hpp"
 
+#include "ktune/analysis/aggregate.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/metrics/range_session.hpp"
+#include "ktune/trace/trace_file.hpp"
 
+#include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -109,8 +113,13 @@ struct driver {
     std::uint64_t i = 0;
     int flushes = 0;
     std::vector<std::string> profiled;
-    driver(std::unique_ptr<fake_user_ranges> b, metric_set set, sampling_options o)
-        : fake(b.get()), s(std::move(set), std::move(o), std::move(b), 64, replay_mode::launches) {}
+    /// `warmup`: unprofiled first launches per kernel (the session's default is 1; most cases
+    /// here use 0 to keep their launch indices short).
+    driver(std::unique_ptr<fake_user_ranges> b, metric_set set, sampling_options o,
+           std::uint32_t warmup = 0)
+        : fake(b.get()), s(std::move(set), std::move(o), std::move(b), 64, replay_mode::launches) {
+        s.set_warmup_launches(warmup);
+    }
     void launch(const std::string& name, const std::string& shape = "1/1/0", bool wait = false) {
         if (s.launch_begin(name, i, 1000 + i, false, shape, [this] { ++flushes; })) {
             fake->kernel_ran();
@@ -177,6 +186,16 @@ TEST_CASE("a kernel repeated in the loop body closes pass 0 early; the rest foll
     CHECK(doc.kernels[2].values.at("gpu__time_duration.sum") == 1000); // second decode, range 0
     CHECK(d.fake->starts == 6);
     CHECK(doc.incomplete_kernels == 0);
+}
+
+TEST_CASE("a kernel's first launch is a warm-up, never profiled") {
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel(), 1);
+    for (int it = 0; it < 5; ++it) {
+        d.launch("a");
+        d.launch("b");
+    }
+    CHECK(d.profiled == std::vector<std::string>{"a@2", "b@3", "a@4", "b@5", "a@6", "b@7"});
+    CHECK(d.s.finish().kernels.size() == 2);
 }
 
 TEST_CASE("a kernel repeated back to back takes one launch per pass") {
@@ -321,5 +340,108 @@ TEST_CASE("a one-pass set completes when pass 0 closes") {
     const auto doc = d.s.finish();
     REQUIRE(doc.kernels.size() == 4);
     CHECK(doc.kernels[1].pass_launches == 1);
+    CHECK(doc.incomplete_kernels == 0);
+}
+
+namespace {
+
+struct launch_order final : ktune::trace::trace_visitor {
+    std::vector<ktune::trace::kernel_record> records;
+    void on_kernels(std::span<const ktune::trace::kernel_record> ks) override {
+        records.insert(records.end(), ks.begin(), ks.end());
+    }
+};
+
+} // namespace
+
+TEST_CASE("a recorded PyTorch loop: launches mode gets every kernel launched often enough") {
+    // The unprofiled trace of bench/metrics/transformer_loop.py (40 forwards) on an H200, session
+    // 4: its launches in launch order (correlation id), each candidate (the 10 hottest kernels, as
+    // step_metrics_replay_wall selects them) handed to the session as the injection does.
+    const std::string path = KTUNE_TEST_DATA_DIR "/metrics/h200_transformer_loop.ktrace";
+    const auto top = ktune::analysis::aggregate({path}, ktune::analysis::group_by::kernel);
+    REQUIRE(top.rows.size() >= 10);
+    std::set<std::string> hottest;
+    for (std::size_t i = 0; i < 10; ++i)
+        hottest.insert(top.rows[i].mangled);
+    ktune::trace::trace_reader reader(path);
+    launch_order v;
+    REQUIRE(reader.read(v).complete);
+    std::sort(v.records.begin(), v.records.end(),
+              [](const auto& a, const auto& b) { return a.correlation < b.correlation; });
+    sampling_options o = every_kernel();
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), o, 1);
+    std::map<std::string, std::set<std::string>> shapes; // candidates' launch shapes
+    std::map<std::string, int> launches;
+    for (const auto& r : v.records) {
+        const auto& name = reader.string(r.name_id).mangled;
+        if (!hottest.contains(name)) {
+            ++d.i;
+            continue;
+        }
+        const std::string shape = std::to_string(r.grid.x) + "," + std::to_string(r.grid.y) + "," +
+                                  std::to_string(r.grid.z) + "/" + std::to_string(r.block.x) + "," +
+                                  std::to_string(r.block.y) + "," + std::to_string(r.block.z) +
+                                  "/" + std::to_string(r.dynamic_smem);
+        shapes[name].insert(shape);
+        ++launches[name + "\x1f" + shape];
+        d.launch(name, shape);
+    }
+    const auto doc = d.s.finish();
+    // The loop's 5 kernels (launched 40-120 times) get metrics, each on a warm launch (after the
+    // first forward); the 5 others (initialisation kernels, and a tail launched once) are listed
+    // incomplete: only --replay kernel can profile a kernel launched once.
+    REQUIRE(doc.kernels.size() == 5);
+    for (const auto& k : doc.kernels) {
+        std::size_t n = 0;
+        for (const auto& [key, count] : launches)
+            if (key.starts_with(k.name + "\x1f")) n += std::size_t(count);
+        CHECK(n >= 40);
+        CHECK(k.launch_index > 20);
+    }
+    CHECK(doc.incomplete_kernels == 5);
+    CHECK(doc.kernels.size() + doc.incomplete.size() == 10);
+    // Sequences of 1-4 kernels: 8 start/stop pairs (one kernel at a time would take 15).
+    CHECK(d.fake->starts == 8);
+}
+
+TEST_CASE("a recorded suite of back-to-back repeats: each kernel takes one launch per pass") {
+    // bench_roofline_vs_ncu --mode plain --repeat 3 under ktune profile on an H200 (session 4):
+    // 13 workloads, each launched 3 times in a row and never again. ktune_l2_sweep and WaitNs
+    // ran inside the profiler's own calls, which the injection does not hand to the session.
+    const std::string path = KTUNE_TEST_DATA_DIR "/metrics/h200_suite_repeat3.ktrace";
+    ktune::trace::trace_reader reader(path);
+    launch_order v;
+    REQUIRE(reader.read(v).complete);
+    std::sort(v.records.begin(), v.records.end(),
+              [](const auto& a, const auto& b) { return a.correlation < b.correlation; });
+    sampling_options o = every_kernel(10);
+    o.max_kernels = 100;
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), o); // no warm-up here
+    std::size_t candidates = 0;
+    for (const auto& r : v.records) {
+        const auto& name = reader.string(r.name_id).mangled;
+        if (name == "ktune_l2_sweep" || name == "WaitNs") continue;
+        ++candidates;
+        d.launch(name, std::to_string(r.grid.x) + "," + std::to_string(r.grid.y) + "/" +
+                           std::to_string(r.block.x) + "/" + std::to_string(r.dynamic_smem));
+    }
+    const auto doc = d.s.finish();
+    CHECK(candidates == 51);
+    CHECK(d.profiled.size() == 51);  // every launch is a pass of its kernel's sample
+    CHECK(doc.kernels.size() == 17); // one sample per 3 launches
+    CHECK(doc.incomplete_kernels == 0);
+    CHECK(d.fake->starts == 51); // back to back, nothing to share a pass with
+}
+
+TEST_CASE("with the warm-up launch, back-to-back repeats need one launch more than passes") {
+    // bench_roofline_vs_ncu --repeat 4, as the launches-mode benches run it.
+    driver d(std::make_unique<fake_user_ranges>(), three_pass_set(), every_kernel(), 1);
+    for (const char* k : {"x", "y"})
+        for (int r = 0; r < 4; ++r)
+            d.launch(k);
+    CHECK(d.profiled == std::vector<std::string>{"x@1", "x@2", "x@3", "y@5", "y@6", "y@7"});
+    const auto doc = d.s.finish();
+    CHECK(doc.kernels.size() == 2);
     CHECK(doc.incomplete_kernels == 0);
 }
