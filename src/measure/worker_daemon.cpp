@@ -221,6 +221,11 @@ int daemon_main(const std::string& sock, int idle_s, const std::function<bool()>
     const auto leave = [&] {
         ::unlink(sock.c_str());
         ::unlink((base + ".pid").c_str());
+        // An empty log goes too; the two lock files stay (unlinking a lock file another
+        // process is about to flock would let two daemons each hold "the" lock).
+        struct stat st {};
+        if (::stat((base + ".log").c_str(), &st) == 0 && st.st_size == 0)
+            ::unlink((base + ".log").c_str());
     };
     const bool ready = setup();
     // The problem's buffers stay for a moment after a client leaves: back-to-back tunes (a
