@@ -12,10 +12,10 @@
 //   <name>.sock    the listening socket (0600); the daemon checks the peer's uid too
 //   <name>.log     the daemon's stderr
 // The daemon serves one connection at a time like a piped worker, frees the problem's buffers
-// 2 s after a client leaves (back-to-back tunes keep them), exits after `idle` seconds without one (only when it can take the
-// client lock: a client about to connect keeps it alive), exits on a fault that destroys its
-// context, and kills itself when its client disappears in the middle of a candidate (a hung
-// kernel would otherwise hold the GPU forever).
+// 2 s after a client leaves (back-to-back tunes keep them), exits after `idle` seconds without
+// a client (only when it can take the client lock: a client about to connect keeps it alive),
+// exits on a fault that destroys its context, and kills itself when its client disappears in
+// the middle of a candidate (a hung kernel would otherwise hold the GPU forever).
 #include <filesystem>
 #include <functional>
 #include <string>
