@@ -208,6 +208,8 @@ TEST_CASE("a kept worker serves the next tune without its set-up, then leaves wh
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+    const char* had = std::getenv("XDG_RUNTIME_DIR");
+    const std::string before = had ? had : "";
     setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);
     auto rq = small("softmax", ops::dtype::f32, 999, 1024);
     rq.keep_worker_s = 2;
@@ -233,6 +235,9 @@ TEST_CASE("a kept worker serves the next tune without its set-up, then leaves wh
     for (const auto& e : std::filesystem::directory_iterator(dir / "ktune"))
         socket_left = socket_left || e.path().extension() == ".sock";
     CHECK_FALSE(socket_left);
-    unsetenv("XDG_RUNTIME_DIR");
+    if (had)
+        setenv("XDG_RUNTIME_DIR", before.c_str(), 1);
+    else
+        unsetenv("XDG_RUNTIME_DIR");
     std::filesystem::remove_all(dir);
 }

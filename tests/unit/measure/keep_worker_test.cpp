@@ -24,15 +24,24 @@ namespace {
 /// $XDG_RUNTIME_DIR pointed at a fresh directory for one test.
 struct runtime_dir {
     fs::path dir;
+    std::string before;
+    bool had = false;
     explicit runtime_dir(const char* tag)
         : dir(fs::temp_directory_path() / fmt::format("ktune-kw-{}-{}", tag, getpid())) {
+        if (const char* e = std::getenv("XDG_RUNTIME_DIR")) {
+            before = e;
+            had = true;
+        }
         fs::remove_all(dir);
         fs::create_directories(dir);
         ::chmod(dir.c_str(), 0700);
         setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);
     }
     ~runtime_dir() {
-        unsetenv("XDG_RUNTIME_DIR");
+        if (had)
+            setenv("XDG_RUNTIME_DIR", before.c_str(), 1);
+        else
+            unsetenv("XDG_RUNTIME_DIR");
         fs::remove_all(dir);
     }
 };
