@@ -1,9 +1,10 @@
 // Sampled range-profiler metrics inside libktune_inject.so (see metrics_hook.hpp).
 //
-// Auto range profiles every kernel launched on the context between start and stop, so a
-// profiled launch must be alone: unprofiled launches hold a shared lock from their API enter
-// to their API exit, a profiled one the exclusive lock. Launch calls of other threads wait
-// only while a sampled launch is being replayed. Runtime launches reach the driver inside
+// Auto range profiles every kernel launched on the context between start and stop, and a user
+// range (--replay launches) every kernel between its push and pop, so a profiled launch must be
+// alone: unprofiled launches hold a shared lock from their API enter to their API exit, a
+// profiled one the exclusive lock. Launch calls of other threads wait only while a sampled
+// launch is being profiled. Runtime launches reach the driver inside
 // the runtime call; a thread-local depth makes the outermost callback the only one that acts.
 #include "metrics_hook.hpp"
 
