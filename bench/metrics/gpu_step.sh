@@ -271,20 +271,31 @@ step_metrics_replay() {
 # kernel, ktune launches, ncu}; the table is $OUT/metrics_replay_wall.txt.
 step_metrics_replay_wall() {
     local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
-    local ktune="$build/tools/ktune-cli/ktune" py=bench/metrics/transformer_loop.py t r w
+    local ktune="$build/tools/ktune-cli/ktune" py t r w re
     local bin="$build/bench/metrics/bench_roofline_vs_ncu" rounds=${METRICS_WALL_ROUNDS:-3}
     local lim=${METRICS_STEP_TIMEOUT:-40} txt="$out/metrics_replay_wall.txt"
     mkdir -p "$out"
-    timeout "$lim" "$ktune" profile --no-top -o "$out/metrics_rl.ktrace" -- python3 "$py" \
-        >"$out/metrics_rl_trace.log" 2>&1
-    "$ktune" top "$out/metrics_rl.ktrace" --json --limit 10 >"$out/metrics_rl_top.json"
-    local re
-    re=$(python3 -c 'import json, re, sys
-rows = json.load(open(sys.argv[1]))["rows"][:10]
-print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metrics_rl_top.json")
-    for w in tl su; do
+    # Workloads: tr = PyTorch training loop (train_loop.py), tl = PyTorch inference loop
+    # (transformer_loop.py), su = the C++ suite. A PyTorch workload's 10 hottest kernels come
+    # from an unprofiled trace of the same script.
+    for w in ${METRICS_WALL_WORKLOADS:-tr tl su}; do
         local -a A=() K=() L=() N=() cmd=()
-        if [ $w = tl ]; then cmd=(python3 "$py"); else cmd=("$bin" --mode plain --repeat 4); fi
+        case $w in
+        tr) py=bench/metrics/train_loop.py ;;
+        tl) py=bench/metrics/transformer_loop.py ;;
+        *) py= ;;
+        esac
+        if [ -n "$py" ]; then
+            cmd=(python3 "$py")
+            timeout "$lim" "$ktune" profile --no-top -o "$out/metrics_${w}.ktrace" -- "${cmd[@]}" \
+                >"$out/metrics_${w}_trace.log" 2>&1
+            "$ktune" top "$out/metrics_${w}.ktrace" --json --limit 10 >"$out/metrics_${w}_top.json"
+            re=$(python3 -c 'import json, re, sys
+rows = json.load(open(sys.argv[1]))["rows"][:10]
+print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metrics_${w}_top.json")
+        else
+            cmd=("$bin" --mode plain --repeat 4)
+        fi
         local sel=(--kernels "$re" --max-metric-kernels 10) nsel=(--kernel-name-base mangled
             --kernel-id "::regex:$re:1")
         [ $w = su ] && sel=(--max-metric-kernels 100) nsel=(--kernel-id ":::1")

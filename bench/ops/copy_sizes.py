@@ -2,8 +2,9 @@
 """The copy each benchmark shape is compared with, at its own size: a device-to-device copy that
 moves as many bytes as the op's byte model (half read, half written; a reduction's bytes are
 all reads, compared with a copy of the same total), timed like ktune
-times candidates (2x-L2 buffer zeroed before each launch, outside CUDA events; median of 50).
-Small shapes pay the same launch, ramp and flush write-back costs as the op; a 512 MiB copy
+times candidates (a read sweep of a 2x-L2 buffer before each launch, outside CUDA events;
+median of 50).
+Small shapes pay the same launch and ramp costs as the op; a 512 MiB copy
 (the tuner's copy_gbs) does not. One JSON line per byte count: {"bytes", "copy_ms", "copy_gbs",
 "p10_ms", "p90_ms"}; the first line is the 512 MiB copy."""
 import json
@@ -14,7 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tune"))
-from torch_ops import SHAPES, samples  # noqa: E402  (one timing protocol for both scripts)
+from torch_ops import SHAPES, l2_flusher, samples  # noqa: E402  (one timing protocol for both scripts)
 
 
 def timed(fn, flush, reps=50):
@@ -23,9 +24,7 @@ def timed(fn, flush, reps=50):
 
 
 def main():
-    dev = torch.cuda.get_device_properties(0)
-    l2 = getattr(dev, "L2_cache_size", 64 << 20)
-    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    flush = l2_flusher()
     sizes = [512 << 21]  # 512 MiB read + 512 MiB written
     for esize in (4, 2):
         for r, c in SHAPES:

@@ -166,9 +166,8 @@ gpu_runner::gpu_runner(marks* m) : impl_(nullptr) {
     if (q.devices.empty()) throw error(error_kind::no_device, q.no_device_reason);
     impl_->dev = q.devices.front();
     mark("device_query");
-    impl_->cache = cache; // a copy: the helper thread still reads `cache`
-    impl_->flush = device_buffer(
-        static_cast<std::size_t>(std::max<std::int64_t>(2 * impl_->dev.l2_bytes, 8 << 20)));
+    impl_->cache = cache;   // a copy: the helper thread still reads `cache`
+    impl_->flush.emplace(); // on the primary context made current above
     mark("flush_buffer");
     const compile_result h = helpers.get();
     if (!h.ok) throw error(error_kind::nvrtc, "internal kernel failed to compile: " + h.log);

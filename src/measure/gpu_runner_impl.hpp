@@ -8,6 +8,7 @@
 #include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
 #include "measure/gpu_runner.hpp"
+#include "metrics/l2_flush.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -71,7 +72,10 @@ struct gpu_runner::impl {
     std::unique_ptr<module> utility;
     CUfunction fill[2]{}, compare[2]{};
     cuda_stream stream;
-    device_buffer flush;
+    /// Read sweep over 2 x L2 before each timed launch: evicts the previous launch's dirty
+    /// lines outside the events and leaves only clean ones (a memset flush left L2 full of
+    /// dirty lines that the timed kernel then wrote back inside its window).
+    std::optional<metrics::detail::l2_flusher> flush;
     device_buffer counters{16};
     cuda_event check_begin, check_end;
     /// Two sets of (2 per launch + 2 per batch) events: one batch is queued while the one

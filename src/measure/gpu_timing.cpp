@@ -31,9 +31,9 @@ std::optional<fault> gpu_runner::impl::time(const problem_state& s, const module
         }
         for (int i = 0; i < batch; ++i) {
             if (restore_each) restore(s);
-            // Flush L2 outside the timed window so every launch reads from DRAM.
-            if (r.policy.flush_l2)
-                KTUNE_CUDA_CALL(cudaMemsetAsync(flush.data(), i & 1, flush.size(), stream.get()));
+            // Flush L2 outside the timed window so every launch reads from DRAM and starts
+            // with no dirty lines of earlier work to write back.
+            if (r.policy.flush_l2) flush->enqueue(stream.get());
             KTUNE_CUDA_CALL(cudaEventRecord(event(set, 2 * i), stream.get()));
             launch_op(s, cand.f, g, false);
             KTUNE_CUDA_CALL(cudaEventRecord(event(set, 2 * i + 1), stream.get()));

@@ -172,18 +172,21 @@ void l2_flusher::release() noexcept {
 }
 
 void l2_flusher::flush() {
-    CUdeviceptr p = scratch_;
-    unsigned long long n = bytes_ / 16;
-    CUdeviceptr sink = scratch_; // written only if the xor of garbage hits the magic value
-    void* args[] = {&p, &n, &sink};
     const relaxed_capture relaxed(d_->capture_mode);
     // Earlier work first: a kernel still running during the sweep could leave dirty lines.
     KTUNE_CU_CALL(d_->sync());
     // A stream of its own, non-blocking: the NULL stream would join a stream being captured.
-    const auto st = static_cast<CUstream>(stream_);
+    enqueue(stream_);
+    KTUNE_CU_CALL(d_->stream_sync(static_cast<CUstream>(stream_)));
+}
+
+void l2_flusher::enqueue(void* stream) {
+    CUdeviceptr p = scratch_;
+    unsigned long long n = bytes_ / 16;
+    CUdeviceptr sink = scratch_; // written only if the xor of garbage hits the magic value
+    void* args[] = {&p, &n, &sink};
     KTUNE_CU_CALL(d_->launch(static_cast<CUfunction>(function_), static_cast<unsigned>(blocks_), 1,
-                             1, k_threads, 1, 1, 0, st, args, nullptr));
-    KTUNE_CU_CALL(d_->stream_sync(st));
+                             1, k_threads, 1, 1, 0, static_cast<CUstream>(stream), args, nullptr));
 }
 
 } // namespace ktune::metrics::detail

@@ -14,6 +14,7 @@
 //
 //   l2_flusher f;   // on the current context: scratch of 2 x L2 bytes
 //   f.flush();      // sweep + context sync, outside the profiled range
+//   f.enqueue(s);   // stream-ordered sweep before a timed launch on s (the tuner's worker)
 #include <cstddef>
 #include <memory>
 
@@ -31,6 +32,10 @@ public:
     /// Waits for the context's work, then sweeps the scratch on a stream of its own and waits
     /// for it. Throws error_kind::cuda.
     void flush();
+    /// Queues the sweep on `stream` (a CUstream / cudaStream_t of the current context) after
+    /// the work already there, without waiting: the tuner's timing loop flushes before each
+    /// timed launch of its own stream this way. Throws error_kind::cuda.
+    void enqueue(void* stream);
     /// Scratch size in bytes (2 x the device's L2).
     [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
 

@@ -4,6 +4,7 @@
 #include "ktune/measure/sample_stats.hpp"
 #include "ktune/tune/tuner.hpp"
 #include "measure/compile_private.hpp"
+#include "metrics/l2_flush.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -22,9 +23,13 @@ double measure_copy_gbs() {
     device_buffer a(bytes), b(bytes);
     cuda_stream s;
     cuda_event e0, e1;
+    // The candidates' protocol: each copy after a read sweep of L2 outside its events, so it
+    // neither finds its source in L2 nor writes back the previous copy's dirty lines.
+    metrics::detail::l2_flusher flush;
     KTUNE_CUDA_CALL(cudaMemsetAsync(a.data(), 1, bytes, s.get()));
     std::vector<double> gbs;
     for (int i = 0; i < 12; ++i) {
+        flush.enqueue(s.get());
         KTUNE_CUDA_CALL(cudaEventRecord(e0.get(), s.get()));
         KTUNE_CUDA_CALL(
             cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, s.get()));
@@ -42,7 +47,8 @@ std::filesystem::path copy_gbs_file(const device_info& dev, const std::string& d
     for (char& c : id)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
     return measure::cubin_cache::default_dir() /
-           fmt::format("copy-gbs-{}-driver{}.txt", id, driver.empty() ? "unknown" : driver);
+           // v2: copies timed after a read sweep of L2 (v1 timed them back to back)
+           fmt::format("copy-gbs-v2-{}-driver{}.txt", id, driver.empty() ? "unknown" : driver);
 }
 
 double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cached) {

@@ -17,8 +17,9 @@
 namespace ktune::tune {
 namespace {
 
-// Same protocol as the worker: 3 warm-ups, then per launch a 2x-L2 buffer zeroed (L2 flushed)
-// outside the CUDA events, median of 50. Inputs U(-2, 2) like the worker's fill.
+// Same protocol as the worker: 3 warm-ups, then per launch a read sweep of a 2x-L2 buffer (L2
+// flushed, only clean lines left) outside the CUDA events, median of 50. Inputs U(-2, 2) like the
+// worker's fill.
 const char* const script = R"PY(
 import json, statistics, sys
 def out(**kw):
@@ -58,14 +59,15 @@ except RuntimeError:
     # A torch that refuses out= aliasing an input: the two in-place ops a user would write.
     expr, fn = "x.mul_(g).add_(b)", lambda: x.mul_(g).add_(b)
 l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
-flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+flush = torch.zeros(2 * l2 // 8, dtype=torch.int64, device="cuda")
+acc = torch.empty((), dtype=torch.int64, device="cuda")
 for _ in range(3):
     fn()
 times = []
 for _ in range(50):
     if inplace:
         x.copy_(x0)  # every launch from the same inputs, outside the events
-    flush.zero_()
+    torch.sum(flush, dim=0, out=acc)  # reads: evicts, leaves no dirty line to write back
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s.record()
     fn()
