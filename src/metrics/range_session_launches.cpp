@@ -2,20 +2,32 @@
 // says the rules). Why many per pass: CUPTI's range profiler costs ~18 ms per start and ~7 ms per
 // stop on an H200 whatever the pass holds, a user range around one launch ~1 ms
 // (bench_range_probe, docs/perf/metrics.md session 4), so 10 kernels x 3 passes cost 3 passes,
-// not 30. Ranges are named by their position in pass 0, and every later pass pushes the same
-// positions in the same order (an empty range for a kernel that did not come back), so ranges
-// match pass 0's by order and by name alike.
+// not 30. Ranges are named by the kernel's place in the sequence; CUPTI matches a later pass's
+// ranges to pass 0's by name (the probe's reordered pass read every range right), so a later
+// pass takes each kernel's next launch in whatever order the program makes them: a loop body
+// that launches one kernel several times, or several shapes of one GEMM, does not stall it.
 #include "ktune/core/error.hpp"
 #include "ktune/metrics/range_session.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <set>
 #include <utility>
 
 namespace ktune::metrics {
+namespace {
+// Candidate launches per kernel of a sequence that may go by without a range (or, in pass 0, a
+// kernel joining) before the kernels still missing are given up: a loop iteration launches each
+// of its kernels, so many times the sequence's size without one of them means they are gone.
+constexpr std::uint64_t stall_per_kernel = 64;
+} // namespace
+
+bool range_session::stalled(const sequence& b) const noexcept {
+    return b.waited > std::min<std::uint64_t>(patience_, stall_per_kernel * b.kernels.size());
+}
 
 bool range_session::begin_launches(std::string_view name, std::uint64_t launch_index,
                                    std::uint64_t correlation_id, bool cooperative,
@@ -35,8 +47,8 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
     }
     if (!seq_) {
         if (!warm) return false;
-        // A new batch opens on a sampled launch; one metric set serves the whole batch (the
-        // first kernel's).
+        // A new sequence opens on a sampled launch; one metric set serves the whole sequence
+        // (the first kernel's).
         if (policy_.decide(name, cooperative) != sample_decision::profile) return false;
         const tensor_precision p = guess_tensor_precision(name);
         auto it = resolved_.find(p);
@@ -52,84 +64,101 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
                                  [&](const batch_kernel& k) { return k.key == key; });
     const std::size_t position = static_cast<std::size_t>(at - b.kernels.begin());
     ++b.waited;
-    if (b.pass == 0) {
-        if (at == b.kernels.end()) {
-            if (b.waited > patience_) end_pass();
-            if (!warm) return false;
-            return join_pass0(std::move(key), name, launch_index, correlation_id, cooperative,
-                              before_start);
+    if (at == b.kernels.end()) {
+        if (b.pass == 0 && warm &&
+            join_pass0(std::move(key), name, launch_index, correlation_id, cooperative,
+                       before_start))
+            return true;
+        if (stalled(b)) {
+            if (b.pass == 0)
+                end_pass();
+            else
+                give_up_missing();
         }
-        // A kernel of the sequence again. The first one back means the loop (or the repeat of
-        // one kernel) came round: pass 0 is complete, and this launch opens pass 1. Others
-        // close it only after more than other_repeats returns with no new kernel (the first
-        // one may never come back, like PyTorch's weight initialisation before the loop).
-        if (position != 0 && ++b.seen[key] <= other_repeats_) return false;
+        return false;
+    }
+    if (b.pass == 0) {
+        // A kernel of pass 0 again. Pass 0 closes once each of them came back since the last
+        // one joined (a loop went round: kernels that first run later in the loop have joined
+        // by then), or when those that came back keep coming and another never does (it may
+        // never come back, like PyTorch's weight initialisation before the loop); this launch
+        // then belongs to pass 1.
+        ++at->back;
+        std::uint32_t least_back = ~0u;
+        bool one_missing = false;
+        for (const auto& k : b.kernels) {
+            if (k.back == 0)
+                one_missing = true;
+            else
+                least_back = std::min(least_back, k.back);
+        }
+        if (one_missing && least_back <= other_repeats_ && !stalled(b)) return false;
         end_pass();
         if (!seq_ || seq_->pass == 0) return false;
     }
-    if (at == b.kernels.end()) {
-        // Another kernel coming back more than other_repeats times means a loop iteration went
-        // by without the one expected next (or the patience ran out): give that one up.
-        if (b.waited > patience_ || ++b.seen[key] > other_repeats_) give_up_expected();
-        return false;
-    }
-    return follow(position, before_start);
+    return take(position, before_start);
 }
 
-// Pass 0: a kernel not yet in the batch joins it, if the sampling policy takes it.
+// Pass 0: a kernel not yet in the sequence joins it, if the sampling policy takes it.
 bool range_session::join_pass0(std::string key, std::string_view name, std::uint64_t launch_index,
                                std::uint64_t correlation_id, bool cooperative,
                                const std::function<void()>& before_start) {
     if (!seq_ || seq_->pass != 0) return false;
     auto& b = *seq_;
-    // The first kernel was decided by the caller, which opened the batch for it.
+    // The first kernel was decided by the caller, which opened the sequence for it.
     if (!b.kernels.empty() && (b.kernels.size() >= batch_ ||
                                policy_.decide(name, cooperative) != sample_decision::profile))
         return false;
-    b.kernels.push_back({std::move(key), std::string(name), launch_index, correlation_id, false});
+    for (auto& k : b.kernels)
+        k.back = 0; // the loop has not gone round since this one joined
+    b.kernels.push_back(
+        {std::move(key), std::string(name), launch_index, correlation_id, false, false, 0});
     push(before_start, b.kernels.size() - 1);
     return true;
 }
 
-// A later pass: the launch of the kernel at `position` of pass 0's order.
-bool range_session::follow(std::size_t position, const std::function<void()>& before_start) {
-    for (int attempt = 0; attempt < 2 && seq_ && seq_->pass > 0; ++attempt) {
-        auto& b = *seq_;
-        std::size_t expected = b.next;
-        while (expected < b.kernels.size() && b.kernels[expected].incomplete)
-            ++expected;
-        if (position == expected) {
-            if (!b.running) open_pass();
-            fill_until(position); // empty ranges for kernels given up before it
-            push(before_start, position);
-            return true;
-        }
-        // Not the one expected next: it runs unprofiled, unless the expected one has missed a
-        // loop iteration (this kernel came back more than other_repeats times meanwhile). Then
-        // only the expected one is given up, and this launch is looked at again: the kernels
-        // between them may still come.
-        if (b.kernels[position].incomplete) return false;
-        if (++b.seen[b.kernels[position].key] <= other_repeats_) return false;
-        give_up_expected();
+// A later pass: the kernel at `position`, unless this pass has it already.
+bool range_session::take(std::size_t position, const std::function<void()>& before_start) {
+    auto& b = *seq_;
+    auto& k = b.kernels[position];
+    if (k.incomplete) return false;
+    if (k.taken) {
+        // Every kernel this pass has came back twice since its range and the missing ones did
+        // not: a loop iteration went by without them.
+        ++k.back;
+        const bool stale = std::all_of(b.kernels.begin(), b.kernels.end(),
+                                       [](const auto& o) { return !o.taken || o.back >= 2; });
+        if (!stale && !stalled(b)) return false;
+        give_up_missing();
+        // The next pass may take this launch.
+        if (!seq_ || seq_->running || seq_->kernels[position].incomplete) return false;
+        return take(position, before_start);
     }
-    return false;
+    if (!b.running) open_pass();
+    k.taken = true;
+    k.back = 0;
+    push(before_start, position);
+    return true;
 }
 
-void range_session::give_up_expected() {
+void range_session::give_up_missing() {
     auto& b = *seq_;
-    std::size_t expected = b.next;
-    while (expected < b.kernels.size() && b.kernels[expected].incomplete)
-        ++expected;
-    if (b.running)
-        fill_until(std::min(expected + 1, b.kernels.size())); // may end the pass
-    else if (expected < b.kernels.size())
-        b.kernels[expected].incomplete = true;
-    if (!seq_) return;
-    seq_->seen.clear();
-    seq_->waited = 0;
-    if (std::all_of(seq_->kernels.begin(), seq_->kernels.end(),
+    const bool any = std::any_of(b.kernels.begin(), b.kernels.end(),
+                                 [](const batch_kernel& k) { return !k.incomplete && !k.taken; });
+    if (!any) return;
+    for (auto& k : b.kernels)
+        if (!k.taken && !k.incomplete) k.incomplete = true;
+    if (std::all_of(b.kernels.begin(), b.kernels.end(),
                     [](const batch_kernel& k) { return k.incomplete; }))
-        abandon();
+        return abandon();
+    if (!b.running) open_pass();
+    // An empty range under each missing name keeps every name of pass 0 in this pass.
+    for (std::size_t i = 0; i < b.kernels.size(); ++i)
+        if (!b.kernels[i].taken) {
+            backend_->push_range(std::to_string(i));
+            backend_->pop_range(false);
+        }
+    end_pass();
 }
 
 void range_session::open_pass() {
@@ -137,70 +166,70 @@ void range_session::open_pass() {
     backend_->begin_pass(b.pass);
     backend_->start();
     b.running = true;
-    b.next = 0;
-    b.seen.clear();
-    b.waited = 0;
 }
 
 void range_session::push(const std::function<void()>& before_start, std::size_t position) {
     auto& b = *seq_;
     if (before_start) before_start(); // the L2 flush: inside the pass, outside every range
     backend_->push_range(std::to_string(position));
-    b.next = position;
-    b.seen.clear();
     b.waited = 0;
     active_ = true;
-}
-
-void range_session::fill_until(std::size_t position) {
-    auto& b = *seq_;
-    while (b.next < position && b.next < b.kernels.size()) {
-        // An empty range keeps the positions after it matched; its kernel has no metrics.
-        backend_->push_range(std::to_string(b.next));
-        backend_->pop_range(false);
-        b.kernels[b.next].incomplete = true;
-        ++b.next;
-    }
-    if (b.next >= b.kernels.size()) end_pass();
 }
 
 void range_session::end_launches(bool wait) {
     active_ = false;
     backend_->pop_range(wait);
     auto& b = *seq_;
-    ++b.next;
     if (b.pass == 0) {
         if (b.kernels.size() >= batch_) end_pass(); // the counter image is full
         return;
     }
-    // Kernels given up in an earlier pass keep their place with an empty range.
-    std::size_t last = b.next;
-    while (last < b.kernels.size() && b.kernels[last].incomplete)
-        ++last;
-    if (last == b.kernels.size()) fill_until(last);
+    if (std::all_of(b.kernels.begin(), b.kernels.end(),
+                    [](const batch_kernel& k) { return k.taken || k.incomplete; })) {
+        // Kernels given up in an earlier pass keep their name with an empty range.
+        for (std::size_t i = 0; i < b.kernels.size(); ++i)
+            if (b.kernels[i].incomplete) {
+                backend_->push_range(std::to_string(i));
+                backend_->pop_range(false);
+            }
+        end_pass();
+    }
 }
 
 void range_session::end_pass() {
     auto& b = *seq_;
     const auto state = backend_->stop();
     b.running = false;
+    b.waited = 0;
+    for (auto& k : b.kernels) {
+        k.taken = false;
+        k.back = 0;
+    }
     if (!state.all_submitted) {
         // CUPTI's passes must advance; a set that never completes is given up on, not looped.
         if (state.next_pass <= b.pass || state.next_pass > std::max<std::size_t>(set_.passes, 1))
             return abandon();
         b.pass = state.next_pass;
-        b.next = 0;
-        b.seen.clear();
-        b.waited = 0;
         return;
     }
     const auto d = backend_->decode();
     doc_.dropped_ranges += d.dropped;
     if (d.values.size() < b.kernels.size() && d.dropped == 0)
         doc_.dropped_ranges += b.kernels.size() - d.values.size();
+    // Each range by its name (the kernel's place in the sequence); unnamed ones by position.
+    std::vector<const std::vector<double>*> values(b.kernels.size(), nullptr);
+    for (std::size_t r = 0; r < d.values.size(); ++r) {
+        std::size_t i = r;
+        if (r < d.range_names.size()) {
+            const auto& n = d.range_names[r];
+            const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), i);
+            if (ec != std::errc{} || end != n.data() + n.size()) i = r;
+        }
+        if (i < values.size()) values[i] = &d.values[r];
+    }
     for (std::size_t i = 0; i < b.kernels.size(); ++i) {
         const auto& k = b.kernels[i];
-        if (k.incomplete || i >= d.values.size()) {
+        if (k.incomplete || !values[i]) {
             ++doc_.incomplete_kernels;
             doc_.incomplete.push_back(k.name);
             continue;
@@ -210,9 +239,10 @@ void range_session::end_pass() {
         s.launch_index = k.launch_index;
         s.correlation_id = k.correlation_id;
         s.pass_launches = b.pass + 1; // one launch per pass
-        for (std::size_t m = 0; m < set_.metrics.size() && m < d.values[i].size(); ++m)
-            if (std::isfinite(d.values[i][m])) // NaN: CUPTI could not evaluate it here
-                s.values[set_.metrics[m]] = d.values[i][m];
+        const auto& v = *values[i];
+        for (std::size_t m = 0; m < set_.metrics.size() && m < v.size(); ++m)
+            if (std::isfinite(v[m])) // NaN: CUPTI could not evaluate it here
+                s.values[set_.metrics[m]] = v[m];
         doc_.kernels.push_back(std::move(s));
     }
     seq_.reset();
@@ -238,8 +268,15 @@ void range_session::list_warmup_only() {
 void range_session::abandon() {
     if (!seq_) return;
     if (seq_->running) {
+        // Every name in the pass (empty ranges for the missing ones) before it stops; its
+        // passes are discarded by the next begin_pass(0).
+        for (std::size_t i = 0; i < seq_->kernels.size(); ++i)
+            if (!seq_->kernels[i].taken && seq_->pass > 0) {
+                backend_->push_range(std::to_string(i));
+                backend_->pop_range(false);
+            }
         seq_->running = false;
-        (void)backend_->stop(); // its passes are discarded by the next begin_pass(0)
+        (void)backend_->stop();
     }
     for (const auto& k : seq_->kernels) {
         ++doc_.incomplete_kernels;

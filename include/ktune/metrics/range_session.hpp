@@ -13,17 +13,19 @@
 // launch of the same kernel (name + launch shape), CUPTI's user replay driven by the launches the
 // program makes anyway, and one pass covers many kernels (range_session_launches.cpp): CUPTI's
 // cost is per pass (~25 ms for start + stop on an H200, bench_range_probe), a user range around
-// one launch ~1 ms. Pass 0 opens on the first sampled launch and pushes one range per distinct
-// sampled kernel as the program launches them (up to `launches_ranges_per_pass`); it closes when
-// its first kernel is launched again (the loop came round, or one kernel repeats: then each pass
-// is one launch of it), or when another of its kernels has been launched more than
-// `other_repeats` times since the last one joined. Each later pass follows pass 0's order on
-// later launches, skipping launches that are not the next expected kernel; a kernel that does not
-// come back (another kernel launched more than `other_repeats` times meanwhile, or
-// `patience` launches) gets an empty range in its place, so later ranges stay matched, and is
-// reported incomplete; so is every kernel of a batch still open at exit. The batch is decoded
-// once, after its last pass. Each range is profiled alone (the context drained before its push,
-// the L2 flush there too); the launch runs once, so no device memory is saved or restored.
+// one launch ~1 ms. Ranges are named by the kernel's place in the sequence and CUPTI matches a
+// later pass's ranges to pass 0's by name, in any order (the probe's reordered pass). Pass 0 opens
+// on the first sampled launch and pushes one range per distinct sampled kernel as the program
+// launches them (up to `launches_ranges_per_pass`); it closes once every kernel in it has been
+// launched again since the last one joined (a loop iteration went by, or a kernel repeats back to
+// back), or when those that came back came back more than `other_repeats` times each while one
+// never did (PyTorch's weight initialisation before the loop). Each later pass takes the next
+// launch of each kernel, in whatever order they come, and closes when it has them all; kernels
+// that do not come back while every kernel the pass has came back twice (or within `patience`
+// launches) get an empty range, so the pass still holds every name, and are reported
+// incomplete; so is every kernel of a sequence still open at exit. The
+// sequence is decoded once, after its last pass. Each range is profiled alone (the L2 flush right
+// before its push); the launch runs once, so no device memory is saved or restored.
 
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_set.hpp"
@@ -124,10 +126,10 @@ public:
     void launch_end(bool wait = false);
     /// Decode what is left; the document joins each range to its launch, in launch order.
     kernel_metrics_doc finish();
-    /// Launches mode: pass 0 closes, and a later pass gives up on the kernel it expects next
-    /// (incomplete), when `launches` candidate launches go by, or when a kernel of the batch is
-    /// launched more than `other_repeats` times meanwhile (a loop iteration went by without it,
-    /// as for PyTorch's weight-initialisation kernels before the loop).
+    /// Launches mode: pass 0 closes when `launches` candidate launches go by with no kernel
+    /// joining, or when the kernels that came back came back more than `other_repeats` times
+    /// each while another never did; a later pass gives up on the kernels it lacks (incomplete)
+    /// after `launches` candidate launches without a range.
     void set_patience(std::uint64_t launches, std::uint32_t other_repeats = 3) noexcept {
         patience_ = launches;
         other_repeats_ = other_repeats;
@@ -143,18 +145,20 @@ private:
         std::string name;
         std::uint64_t launch_index, correlation_id;
     };
-    /// Launches mode: the kernels of one multi-range pass sequence (pass 0's order).
+    /// Launches mode: the kernels of one multi-range pass sequence (range i = kernels[i]).
     struct batch_kernel {
         std::string key, name;
         std::uint64_t launch_index = 0, correlation_id = 0;
         bool incomplete = false;
+        bool taken = false; ///< this pass has its range
+        /// Launches since the last kernel joined (pass 0) or since its range (later passes).
+        std::uint32_t back = 0;
     };
     struct sequence {
         std::vector<batch_kernel> kernels;
-        std::size_t pass = 0, next = 0; ///< pass collected; pass > 0: position expected next
-        bool running = false;           ///< between start and stop
-        std::uint64_t waited = 0;       ///< candidate launches since the last range
-        std::map<std::string, std::uint32_t, std::less<>> seen; ///< batch launches meanwhile
+        std::size_t pass = 0;
+        bool running = false;     ///< between start and stop
+        std::uint64_t waited = 0; ///< candidate launches since the last range or join
     };
     void drain();
     void use(const metric_set& set);
@@ -165,11 +169,13 @@ private:
     bool join_pass0(std::string key, std::string_view name, std::uint64_t launch_index,
                     std::uint64_t correlation_id, bool cooperative,
                     const std::function<void()>& before_start);
-    bool follow(std::size_t position, const std::function<void()>& before_start);
+    bool take(std::size_t position, const std::function<void()>& before_start);
     void open_pass();
     void push(const std::function<void()>& before_start, std::size_t position);
-    void fill_until(std::size_t position); ///< empty ranges for the positions before it
-    void give_up_expected();               ///< the kernel the pass expects next becomes incomplete
+    void give_up_missing(); ///< empty ranges for the kernels this pass lacks; ends the pass
+    /// No range (pass 0: no kernel joining) for 64 candidate launches per kernel of the
+    /// sequence, or for `patience` launches.
+    bool stalled(const sequence& b) const noexcept;
     void end_pass();
     void abandon(); ///< the sequence in flight: every kernel incomplete
     set_resolver resolve_;
