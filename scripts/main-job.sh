@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's main job: install what is missing, build, then run the loop for real.
 #  - with a GPU: identify it, profile a real program (kernel time per NVTX range), sample the
-#    hot kernels' hardware metrics onto the roofline, tune a built-in op (twice: the second run
-#    is a cache hit), replay a recorded Hopper space;
+#    hottest kernels' hardware metrics of a training loop onto the roofline, tune built-in ops
+#    (again: cache hits), replay a recorded Hopper space;
 #  - without one: the same analysis on bundled real data (PyTorch transformer-layer traces
 #    recorded on an H200, one with sampled metrics; fully measured tuning spaces).
 # Outputs land in out/ (git-ignored).
@@ -28,22 +28,30 @@ if "$ktune" device >out/device.txt 2>&1; then
         "$ktune" profile -o out/transformer.ktrace -- python3 bench/profile/transformer_nvtx.py
         say "ktune top --by nvtx-path: kernel time per NVTX range open at launch"
         "$ktune" top out/transformer.ktrace --by nvtx-path
-        say "ktune profile --metrics roofline: why the 10 hottest kernels are slow"
+        say "ktune profile --metrics roofline: why the 10 hottest kernels of a training loop are slow"
         "$ktune" device --measure
-        # One pass per natural launch (no replay): a forward loop repeats its kernels.
-        "$ktune" profile --metrics roofline --max-metric-kernels 10 --no-top \
-            -o out/transformer_metrics.ktrace -- python3 bench/metrics/transformer_loop.py
-        "$ktune" roofline out/transformer_metrics.ktrace --svg out/roofline.svg
+        # The 10 hottest kernels of an unprofiled run, then their metrics with no replay: one
+        # pass covers all of them, later passes on later training steps.
+        "$ktune" profile --no-top -o out/train.ktrace -- python3 bench/metrics/train_loop.py
+        hottest=$("$ktune" top out/train.ktrace --json --limit 10 | python3 -c 'import json, re, sys
+rows = json.load(sys.stdin)["rows"][:10]
+print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")')
+        "$ktune" profile --metrics roofline --kernels "$hottest" --max-metric-kernels 10 --no-top \
+            -o out/train_metrics.ktrace -- python3 bench/metrics/train_loop.py
+        "$ktune" roofline out/train_metrics.ktrace --svg out/roofline.svg
     else
         TARGET=profile_workload scripts/build.sh >>out/build.log 2>&1
         "$ktune" profile -o out/workload.ktrace -- build/bench/profile/profile_workload graph 200 5
     fi
-    say "ktune tune softmax 8192x8192 bf16 (search, check, time, cache)"
+    say "ktune tune softmax, two shapes in one process (search, check, time, cache)"
     torch_flag=()
     python3 -c 'import torch' 2>/dev/null && torch_flag=(--vs-torch)
-    "$ktune" tune softmax --shape 8192x8192 --dtype bf16 --cache out/tuned.json "${torch_flag[@]}"
-    say "the same again: a cache hit, nothing measured"
-    "$ktune" tune softmax --shape 8192x8192 --dtype bf16 --cache out/tuned.json
+    "$ktune" tune softmax --shape 8192x8192 --shape 4096x32768 --dtype bf16 \
+        --cache out/tuned.json "${torch_flag[@]}"
+    say "ktune tune transpose 8192x8192 bf16"
+    "$ktune" tune transpose --shape 8192x8192 --dtype bf16 --cache out/tuned.json "${torch_flag[@]}"
+    say "the same again: cache hits, nothing measured"
+    "$ktune" tune softmax --shape 8192x8192 --shape 4096x32768 --dtype bf16 --cache out/tuned.json
 else
     say "no GPU here ($(head -1 out/device.txt)): working on bundled real data"
     say "ktune top: which kernels own the GPU time of a PyTorch transformer layer (H200)"
