@@ -6,6 +6,8 @@
 #include "ktune/metrics/metric_set.hpp"
 #include "ktune/trace/trace_file.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -37,20 +39,32 @@ void join_trace_timeline(metrics::kernel_metrics_doc& doc, const std::vector<std
 
 namespace {
 
+// A kernel and its launch shape, as `--replay launches` tells launches apart.
+std::string shape_key(const trace::kernel_record& k) {
+    return fmt::format("{}/{},{},{}/{},{},{}/{}", k.name_id, k.grid.x, k.grid.y, k.grid.z,
+                       k.block.x, k.block.y, k.block.z, k.dynamic_smem);
+}
+
 struct correlation_ids final : trace::trace_visitor {
     struct timed {
         std::uint32_t name_id = 0;
         std::uint64_t duration_ns = 0;
+        std::string shape;
     };
     std::unordered_set<std::uint32_t> ids;
     /// Timed records by correlation id. Kernels launched inside the launch call (ktune's L2
     /// sweep, CUPTI's WaitNs at a range's pop) share its id, hence the name beside each.
     std::unordered_map<std::uint32_t, std::vector<timed>> durations;
+    /// Launch times per kernel and launch shape.
+    std::unordered_map<std::string, std::vector<std::uint64_t>> spread;
     void on_kernels(std::span<const trace::kernel_record> ks) override {
         for (const auto& k : ks) {
             ids.insert(k.correlation);
-            if (const auto d = k.duration_ns(); d > 0)
-                durations[k.correlation].push_back({k.name_id, d});
+            const auto d = k.duration_ns();
+            if (d == 0) continue;
+            auto shape = shape_key(k);
+            spread[shape].push_back(d);
+            durations[k.correlation].push_back({k.name_id, d, std::move(shape)});
         }
     }
 };
@@ -62,6 +76,36 @@ struct correlation_ids final : trace::trace_visitor {
 // (same correlation id), else the mean of the kernel's timed launches. The throughputs are
 // rescaled by range / kernel time, capped at 100 % (left out beyond 4x); the range time stays
 // as `ktune__range_duration_ns`.
+// Passes merged from several launches are one kernel's only if those launches did the same
+// work. `--replay launches` merges launches of one name and launch shape, but a persistent
+// kernel (cuBLAS's nvjet GEMMs) runs every problem size on the same grid: FLOPs counted on a
+// large GEMM and time from a small one gave 254 % of the tensor roof on an H200 training loop.
+// Launches of one shape whose times differ by more than 25 % (10th to 90th percentile) did
+// different work. The profiled launches themselves run longer (a range around each, and the
+// warm-up launch before them loads the module), so the slowest pass_launches + 1 launches are
+// left out of the comparison; fewer than 4 left (a kernel launched only for its passes) is not
+// judged. Returns "p10..p90 us" when mixed, else empty.
+std::string mixed_work(const metrics::kernel_sample& k, const correlation_ids& records,
+                       const trace::trace_reader& reader) {
+    if (k.pass_launches <= 1) return {};
+    const auto it = records.durations.find(static_cast<std::uint32_t>(k.correlation_id));
+    if (k.correlation_id == 0 || it == records.durations.end()) return {};
+    for (const auto& r : it->second) {
+        if (reader.string(r.name_id).mangled != k.name) continue;
+        const auto s = records.spread.find(r.shape);
+        if (s == records.spread.end()) return {};
+        auto t = s->second;
+        std::sort(t.begin(), t.end());
+        const std::size_t drop = static_cast<std::size_t>(k.pass_launches) + 1;
+        if (t.size() < drop + 4) return {};
+        t.resize(t.size() - drop);
+        const double lo = double(t[t.size() / 10]), hi = double(t[t.size() * 9 / 10]);
+        if (hi <= 1.25 * lo) return {};
+        return fmt::format("{:.1f}..{:.1f} us", lo / 1e3, hi / 1e3);
+    }
+    return {};
+}
+
 void kernel_time_from_trace(metrics::kernel_sample& k, const correlation_ids& records,
                             const trace::trace_reader& reader) {
     double kernel_ns = 0;
@@ -104,20 +148,27 @@ trace_metrics metrics_from_trace(const std::string& path) {
                         ": no metrics in this trace; record them with `ktune profile --metrics "
                         "roofline -o " +
                         path + " -- <cmd>`");
-    trace_metrics out{metrics::parse_kernel_metrics(json, path + " (metrics chunk)"), 0};
+    trace_metrics out{metrics::parse_kernel_metrics(json, path + " (metrics chunk)"), 0, {}};
     join_trace_timeline(out.doc, {path});
     // The join by launch: CUPTI's correlation id of the sampled launch is the id of its kernel
     // record in the activity trace.
     trace::trace_reader reader(path);
     correlation_ids seen;
     (void)reader.read(seen);
+    std::vector<metrics::kernel_sample> kept;
     for (auto& k : out.doc.kernels) {
         if (k.correlation_id != 0 &&
             seen.ids.contains(static_cast<std::uint32_t>(k.correlation_id)))
             ++out.joined_by_correlation;
+        if (const auto mixed = mixed_work(k, seen, reader); !mixed.empty()) {
+            out.mixed_work.push_back(trace::demangle(k.name) + ": " + mixed);
+            continue;
+        }
         if (out.doc.range == "user") kernel_time_from_trace(k, seen, reader);
         k.name = trace::demangle(k.name);
+        kept.push_back(std::move(k));
     }
+    out.doc.kernels = std::move(kept);
     return out;
 }
 

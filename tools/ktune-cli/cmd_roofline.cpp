@@ -97,7 +97,7 @@ std::string fit(std::string_view s, std::size_t n) {
 }
 
 void print_table(const analysis::roofline_analysis& a, const metrics::kernel_metrics_doc& d,
-                 const std::optional<std::size_t>& joined) {
+                 const std::optional<std::size_t>& joined, const std::vector<std::string>& mixed) {
     fmt::print("Roofline of {} kernels on {} ({})\n", a.points.size(), a.roofs.gpu, a.roofs.source);
     if (d.replay == "launches")
         fmt::print(
@@ -134,6 +134,11 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
                    d.incomplete_kernels);
     if (!d.incomplete.empty())
         fmt::print("incomplete: {}\n", fmt::format("{}", fmt::join(d.incomplete, ", ")));
+    if (!mixed.empty())
+        fmt::print("\nwarning: {} kernel samples left out: their passes came from launches that "
+                   "did different work (one grid and block, launch times apart by > 25 %); "
+                   "--replay kernel measures each launch on its own:\n  {}\n",
+                   mixed.size(), fmt::format("{}", fmt::join(mixed, "\n  ")));
     if (!a.unevaluated.empty())
         fmt::print("\nwarning: {} kernel samples left out (CUPTI evaluated no number for a metric "
                    "the roofline needs):\n  {}\n",
@@ -146,10 +151,12 @@ void print_table(const analysis::roofline_analysis& a, const metrics::kernel_met
 int run(const roofline_options& o) {
     metrics::kernel_metrics_doc doc;
     std::optional<std::size_t> joined;
+    std::vector<std::string> mixed;
     if (trace::is_trace_file(o.input)) {
         auto t = analysis::metrics_from_trace(o.input);
         doc = std::move(t.doc);
         joined = t.joined_by_correlation;
+        mixed = std::move(t.mixed_work);
     } else {
         doc = metrics::read_kernel_metrics(o.input);
     }
@@ -167,9 +174,10 @@ int run(const roofline_options& o) {
     if (o.json) {
         auto j = to_json(a, doc);
         if (joined) j["joined_by_correlation"] = *joined;
+        j["mixed_work"] = mixed;
         fmt::print("{}\n", j.dump(2));
     } else {
-        print_table(a, doc, joined);
+        print_table(a, doc, joined, mixed);
         if (!o.svg.empty()) fmt::print("\nchart: {}\n", o.svg);
     }
     return ok;

@@ -124,9 +124,15 @@ void join_trace_timeline(metrics::kernel_metrics_doc& doc, const std::vector<std
 /// to that trace's timeline (join_trace_timeline), kernel names demangled. Samples of user ranges
 /// (`--replay launches`) take the kernel's time from the profiled launch's own record (else the
 /// kernel's mean), and their elapsed throughputs are rescaled from the range to the kernel.
+/// Samples merged from several launches (`pass_launches` > 1) whose launches of the same shape
+/// vary in time by more than 25 % are moved to `mixed_work`.
 struct trace_metrics {
     metrics::kernel_metrics_doc doc;
     std::size_t joined_by_correlation = 0; ///< samples whose correlation id is a kernel record
+    /// Samples left out because their passes came from launches doing different work: the
+    /// kernel's launches of that grid and block took visibly different times (e.g. a persistent
+    /// GEMM kernel run at several problem sizes on one grid), as "name: min..max us".
+    std::vector<std::string> mixed_work;
 };
 /// Throws error_kind::input when the trace has no metrics chunk (recorded without --metrics).
 trace_metrics metrics_from_trace(const std::string& path);
