@@ -19,9 +19,11 @@ def pct(j):
 
 
 def new_axis(j):
-    # session 3: smem_tma (run 2 also transpose form=regs); session 4: smem_ring, 128-tiles
+    # session 3: smem_tma (run 2 also transpose form=regs); session 4: smem_ring, 128-tiles,
+    # smem_refill
     c = j["config"]
-    return any(a in c for a in ("stage=smem_tma", "form=regs", "stage=smem_ring", "tile=128,"))
+    return any(a in c for a in ("stage=smem_tma", "form=regs", "stage=smem_ring", "tile=128,",
+                                 "stage=smem_refill"))
 
 
 groups = defaultdict(list)
