@@ -1,14 +1,13 @@
 // stage = smem_refill (session 4, round 2): a block takes rows in turn through one staged
 // buffer and refills each chunk with the next row's as soon as the block has read it for the
 // stores, so one block per SM (a 192 KiB-plus slice) overlaps its stores with the next row's
-// loads. The constraints, the one buffer, the register tail with rows in turn, the source, and
-// an NVRTC compile of the forms the GPU step times.
+// loads. Measured slower on the H200 (docs/perf/kernels.md): out of the space, kept in the
+// kernels like the ring. Its rules (checked before the refusal), the one buffer, the register
+// tail with rows in turn, the source, and an NVRTC compile of the forms the GPU test runs.
 #include "catch.hpp"
 
 #include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
-
-#include <set>
 
 using namespace ktune;
 using namespace ktune::ops;
@@ -33,8 +32,9 @@ TEST_CASE("smem_refill: constraints, one buffer, register tail with rows in turn
     const problem wide{{1024, 131072}, dtype::bf16};
     std::string why;
     config c = refill(512, 8, 1, 8);
-    REQUIRE(sm.valid(c, wide, &why));
-    INFO(why);
+    // Every rule but the measurement holds: the refusal names it.
+    CHECK_FALSE(sm.valid(c, wide, &why));
+    CHECK(why.find("measured slower") != std::string::npos);
     const launch_geometry g = sm.geometry(c, wide);
     CHECK(g.grid[0] == 128u);
     CHECK(g.block[0] == 512u);
@@ -44,19 +44,22 @@ TEST_CASE("smem_refill: constraints, one buffer, register tail with rows in turn
     CHECK(src.find("#define STAGE_smem_tma 1") != std::string::npos);
     CHECK(src.find("#define REFILL 1") != std::string::npos);
     CHECK(src.find("#define REG_ROUNDS 8") != std::string::npos);
-    CHECK(ln.valid(c, wide, &why));
+    CHECK_FALSE(ln.valid(c, wide, &why));
+    CHECK(why.find("measured slower") != std::string::npos);
     // Rows in turn only, and at least 128 blocks.
     c.set("rows_per_block", std::int64_t{1});
     CHECK_FALSE(sm.valid(c, wide, &why));
     CHECK(why.find("rows_per_block >= 2") != std::string::npos);
     CHECK_FALSE(sm.valid(refill(512, 8, 1, 8), {{4096, 32768}, dtype::bf16}, &why));
     CHECK(why.find("113 KiB") != std::string::npos); // 64 KiB rows: 3 blocks per SM
-    CHECK(sm.valid(refill(512, 8, 1, 4), {{4096, 32768}, dtype::f32}, &why));
+    CHECK_FALSE(sm.valid(refill(512, 8, 1, 4), {{4096, 32768}, dtype::f32}, &why));
+    CHECK(why.find("measured slower") != std::string::npos); // 128 KiB rows
     c.set("rows_per_block", std::int64_t{16});
     CHECK_FALSE(sm.valid(c, wide, &why));
     CHECK(why.find("128 blocks") != std::string::npos);
     c.set("cluster", std::int64_t{2});
-    CHECK(sm.valid(c, wide, &why)); // 64 rows' clusters of 2: 128 blocks
+    CHECK_FALSE(sm.valid(c, wide, &why)); // 64 rows' clusters of 2: 128 blocks
+    CHECK(why.find("measured slower") != std::string::npos);
     CHECK(sm.geometry(c, wide).shared_bytes == 128u * 1024u);
     // The smem_tma rules hold (16-byte vectors, the register tail's 128 bytes a thread).
     c = refill(256, 8, 1, 8);
@@ -64,17 +67,14 @@ TEST_CASE("smem_refill: constraints, one buffer, register tail with rows in turn
     CHECK(why.find("128 bytes") != std::string::npos);
     c = refill(512, 8, 1, 4);
     CHECK_FALSE(sm.valid(c, wide, &why));
-    // In the cached ops' space, not rowsum's (no store loop to overlap).
-    std::size_t n = 0;
-    for (const auto& e : sm.enumerate(wide))
-        n += e.get<std::string>("stage") == "smem_refill";
-    CHECK(n >= 8);
-    for (const auto& e : find_op("rowsum").enumerate({{4096, 32768}, dtype::bf16}))
-        CHECK(e.get<std::string>("stage") != "smem_refill");
+    CHECK(why.find("16-byte") != std::string::npos);
+    // In no op's space.
+    for (const op* o : all_ops())
+        for (const auto& e : o->enumerate(wide))
+            CHECK_FALSE((e.find("stage") && e.get<std::string>("stage") == "smem_refill"));
 }
 
 TEST_CASE("smem_refill kernels compile with NVRTC for sm_90 (register tail, clusters)") {
-    std::set<std::string> seen;
     for (const char* name : {"softmax", "layernorm"}) {
         const op& o = find_op(name);
         for (dtype t : {dtype::f32, dtype::bf16}) {
@@ -87,8 +87,8 @@ TEST_CASE("smem_refill kernels compile with NVRTC for sm_90 (register tail, clus
             for (const config& c : picks) {
                 INFO(name << " " << to_string(t) << " " << c.to_string());
                 std::string why;
-                CHECK(o.valid(c, p, &why));
-                INFO(why);
+                CHECK_FALSE(o.valid(c, p, &why));
+                CHECK(why.find("measured slower") != std::string::npos); // all else holds
                 const auto r =
                     measure::nvrtc_compile({o.source(c, p), std::string(kernel_name), "sm_90", {}});
                 INFO(r.log);
