@@ -67,6 +67,8 @@ else
     echo "(log-log roofline chart written to out/roofline.svg)"
     say "ktune roofline: which memory level binds (a 17-kernel suite sampled on an H200)"
     "$ktune" roofline tests/data/metrics/h200_suite_levels.metrics.ktrace --latency-pct 60
+    say "ktune roofline: a PyTorch training loop's 10 hottest kernels, no replay (H200, one pass per step)"
+    "$ktune" roofline tests/data/metrics/h200_train_launches.metrics.ktrace
     say "ktune ops: the built-in tunable ops"
     "$ktune" ops
 fi

@@ -157,13 +157,13 @@ trace_metrics metrics_from_trace(const std::string& path) {
     (void)reader.read(seen);
     std::vector<metrics::kernel_sample> kept;
     for (auto& k : out.doc.kernels) {
-        if (k.correlation_id != 0 &&
-            seen.ids.contains(static_cast<std::uint32_t>(k.correlation_id)))
-            ++out.joined_by_correlation;
         if (const auto mixed = mixed_work(k, seen, reader); !mixed.empty()) {
             out.mixed_work.push_back(trace::demangle(k.name) + ": " + mixed);
             continue;
         }
+        if (k.correlation_id != 0 &&
+            seen.ids.contains(static_cast<std::uint32_t>(k.correlation_id)))
+            ++out.joined_by_correlation;
         if (out.doc.range == "user") kernel_time_from_trace(k, seen, reader);
         k.name = trace::demangle(k.name);
         kept.push_back(std::move(k));

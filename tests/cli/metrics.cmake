@@ -79,6 +79,7 @@ ktune_cli_test(profile_metrics_bad_replay RC 2
 # at an impossible 254 % of the tensor roof.
 ktune_cli_test(roofline_mixed_work RC 0
   ARGS roofline tests/data/metrics/h200_train_launches.metrics.ktrace
-  EXPECT "Roofline of 9 kernels" "1 kernel samples left out: their passes came from launches"
+  EXPECT "Roofline of 9 kernels" "joined to their launches by correlation id: 9 of 9"
+         "1 kernel samples left out: their passes came from launches"
          "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT: 14.6..44.4 us"
          "many kernels per pass")
