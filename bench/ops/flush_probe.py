@@ -1,31 +1,20 @@
 #!/usr/bin/env python3
 """How much of a short op's event-timed median is the L2 flush's own write-back (session 4).
-The tuner, bench/tune/torch_ops.py and bench/ops/copy_sizes.py flush L2 by zeroing a 2x-L2
-buffer before each launch, outside the events: that leaves L2 full of dirty lines, written back
+The tuner, bench/tune/torch_ops.py and bench/ops/copy_sizes.py flushed L2 by zeroing a 2x-L2
+buffer before each launch (until c45cff1: now a read sweep), outside the events: that leaves L2 full of dirty lines, written back
 to DRAM while the timed kernel runs. Times the same launches after (a) that flush, (b) that flush
 followed by a read of the buffer (L2 then holds clean lines: evicting them costs nothing), (c) no
 flush. One JSON line per (what, flush): {"what", "bytes", "flush", "median_ms", "p10_ms",
 "p90_ms", "gbs"}."""
 import json
+import os
 import statistics
 import sys
 
 import torch
 
-
-def samples(fn, before, reps=50):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(reps):
-        before()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return sorted(times)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tune"))
+from torch_ops import samples  # noqa: E402  (the same timed loop; the flush is the argument)
 
 
 def main():

@@ -219,5 +219,5 @@ step_kernels_hybrid() {
 
 # Session 4, round 2: stage=smem_refill was timed by a step kernels_refill (commit e37011d:
 # bench_configs over the refill configs beside the defaults). Refuted (10-15 points slower on
-# the H200), out of the space, so the step (bench_configs times configs of the space) is gone;
-# the kernels and their GPU test stay. docs/perf/kernels.md, "Session 4, round 2".
+# the H200), then removed from the ops with its step (the source is run H's again, op versions
+# 5). docs/perf/kernels.md, "Session 4, round 2".

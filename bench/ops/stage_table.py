@@ -19,11 +19,9 @@ def pct(j):
 
 
 def new_axis(j):
-    # session 3: smem_tma (run 2 also transpose form=regs); session 4: smem_ring, 128-tiles,
-    # smem_refill
+    # session 3: smem_tma (run 2 also transpose form=regs); session 4: smem_ring, 128-tiles
     c = j["config"]
-    return any(a in c for a in ("stage=smem_tma", "form=regs", "stage=smem_ring", "tile=128,",
-                                 "stage=smem_refill"))
+    return any(a in c for a in ("stage=smem_tma", "form=regs", "stage=smem_ring", "tile=128,"))
 
 
 groups = defaultdict(list)

@@ -51,13 +51,12 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     const long long first0 = row0 * C + p.col0;
     if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0);
     // A slice over 226 KiB: its tail in registers (one row per block, the host checks it).
-    static_assert(REG_ROUNDS == 0 || RPB == 1 || REFILL, "a register part needs one buffer");
+    static_assert(REG_ROUNDS == 0 || RPB == 1, "a register part needs one row per block");
     reg_part rg;
     if (REG_ROUNDS > 0) load_reg_part(rg, reinterpret_cast<const V*>(x + first0), p.t);
     for (int k = 0; k < RPB && row0 + k < rows; ++k) {
-        const bool more = k + 1 < RPB && row0 + k + 1 < rows;
-        const V* next = more ? reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C) : nullptr;
-        if (!REFILL && more) stage_row(next, bars, k + 1);
+        if (k + 1 < RPB && row0 + k + 1 < rows)
+            stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
         // One partial (s, q) per vector lane: VEC independent FADD/FFMA chains instead of one
         // over all of a thread's elements (64 on a 64 KiB slice of 512 threads).
         float sv[VEC], qv[VEC], shift = 0.f;
@@ -98,26 +97,24 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         combine_slices(mean, q);
         const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
         V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
-        const auto store = [&](int j, const V& a) {
+        for_row(k, p.t, [&](int j, const V& a) {
             const V g = gv[j], b = bv[j];
             V o;
 #pragma unroll
             for (int e = 0; e < VEC; ++e)
                 o.v[e] = from_f(fmaf((to_f(a.v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e])));
             yk[j] = o;
-        };
-#if REFILL
-        // The register tail first, then the next row's tail is loaded: in flight while the
-        // staged part is written and refilled.
+        });
 #pragma unroll
-        for (int i = 0; i < REG_ROUNDS; ++i) store(SNV + i * TPR + p.t, rg.v[i]);
-        if (REG_ROUNDS > 0 && more) load_reg_part(rg, next, p.t);
-        for_row_refill(k, p.t, next, bars, store);
-#else
-        for_row(k, p.t, store);
+        for (int i = 0; i < REG_ROUNDS; ++i) {
+            const int j = SNV + i * TPR + p.t;
+            const V g = gv[j], b = bv[j];
+            V o;
 #pragma unroll
-        for (int i = 0; i < REG_ROUNDS; ++i) store(SNV + i * TPR + p.t, rg.v[i]);
-#endif
+            for (int e = 0; e < VEC; ++e)
+                o.v[e] = from_f(fmaf((to_f(rg.v[i].v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e])));
+            yk[j] = o;
+        }
 #if CLUSTER > 1
         cluster_finish();
 #endif
@@ -318,7 +315,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 6; }
+    int version() const noexcept override { return 5; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }

@@ -34,12 +34,7 @@ constexpr std::int64_t reg_part_max = 128;
 
 bool staged_in_smem(const config& c) {
     const param_value* v = c.find("stage");
-    return v && (c.get<std::string>("stage") == "smem_tma" || ring_form(c) || refill_form(c));
-}
-
-bool refill_form(const config& c) {
-    const param_value* v = c.find("stage");
-    return v && c.get<std::string>("stage") == "smem_refill";
+    return v && (c.get<std::string>("stage") == "smem_tma" || ring_form(c));
 }
 
 bool ring_form(const config& c) {
@@ -152,43 +147,22 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
     // 0 of 11 long- and mid-row problems, 1-20 points behind one row per block
     // (docs/perf/kernels.md). The kernels keep the form (the GPU test runs it); the space leaves
     // it out so that a budgeted search spends nothing on it. smem_ring is its successor.
-    if (refill_form(c)) {
-        // One block per SM holds a 192 KiB-plus slice: the next row's bulk copies overlap this
-        // row's stores only inside a block that takes rows in turn. A grid of at least 128
-        // blocks (H100/H200: 132 SMs) keeps every SM busy; rows_per_block 1 is smem_tma.
-        // Slices of at most half the shared memory share an SM with other blocks, whose loads
-        // already overlap this one's stores.
-        if (rpb < 2) return fail(why, "smem_refill: rows in turn, rows_per_block >= 2");
-        if (blocks < 128)
-            return fail(why, "smem_refill: fewer than 128 blocks (fewer rows_per_block)");
-        if (p.shape.cols / cl * esize <= smem_budget / 2)
-            return fail(why, "smem_refill: for slices over 113 KiB (one block per SM)");
-        // Measured slower than one row per block on every problem it was made for (H200,
-        // session 4 round 2: softmax bf16 1024x131072 70.8 vs 81.1 %, layernorm fp32 71.2 vs
-        // 84.7 %, layernorm bf16 56.0 vs 69.9 %, fp32 4096x32768 72.2 vs 87.2 %;
-        // docs/perf/kernels.md). The kernels keep it (the GPU test runs hand-built configs);
-        // the space leaves it out, as the ring. Checked last: the rules above still hold.
-        return fail(why, "smem_refill: out of the space (measured slower)");
-    }
     if (rpb > 1) return fail(why, "smem_tma takes one row (slice) per block: rows_per_block 1");
     return true;
 }
 
 std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
     const auto rpb = c.get<std::int64_t>("rows_per_block");
-    const std::int64_t bufs = ring_form(c)     ? std::min<std::int64_t>(rpb, 3)
-                              : refill_form(c) ? 1
-                                               : (rpb > 1 ? 2 : 1);
+    const std::int64_t bufs = ring_form(c) ? std::min<std::int64_t>(rpb, 3) : (rpb > 1 ? 2 : 1);
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
     const std::int64_t regs = reg_rounds(c, p) * c.get<std::int64_t>("threads_per_row") * 16;
     return bufs * (p.shape.cols / cluster_of(c)) * esize - regs;
 }
 
 std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
-    // One row per block of a cached op (or rows in turn through one refilled buffer), staged,
-    // its slice over what shared memory holds.
+    // One row per block of a cached op, staged, its slice over what shared memory holds.
     if (forms_ != row_forms::cached || !staged_in_smem(c) || ring_form(c) ||
-        (c.get<std::int64_t>("rows_per_block") != 1 && !refill_form(c)))
+        c.get<std::int64_t>("rows_per_block") != 1)
         return 0;
     const std::int64_t slice =
         p.shape.cols / cluster_of(c) * static_cast<std::int64_t>(size_of(p.type));
@@ -267,8 +241,6 @@ std::string row_op::source(const config& c, const problem& p) const {
                        "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
                        p.shape.cols, geometry(c, p).block[0]) +
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
-           // The refill form is smem_tma's kernel with one buffer, refilled in the store loop.
-           (refill_form(c) ? "#define STAGE_smem_tma 1\n#define REFILL 1\n" : "") +
            row_common_source + (staged_in_smem(c) ? tma_source : "") +
            (ring_form(c) ? ring_source : "") + body();
 }

@@ -15,11 +15,8 @@ enum class row_forms {
     cached,    ///< the row in registers, read twice, or split across a cluster (softmax, ...)
 };
 
-/// Whether c stages the row in shared memory by bulk copies (stage smem_tma, _refill, _ring).
+/// Whether c stages the row in shared memory by bulk copies (stage = smem_tma or smem_ring).
 bool staged_in_smem(const config& c);
-/// Whether c takes rows in turn through one staged buffer refilled chunk by chunk as the
-/// previous row's stores read it (stage = smem_refill).
-bool refill_form(const config& c);
 /// Whether c takes rows in turn through a ring of shared-memory buffers (stage = smem_ring).
 bool ring_form(const config& c);
 

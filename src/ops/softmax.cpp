@@ -53,13 +53,12 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
     const long long first0 = row0 * C + p.col0;
     if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0);
     // A slice over 226 KiB: its tail in registers (one row per block, the host checks it).
-    static_assert(REG_ROUNDS == 0 || RPB == 1 || REFILL, "a register part needs one buffer");
+    static_assert(REG_ROUNDS == 0 || RPB == 1, "a register part needs one row per block");
     reg_part rg;
     if (REG_ROUNDS > 0) load_reg_part(rg, reinterpret_cast<const V*>(x + first0), p.t);
     for (int k = 0; k < RPB && row0 + k < rows; ++k) {
-        const bool more = k + 1 < RPB && row0 + k + 1 < rows;
-        const V* next = more ? reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C) : nullptr;
-        if (!REFILL && more) stage_row(next, bars, k + 1);
+        if (k + 1 < RPB && row0 + k + 1 < rows)
+            stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
         float m = -KTUNE_INF, s = 0.f;
         for_staged(bars, k, p.t, [&](const V& a) { online_add(m, s, a); });
 #pragma unroll
@@ -72,24 +71,20 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
         // y = exp(x - m) / s = 2^(x log2 e - (m log2 e + log2 s)): one FFMA and one MUFU.
         const float off = m * KTUNE_LOG2E + __log2f(s);
         V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
-        const auto store = [&](int j, const V& a) {
+        for_row(k, p.t, [&](int j, const V& a) {
             V o;
 #pragma unroll
             for (int e = 0; e < VEC; ++e) o.v[e] = from_f(ex2(fmaf(to_f(a.v[e]), KTUNE_LOG2E, -off)));
             yk[j] = o;
-        };
-#if REFILL
-        // The register tail first; the next row's tail then loads while the staged part is
-        // written and refilled chunk by chunk.
+        });
 #pragma unroll
-        for (int i = 0; i < REG_ROUNDS; ++i) store(SNV + i * TPR + p.t, rg.v[i]);
-        if (REG_ROUNDS > 0 && more) load_reg_part(rg, next, p.t);
-        for_row_refill(k, p.t, next, bars, store);
-#else
-        for_row(k, p.t, store);
+        for (int i = 0; i < REG_ROUNDS; ++i) {
+            V o;
 #pragma unroll
-        for (int i = 0; i < REG_ROUNDS; ++i) store(SNV + i * TPR + p.t, rg.v[i]);
-#endif
+            for (int e = 0; e < VEC; ++e)
+                o.v[e] = from_f(ex2(fmaf(to_f(rg.v[i].v[e]), KTUNE_LOG2E, -off)));
+            yk[SNV + i * TPR + p.t] = o;
+        }
 #if CLUSTER > 1
         cluster_finish();
 #endif
@@ -233,7 +228,7 @@ class softmax final : public row_op {
 public:
     softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
-    int version() const noexcept override { return 6; }
+    int version() const noexcept override { return 5; }
     std::string_view description() const noexcept override {
         return "row softmax along the last dimension";
     }

@@ -209,15 +209,8 @@ constexpr int CV = RPC * TPR;
 // A block takes RPB rows (slices) in turn; with more than one, two buffers: the next row's
 // bulk copies are in flight while this row is reduced and written. The ring form (smem_ring)
 // keeps three: two rows in flight while one is written.
-// The refill form (stage smem_refill: STAGE_smem_tma and REFILL) keeps one buffer; the store
-// loop hands each chunk to the next row's bulk copy as soon as the block has read it.
-#ifndef REFILL
-#define REFILL 0
-#endif
 #if defined(STAGE_smem_ring)
 constexpr int NBUF = RPB < 3 ? RPB : 3;
-#elif REFILL
-constexpr int NBUF = 1;
 #else
 constexpr int NBUF = RPB > 1 ? 2 : 1;
 #endif
@@ -272,17 +265,16 @@ __device__ __forceinline__ unsigned stage_parity(int k) { return (unsigned)(k / 
 // Thread 0: the SNV vectors at src into row k's buffer, chunk c completing its barrier c. The
 // buffer's previous row was read by generic loads (a __syncthreads ordered them before this):
 // the proxy fence orders those reads before the copy engine's writes.
-// Thread 0 only: chunk c of the SNV vectors at src into row k's buffer.
-__device__ __forceinline__ void stage_chunk(const V* src, unsigned long long* bars, int k, int c) {
-    const int n = (c + 1) * CV < SNV ? CV : SNV - c * CV;
-    unsigned long long* b = stage_bars(bars, k);
-    mbar_expect(&b[c], n * (unsigned)sizeof(V));
-    bulk_load(stage_buf(k) + c * CV, src + c * CV, n * (unsigned)sizeof(V), &b[c]);
-}
 __device__ __forceinline__ void stage_row(const V* src, unsigned long long* bars, int k) {
     if (threadIdx.x != 0) return;
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    for (int c = 0; c < NCH; ++c) stage_chunk(src, bars, k, c);
+    V* dst = stage_buf(k);
+    unsigned long long* b = stage_bars(bars, k);
+    for (int c = 0; c < NCH; ++c) {
+        const int n = (c + 1) * CV < SNV ? CV : SNV - c * CV;
+        mbar_expect(&b[c], n * (unsigned)sizeof(V));
+        bulk_load(dst + c * CV, src + c * CV, n * (unsigned)sizeof(V), &b[c]);
+    }
 }
 // f(v) for every vector this thread owns in row k's buffer, chunk by chunk as they land.
 template <class F>
@@ -297,30 +289,6 @@ __device__ __forceinline__ void for_staged(unsigned long long* bars, int k, int 
         for (int i = 0; i < RPC; ++i) {
             const int j = c * CV + i * TPR + t;
             if (j < SNV) f(s[j]);
-        }
-    }
-}
-// As for_row, chunk by chunk; with next (block-uniform: the block's next row, or null), each
-// chunk, once every thread has read it, is refilled with next's chunk for row k + 1 (one
-// buffer: this row's stores and the next row's loads in flight together).
-template <class F>
-__device__ __forceinline__ void for_row_refill(int k, int t, const V* next,
-                                               unsigned long long* bars, F f) {
-    const V* s = stage_buf(k);
-#pragma unroll
-    for (int c = 0; c < NCH; ++c) {
-#pragma unroll 8
-        for (int i = 0; i < RPC; ++i) {
-            const int j = c * CV + i * TPR + t;
-            if (j < SNV) f(j, s[j]);
-        }
-        if (next) {
-            __syncthreads(); // chunk c is read (generic proxy) ...
-            if (threadIdx.x == 0) {
-                // ... and ordered before the copy engine's writes into it.
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                stage_chunk(next, bars, k + 1, c);
-            }
         }
     }
 }

@@ -244,38 +244,3 @@ TEST_CASE("rows in turn through the ring (smem_ring), slices with a register tai
     CHECK(tiles >= 12);
     check_all(jobs);
 }
-
-TEST_CASE("rows in turn through one refilled buffer (smem_refill) match the reference") {
-    // Hand-built (the space wants >= 128 blocks, slices over 113 KiB): odd row counts and a partial
-    // last block, the barrier phases flipping row by row, clusters, slices with a register tail (37
-    // x 131072).
-    std::vector<job> jobs;
-    for (const char* name : {"softmax", "layernorm"}) {
-        const ops::op& o = ops::find_op(name);
-        for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
-            const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
-            for (ops::shape2d s :
-                 {ops::shape2d{37, 131072}, ops::shape2d{301, 16384}, ops::shape2d{1001, 2048}}) {
-                const ops::problem p{s, t};
-                for (std::int64_t cl : {1, 2, 4})
-                    for (std::int64_t rpb : {2, 3, 8})
-                        for (std::int64_t tpr : {256, 1024}) {
-                            const config c{{"threads_per_row", tpr},
-                                           {"rows_per_block", rpb},
-                                           {"vec", vec},
-                                           {"cache_row", true},
-                                           {"unroll", std::int64_t{1}},
-                                           {"cluster", cl},
-                                           {"stage", std::string("smem_refill")}};
-                            std::string why;
-                            // valid() but for the refill rules that only keep the space
-                            // small (block count, slice size; checked last).
-                            if (!o.valid(c, p, &why) && why.rfind("smem_refill:", 0) != 0) continue;
-                            jobs.push_back({&o, p, c});
-                        }
-            }
-        }
-    }
-    CHECK(jobs.size() >= 60);
-    check_all(jobs);
-}
