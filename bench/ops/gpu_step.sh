@@ -145,10 +145,10 @@ step_kernels_pack() {
 }
 
 # Session 4: the forms made for the 9 large rows still under 85 % (run 3), config by config
-# beside the default and run 3's winner: the row ops' ring (stage=smem_ring: rows in turn through
-# three staged buffers, one cluster barrier per row) and transpose's 128-tiles and micro form
+# beside the default and run 3's winner: transpose's 128-tiles and micro form
 # (vec x vec register micro-tiles through a swizzled 16-byte shared tile). Then how much of
-# a 128 MiB op's time is the flush's dirty-line write-back (bench/ops/flush_probe.py).
+# a 128 MiB op's time is the flush's dirty-line write-back (bench/ops/flush_probe.py). The row
+# ops' ring (stage=smem_ring) this step also timed was refuted and removed (its source: e37011d).
 # Tables: $OUT/kernels_ring.txt (best first per problem), $OUT/kernels_flush.jsonl.
 step_kernels_ring() {
     local b=build-gpu/bench/ops/bench_configs
@@ -158,14 +158,6 @@ step_kernels_ring() {
     [ -s "$OUT/kernels_copy.jsonl" ] ||
         timeout 60 python3 bench/ops/copy_sizes.py >"$OUT/kernels_copy.jsonl" 2>>"$OUT/kernels_stderr.log"
     local cases=(
-        "softmax bf16 1024x131072 stage=smem_ring"
-        "layernorm bf16 1024x131072 stage=smem_ring threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=smem_tma"
-        "layernorm fp32 1024x131072 stage=smem_ring"
-        "layernorm bf16 4096x32768 stage=smem_ring"
-        "softmax fp32 1024x131072 stage=smem_ring threads_per_row=256,rows_per_block=1,vec=2,cache_row=true,unroll=1,cluster=8,stage=regs"
-        "softmax bf16 4096x32768 stage=smem_ring"
-        "rowsum bf16 8192x8192 stage=smem_ring threads_per_row=512,rows_per_block=1,vec=8,unroll=4,stage=regs"
-        "rowsum bf16 16384x4096 stage=smem_ring threads_per_row=256,rows_per_block=1,vec=8,unroll=2,stage=regs"
         "transpose bf16 8192x8192 tile=128, form=micro tile=64,block_rows=16,vec=8,pad=1,pack=1,"
         "transpose bf16 16384x4096 tile=128, form=micro tile=64,block_rows=16,vec=8,pad=1,pack=1,"
         "transpose bf16 1024x131072 tile=128, form=micro tile=64,block_rows=16,vec=8,pad=1,pack=1,"

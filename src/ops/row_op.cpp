@@ -34,12 +34,7 @@ constexpr std::int64_t reg_part_max = 128;
 
 bool staged_in_smem(const config& c) {
     const param_value* v = c.find("stage");
-    return v && (c.get<std::string>("stage") == "smem_tma" || ring_form(c));
-}
-
-bool ring_form(const config& c) {
-    const param_value* v = c.find("stage");
-    return v && c.get<std::string>("stage") == "smem_ring";
+    return v && c.get<std::string>("stage") == "smem_tma";
 }
 
 std::vector<param_axis> row_op::axes() const {
@@ -79,8 +74,10 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     if (vec * esize > 16) return fail(why, "vector wider than 16 bytes");
     if (cl < 1 || cl > 8 || (cl & (cl - 1)) != 0)
         return fail(why, "cluster must be 1, 2, 4 or 8 (the portable cluster sizes)");
+    if (const param_value* s = c.find("stage"); s && c.get<std::string>("stage") != "regs" && !smem)
+        return fail(why, "stage must be regs or smem_tma");
     if (smem) return valid_smem(c, p, why);
-    if (rpb > 16) return fail(why, "rows_per_block over 16 is for stage smem_ring (hand-built)");
+    if (rpb > 16) return fail(why, "rows_per_block is at most 16");
     if (tpr * rpb < 32 || tpr * rpb > 1024)
         return fail(why, "threads_per_row * rows_per_block must be 32..1024 (whole warps)");
     if (cl > 1) {
@@ -128,8 +125,7 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         return fail(why, "more than half the threads of a row would idle");
     if (smem_bytes(c, p) > smem_budget)
         return fail(why, "smem_tma: the staged slice exceeds 226 KiB of shared memory per block "
-                         "(rows in turn hold two, smem_ring three; split the row across a larger "
-                         "cluster)");
+                         "(rows in turn hold two; split the row across a larger cluster)");
     if (reg_rounds(c, p) * vec * esize > reg_part_max)
         return fail(why, "smem_tma: a slice over 226 KiB keeps its tail in registers, here more "
                          "than 128 bytes a thread (more threads or a larger cluster)");
@@ -137,23 +133,19 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         return fail(why, "smem_tma: a cluster splits rows longer than 32 KiB only");
     const std::int64_t blocks = (p.shape.rows + rpb - 1) / rpb * cl;
     if (blocks > 0x7fffffff) return fail(why, "grid.x over 2^31");
-    // The ring (rows in turn through three buffers, one cluster barrier per row) measured
-    // slower than one row per block on every problem it was made for (H200, session 4 run 1:
-    // softmax bf16 1024x131072 58.5 vs 72.4 %, bf16 4096x32768 76.8 vs 92.8 %, layernorm fp32
-    // 1024x131072 73.8 vs 81.4 %, rowsum bf16 8192x8192 73.7 vs 76.4 %; docs/perf/kernels.md).
-    // The kernels keep it (the GPU test runs hand-built ring configs); the space leaves it out.
-    if (ring_form(c)) return fail(why, "smem_ring is out of the space (measured slower)");
     // Rows in turn with two buffers (rows_per_block > 1 with smem_tma) never won on the H200:
     // 0 of 11 long- and mid-row problems, 1-20 points behind one row per block
     // (docs/perf/kernels.md). The kernels keep the form (the GPU test runs it); the space leaves
-    // it out so that a budgeted search spends nothing on it. smem_ring is its successor.
+    // it out so that a budgeted search spends nothing on it. Its successors, a ring of three
+    // buffers with one cluster barrier per row and one buffer refilled as its row is written,
+    // lost too and were removed (session 4; their source is in commit e37011d).
     if (rpb > 1) return fail(why, "smem_tma takes one row (slice) per block: rows_per_block 1");
     return true;
 }
 
 std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
     const auto rpb = c.get<std::int64_t>("rows_per_block");
-    const std::int64_t bufs = ring_form(c) ? std::min<std::int64_t>(rpb, 3) : (rpb > 1 ? 2 : 1);
+    const std::int64_t bufs = rpb > 1 ? 2 : 1;
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
     const std::int64_t regs = reg_rounds(c, p) * c.get<std::int64_t>("threads_per_row") * 16;
     return bufs * (p.shape.cols / cluster_of(c)) * esize - regs;
@@ -161,7 +153,7 @@ std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
 
 std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
     // One row per block of a cached op, staged, its slice over what shared memory holds.
-    if (forms_ != row_forms::cached || !staged_in_smem(c) || ring_form(c) ||
+    if (forms_ != row_forms::cached || !staged_in_smem(c) ||
         c.get<std::int64_t>("rows_per_block") != 1)
         return 0;
     const std::int64_t slice =
@@ -241,8 +233,7 @@ std::string row_op::source(const config& c, const problem& p) const {
                        "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
                        p.shape.cols, geometry(c, p).block[0]) +
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
-           row_common_source + (staged_in_smem(c) ? tma_source : "") +
-           (ring_form(c) ? ring_source : "") + body();
+           row_common_source + (staged_in_smem(c) ? tma_source : "") + body();
 }
 
 std::string row_op::reference_source(const problem& p) const {

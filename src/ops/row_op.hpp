@@ -15,10 +15,8 @@ enum class row_forms {
     cached,    ///< the row in registers, read twice, or split across a cluster (softmax, ...)
 };
 
-/// Whether c stages the row in shared memory by bulk copies (stage = smem_tma or smem_ring).
+/// Whether c stages the row in shared memory by bulk copies (stage = smem_tma).
 bool staged_in_smem(const config& c);
-/// Whether c takes rows in turn through a ring of shared-memory buffers (stage = smem_ring).
-bool ring_form(const config& c);
 
 class row_op : public op {
 public:
@@ -53,8 +51,7 @@ protected:
 
 private:
     [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;
-    /// Dynamic shared memory of the staged forms: one slice, two with rows in turn (smem_tma),
-    /// three (smem_ring).
+    /// Dynamic shared memory of the staged form: one slice, two with rows in turn.
     [[nodiscard]] std::int64_t smem_bytes(const config& c, const problem& p) const;
     /// Rounds of threads_per_row 16-byte vectors a staged slice over 226 KiB keeps in
     /// registers (its tail; 192 KiB staged), else 0.

@@ -40,27 +40,6 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
     }
     KTUNE_EPILOGUE(y, (long long)rows)
     return;
-#elif defined(STAGE_smem_ring)
-    // RPB rows in turn through three buffers: rows k + 1 and k + 2 in flight while row k is
-    // added up (a read-only stream: at most the ring's bytes in flight per block).
-    __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
-    mbar_setup(bars, NBUF * NCH);
-    const long long row0 = (long long)blockIdx.x * RPB;
-    const int n = rows - row0 < RPB ? (int)(rows - row0) : RPB;
-    for (int k = 0; k < NBUF && k < n; ++k)
-        stage_row(reinterpret_cast<const V*>(x + (row0 + k) * C), bars, k);
-    for (int k = 0; k < n; ++k) {
-        float a0 = 0.f;
-        for_staged(bars, k, p.t, [&](const V& a) {
-#pragma unroll
-            for (int e = 0; e < VEC; ++e) a0 += to_f(a.v[e]);
-        });
-        a0 = group_sum(a0, red, p); // its __syncthreads: every thread has read row k's buffer
-        if (p.t == 0) y[row0 + k] = from_f(a0);
-        if (k + NBUF < n) stage_row(reinterpret_cast<const V*>(x + (row0 + k + NBUF) * C), bars, k + NBUF);
-    }
-    KTUNE_EPILOGUE(y, (long long)rows)
-    return;
 #else
     if (p.active) {
         // Whole chunks of UNROLL loads, the tail predicated: a row shorter than one chunk per

@@ -90,53 +90,6 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
 #endif
         __syncthreads(); // row k's buffer is read: row k + 2 may land in it
     }
-#elif defined(STAGE_smem_ring)
-    // RPB rows in turn through three buffers (ring_source): rows k + 1 and k + 2 in flight
-    // while row k is written; row k + 1's partial is pushed to the cluster before row k's
-    // stores, so its barrier completes while they run.
-    __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
-    mbar_setup(bars, NBUF * NCH);
-    const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
-    const int n = rows - row0 < RPB ? (int)(rows - row0) : RPB;
-    const long long first0 = row0 * C + p.col0;
-    for (int k = 0; k < NBUF && k < n; ++k)
-        stage_row(reinterpret_cast<const V*>(x + first0 + k * (long long)C), bars, k);
-#if CLUSTER > 1
-    cluster_arrive(); // every block of the cluster runs before any writes a peer's slots
-    cluster_wait();
-#endif
-    const auto partial = [&](int k) {
-        float m = -KTUNE_INF, s = 0.f;
-        for_staged(bars, k, p.t, [&](const V& a) { online_add(m, s, a); });
-        const float gm = group_max(m, red, p);
-        s = (m == -KTUNE_INF) ? 0.f : s * __expf(m - gm);
-        ring_publish(k, make_float2(gm, group_sum(s, red, p)));
-    };
-    partial(0);
-    for (int k = 0; k < n; ++k) {
-        ring_wait();
-        float gm = -KTUNE_INF, gs = 0.f;
-#pragma unroll
-        for (int r = 0; r < CLUSTER; ++r) gm = fmaxf(gm, ring_slot(k, r).x);
-#pragma unroll
-        for (int r = 0; r < CLUSTER; ++r) {
-            const float2 q = ring_slot(k, r);
-            gs += q.y * __expf(q.x - gm);
-        }
-        if (k + 1 < n) partial(k + 1);
-        const float off = gm * KTUNE_LOG2E + __log2f(gs);
-        V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
-        for_row(k, p.t, [&](int j, const V& a) {
-            V o;
-#pragma unroll
-            for (int e = 0; e < VEC; ++e) o.v[e] = from_f(ex2(fmaf(to_f(a.v[e]), KTUNE_LOG2E, -off)));
-            yk[j] = o;
-        });
-        __syncthreads(); // row k's buffer is read: row k + NBUF may land in it
-        if (k + NBUF < n)
-            stage_row(reinterpret_cast<const V*>(x + first0 + (k + NBUF) * (long long)C), bars,
-                      k + NBUF);
-    }
 #elif CACHE_ROW
     V raw[ITEMS];
     load_row(raw, xr, p, from_f(-KTUNE_INF));

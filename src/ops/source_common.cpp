@@ -56,7 +56,7 @@ constexpr int NV = CS / VEC;                // vectors of those
 constexpr int ITEMS = (NV + TPR - 1) / TPR; // vectors per thread when cached
 typedef vec_t<VEC> V;
 // Row groups of a block that reduce at once: the staged forms take their rows in turn.
-#if defined(STAGE_smem_tma) || defined(STAGE_smem_ring)
+#if defined(STAGE_smem_tma)
 constexpr int GROUPS = 1;
 #else
 constexpr int GROUPS = RPB;
@@ -207,13 +207,8 @@ constexpr int RPC = (ROUNDS + NCH0 - 1) / NCH0;
 constexpr int NCH = (ROUNDS + RPC - 1) / RPC;
 constexpr int CV = RPC * TPR;
 // A block takes RPB rows (slices) in turn; with more than one, two buffers: the next row's
-// bulk copies are in flight while this row is reduced and written. The ring form (smem_ring)
-// keeps three: two rows in flight while one is written.
-#if defined(STAGE_smem_ring)
-constexpr int NBUF = RPB < 3 ? RPB : 3;
-#else
+// bulk copies are in flight while this row is reduced and written.
 constexpr int NBUF = RPB > 1 ? 2 : 1;
-#endif
 extern __shared__ __align__(128) unsigned char ktune_smem[];
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {

@@ -34,8 +34,4 @@ extern const char* const row_common_source;
 /// in flight. Inline PTX: NVRTC has no include path for cuda/barrier.
 extern const char* const tma_source;
 
-/// Device code of the ring form (stage = smem_ring, after tma_source): the per-row partials a
-/// block pushes into its cluster peers' shared memory, one cluster barrier per row.
-extern const char* const ring_source;
-
 } // namespace ktune::ops::detail

@@ -1,3 +1,3 @@
 ktune_add_unit_test(unit_ops ${CMAKE_CURRENT_LIST_DIR}/ops/ops_test.cpp
                     ${CMAKE_CURRENT_LIST_DIR}/ops/defaults_test.cpp
-                    ${CMAKE_CURRENT_LIST_DIR}/ops/ring_test.cpp)
+                    ${CMAKE_CURRENT_LIST_DIR}/ops/staged_forms_test.cpp)

@@ -1,8 +1,7 @@
-// Session 4's forms: the row ops' ring (stage = smem_ring: rows in turn through three staged
-// buffers, one cluster barrier per row; measured slower, out of the space), staged slices over
-// 226 KiB with their tail in registers, transpose's micro form and 128-tiles. Constraints,
-// geometry, defaults, and that their sources compile with NVRTC for sm_90 (the GPU test checks
-// their results).
+// Session 4's forms: staged slices over 226 KiB with their tail in registers (one block per
+// long row), transpose's micro form and 128-tiles, and the stage axis closed to the removed
+// forms (smem_ring, smem_refill: measured slower). Constraints, geometry, defaults, and that
+// their sources compile with NVRTC for sm_90 (the GPU test checks their results).
 #include "catch.hpp"
 
 #include "ktune/measure/compile.hpp"
@@ -15,38 +14,36 @@ using namespace ktune::ops;
 
 namespace {
 
-config ring(std::int64_t tpr, std::int64_t rpb, std::int64_t cluster, std::int64_t vec) {
+config staged(std::int64_t tpr, std::int64_t rpb, std::int64_t cluster, std::int64_t vec) {
     return {{"threads_per_row", tpr},
             {"rows_per_block", rpb},
             {"vec", vec},
             {"cache_row", true},
             {"unroll", std::int64_t{1}},
             {"cluster", cluster},
-            {"stage", std::string("smem_ring")}};
+            {"stage", std::string("smem_tma")}};
 }
 
 } // namespace
 
-TEST_CASE("ring stage: out of the space (measured slower), its geometry and source kept") {
-    const op& sm = find_op("softmax");
+TEST_CASE("stage: regs or smem_tma; the removed forms are refused by name") {
     const problem wide{{1024, 131072}, dtype::bf16};
-    std::string why;
-    const config c = ring(512, 64, 8, 8);
-    CHECK_FALSE(sm.valid(c, wide, &why));
-    CHECK(why.find("out of the space") != std::string::npos);
-    const launch_geometry g = sm.geometry(c, wide);
-    CHECK(g.grid[0] == 1024u / 64 * 8); // 16 clusters of 8
-    CHECK(g.cluster[0] == 8u);
-    CHECK(g.block[0] == 512u);
-    CHECK(g.shared_bytes == 3u * 16384 * 2); // three slices of 16384 bf16
-    const std::string src = sm.source(c, wide);
-    CHECK(src.find("#define STAGE_smem_ring 1") != std::string::npos);
-    CHECK(src.find("ring_publish") != std::string::npos);
-    for (const char* name : {"softmax", "layernorm", "rowsum"})
-        for (const auto& e : find_op(name).enumerate({{4096, 32768}, dtype::bf16})) {
-            CHECK(e.get<std::string>("stage") != "smem_ring");
+    for (const char* name : {"softmax", "layernorm", "rowsum"}) {
+        const op& o = find_op(name);
+        for (const char* gone : {"smem_ring", "smem_refill", "smem"}) {
+            config c = o.default_config(wide);
+            c.set("stage", std::string(gone));
+            std::string why;
+            INFO(name << " " << gone);
+            CHECK_FALSE(o.valid(c, wide, &why));
+            CHECK(why.find("regs or smem_tma") != std::string::npos);
+        }
+        for (const auto& e : o.enumerate({{4096, 32768}, dtype::bf16})) {
+            const auto st = e.get<std::string>("stage");
+            CHECK((st == "regs" || st == "smem_tma"));
             CHECK(e.get<std::int64_t>("rows_per_block") <= 16);
         }
+    }
 }
 
 TEST_CASE("a staged slice over 226 KiB keeps its tail in registers (one block per long row)") {
@@ -54,8 +51,7 @@ TEST_CASE("a staged slice over 226 KiB keeps its tail in registers (one block pe
     const op& ln = find_op("layernorm");
     const problem bf{{1024, 131072}, dtype::bf16};
     const problem f{{1024, 131072}, dtype::f32};
-    config c = ring(1024, 1, 1, 8);
-    c.set("stage", std::string("smem_tma"));
+    config c = staged(1024, 1, 1, 8);
     std::string why;
     REQUIRE(sm.valid(c, bf, &why));
     launch_geometry g = sm.geometry(c, bf);
@@ -101,36 +97,6 @@ TEST_CASE("a staged slice over 226 KiB keeps its tail in registers (one block pe
             measure::nvrtc_compile({o->source(d, p), std::string(kernel_name), "sm_90", {}});
         INFO(r.log);
         CHECK(r.ok);
-    }
-}
-
-TEST_CASE("ring kernels compile with NVRTC for sm_90 (clusters, gamma/beta in registers or not)") {
-    struct pick {
-        const char* op;
-        problem p;
-        config c;
-    };
-    const pick picks[] = {
-        {"softmax", {{1024, 131072}, dtype::bf16}, ring(512, 64, 8, 8)},
-        {"layernorm", {{1024, 131072}, dtype::bf16}, ring(512, 64, 8, 8)}, // 4 vectors: registers
-        {"layernorm", {{1024, 131072}, dtype::f32}, ring(128, 32, 8, 4)},  // 32: from L1/L2
-        {"rowsum", {{8192, 8192}, dtype::bf16}, ring(256, 16, 1, 8)},
-    };
-    for (const auto& k : picks) {
-        const op& o = find_op(k.op);
-        config c = k.c;
-        if (std::string(k.op) == "rowsum")
-            c = {{"threads_per_row", std::int64_t{256}},
-                 {"rows_per_block", std::int64_t{16}},
-                 {"vec", std::int64_t{8}},
-                 {"unroll", std::int64_t{1}},
-                 {"stage", std::string("smem_ring")}};
-        INFO(k.op << " " << to_string(k.p.type) << " " << c.to_string());
-        const auto r =
-            measure::nvrtc_compile({o.source(c, k.p), std::string(kernel_name), "sm_90", {}});
-        INFO(r.log);
-        CHECK(r.ok);
-        CHECK(r.cubin.size() > 1000);
     }
 }
 
