@@ -35,8 +35,9 @@ step_tests() {
     grep -E "tests passed|tests failed|Skipped|Failed|Passed" "$OUT/ctest.log" | tail -40 | tee -a "$summary"
     return $rc
 }
-# Benchmarks register here as they land: each defines step_<name> in bench/<claim>/gpu_step.sh.
-for f in bench/*/gpu_step.sh; do [ -f "$f" ] && source "$f"; done
+# Benchmarks register here as they land: each defines step_<name> in bench/<claim>/gpu_step.sh
+# (or gpu_step_<part>.sh, where several people add steps to one bench directory at once).
+for f in bench/*/gpu_step.sh bench/*/gpu_step_*.sh; do [ -f "$f" ] && source "$f"; done
 
 rc=0
 for s in "${steps[@]}"; do
