@@ -8,6 +8,8 @@
 // the runtime call; a thread-local depth makes the outermost callback the only one that acts.
 #include "metrics_hook.hpp"
 
+#include "launch_params.hpp"
+
 #include "../metrics/l2_flush.hpp" // private to libktune, which this library links
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_host.hpp"
@@ -65,37 +67,6 @@ hook_state* g_hook = nullptr; // leaked on purpose, like the activity session
 thread_local int t_depth = 0;
 thread_local bool t_profiled = false;
 thread_local bool t_wait = false; ///< the profiled launch is not on the legacy default stream
-
-bool is_cooperative(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params) {
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz)
-            return true;
-        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
-            const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
-            if (p && p->config)
-                for (unsigned i = 0; i < p->config->numAttrs; ++i)
-                    if (p->config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE &&
-                        p->config->attrs[i].value.cooperative)
-                        return true;
-        }
-        return false;
-    }
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
-        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000)
-        return true;
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
-        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060) {
-        const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
-        if (p && p->config)
-            for (unsigned i = 0; i < p->config->numAttrs; ++i)
-                if (p->config->attrs[i].id == cudaLaunchAttributeCooperative &&
-                    p->config->attrs[i].val.cooperative)
-                    return true;
-    }
-    return false;
-}
 
 // Under `decide`. Turns metrics off after a profiler failure; the program runs on.
 void fail(hook_state& h, const char* where, const char* what) noexcept {
@@ -165,76 +136,6 @@ void flush_before_range(hook_state& h) {
     }
 }
 
-// Grid, block and dynamic shared memory of a launch: launches mode merges passes only across
-// launches of the same shape. Empty where the parameters are not known.
-std::string launch_shape(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params) {
-    if (!params) return {};
-    auto fmt3 = [](auto gx, auto gy, auto gz, auto bx, auto by, auto bz, auto smem) {
-        return std::to_string(gx) + "," + std::to_string(gy) + "," + std::to_string(gz) + "/" +
-               std::to_string(bx) + "," + std::to_string(by) + "," + std::to_string(bz) + "/" +
-               std::to_string(smem);
-    };
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
-            const auto* p = static_cast<const cuLaunchKernel_params*>(params);
-            return fmt3(p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
-                        p->blockDimZ, p->sharedMemBytes);
-        }
-        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
-            const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
-            if (!p->config) return {};
-            const auto& c = *p->config;
-            return fmt3(c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ,
-                        c.sharedMemBytes);
-        }
-        return {};
-    }
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
-        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000) {
-        // The ptsz struct has the same leading fields.
-        const auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
-        return fmt3(p->gridDim.x, p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y,
-                    p->blockDim.z, p->sharedMem);
-    }
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
-        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060) {
-        const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
-        if (!p->config) return {};
-        const auto& c = *p->config;
-        return fmt3(c.gridDim.x, c.gridDim.y, c.gridDim.z, c.blockDim.x, c.blockDim.y, c.blockDim.z,
-                    c.dynamicSmemBytes);
-    }
-    return {};
-}
-
-// True when the launch goes to the legacy default stream, whose order with the range
-// profiler's push/pop was checked on the GPU (bench_range_probe); launches elsewhere (per-thread
-// default stream, other streams) are waited for before their range closes.
-bool on_legacy_stream(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params) {
-    if (!params) return false;
-    const auto legacy = [](const void* stream) {
-        return stream == nullptr || stream == reinterpret_cast<const void*>(0x1);
-    };
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel)
-            return legacy(static_cast<const cuLaunchKernel_params*>(params)->hStream);
-        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx) {
-            const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
-            return p->config && legacy(p->config->hStream);
-        }
-        return false;
-    }
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
-        return legacy(static_cast<const cudaLaunchKernel_v7000_params*>(params)->stream);
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060) {
-        const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
-        return p->config && legacy(p->config->stream);
-    }
-    return false;
-}
-
 // Lock order: `launch` before `decide`, everywhere (a profiled launch's exit holds `launch`
 // and takes `decide`), so the exclusive lock is taken with `decide` released.
 void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -246,7 +147,7 @@ void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackI
         std::lock_guard lock(h.decide);
         ordinal = h.launches++;
         sampled = !h.failed && !h.finished &&
-                  h.policy->decide(name, is_cooperative(domain, cbid, d.functionParams)) ==
+                  h.policy->decide(name, detail::is_cooperative(domain, cbid, d.functionParams)) ==
                       metrics::sample_decision::profile;
     }
     t_profiled = false;
@@ -265,11 +166,11 @@ void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackI
                     // The flush runs only for a launch that is profiled, right before its
                     // range starts (the session decides; in launches mode most candidates
                     // wait for the kernel in flight).
-                    t_profiled =
-                        h.session->launch_begin(name, ordinal, d.correlationId, false,
-                                                launch_shape(domain, cbid, d.functionParams),
-                                                [&h] { flush_before_range(h); });
-                    t_wait = !on_legacy_stream(domain, cbid, d.functionParams);
+                    t_profiled = h.session->launch_begin(
+                        name, ordinal, d.correlationId, false,
+                        detail::launch_shape(domain, cbid, d.functionParams),
+                        [&h] { flush_before_range(h); });
+                    t_wait = !detail::on_legacy_stream(domain, cbid, d.functionParams);
                 }
             }
         } catch (const std::exception& e) {
