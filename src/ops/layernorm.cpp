@@ -38,7 +38,140 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     V* yr = reinterpret_cast<V*>(y + p.first);
     const V* gv = reinterpret_cast<const V*>(gamma + p.col0);
     const V* bv = reinterpret_cast<const V*>(beta + p.col0);
-#if defined(STAGE_smem_tma)
+#if defined(STAGE_smem_rows)
+    // RPB rows (slices) staged at once, each by its own NCH bulk copies; their statistics
+    // reduced together (one block barrier, one cluster exchange for all of them); then the store
+    // loop reads each gamma/beta vector once from L2 for all RPB rows. Per row the L2 carries x,
+    // y and 2 / RPB rows of gamma/beta instead of 2: one block per row re-reads them every row
+    // (L1 cannot hold a 131072-row's), which caps layernorm's long rows at the L2's rate.
+    __shared__ __align__(8) unsigned long long bars[RPB * NCH];
+    __shared__ float red2[2 * RPB * (WARPS > 0 ? WARPS : 1)];
+    mbar_setup(bars, RPB * NCH);
+    V* const buf = reinterpret_cast<V*>(ktune_smem);
+    const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
+    const int nrows = rows - row0 < RPB ? (int)(rows - row0) : RPB; // a partial last group
+    if (threadIdx.x == 0) {
+        for (int r = 0; r < nrows; ++r) {
+            const V* src = reinterpret_cast<const V*>(x + (row0 + r) * C + p.col0);
+            for (int c = 0; c < NCH; ++c) {
+                const int n = (c + 1) * CV < NV ? CV : NV - c * CV;
+                mbar_expect(&bars[r * NCH + c], n * (unsigned)sizeof(V));
+                bulk_load(buf + r * NV + c * CV, src + c * CV, n * (unsigned)sizeof(V),
+                          &bars[r * NCH + c]);
+            }
+        }
+    }
+    // Shifted sums per row (K: the slice's first element), per vector lane within a row.
+    float s[RPB], q[RPB], mean[RPB], rstd[RPB];
+#pragma unroll
+    for (int r = 0; r < RPB; ++r) {
+        float sv[VEC], qv[VEC], shift = 0.f;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) sv[e] = qv[e] = 0.f;
+        if (r < nrows) {
+#pragma unroll
+            for (int c = 0; c < NCH; ++c) {
+                mbar_wait(&bars[r * NCH + c], 0);
+                if (c == 0) shift = to_f(buf[r * NV].v[0]);
+#pragma unroll 8
+                for (int i = 0; i < RPC; ++i) {
+                    const int j = c * CV + i * TPR + p.t;
+                    if (j < NV) {
+                        const V a = buf[r * NV + j];
+#pragma unroll
+                        for (int e = 0; e < VEC; ++e) {
+                            const float d = to_f(a.v[e]) - shift;
+                            sv[e] += d;
+                            qv[e] = fmaf(d, d, qv[e]);
+                        }
+                    }
+                }
+            }
+        }
+        s[r] = sv[0];
+        q[r] = qv[0];
+#pragma unroll
+        for (int e = 1; e < VEC; ++e) {
+            s[r] += sv[e];
+            q[r] += qv[e];
+        }
+        s[r] = warp_sum(s[r]);
+        q[r] = warp_sum(q[r]);
+        mean[r] = shift; // the shift until the sums are complete
+    }
+    if (WARPS > 1) {
+        if ((p.t & 31) == 0)
+#pragma unroll
+            for (int r = 0; r < RPB; ++r) {
+                red2[(2 * r) * WARPS + (p.t >> 5)] = s[r];
+                red2[(2 * r + 1) * WARPS + (p.t >> 5)] = q[r];
+            }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < RPB; ++r) {
+            s[r] = q[r] = 0.f;
+#pragma unroll
+            for (int i = 0; i < WARPS; ++i) {
+                s[r] += red2[(2 * r) * WARPS + i];
+                q[r] += red2[(2 * r + 1) * WARPS + i];
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < RPB; ++r) {
+        mean[r] += s[r] * (1.f / CS);
+        q[r] = fmaxf(q[r] - s[r] * s[r] * (1.f / CS), 0.f);
+    }
+#if CLUSTER > 1
+    // Chan's combination per row, as combine_slices, all RPB rows through one cluster barrier.
+    __shared__ float2 parts[RPB];
+    if (threadIdx.x == 0)
+#pragma unroll
+        for (int r = 0; r < RPB; ++r) parts[r] = make_float2(mean[r], q[r]);
+    cluster_arrive();
+    cluster_wait();
+#pragma unroll
+    for (int r = 0; r < RPB; ++r) {
+        float gmean = 0.f, gq = 0.f;
+#pragma unroll
+        for (int k = 0; k < CLUSTER; ++k) gmean += map_shared_rank(&parts[r], k)->x;
+        gmean *= 1.f / CLUSTER;
+#pragma unroll
+        for (int k = 0; k < CLUSTER; ++k) {
+            const float2 b = *map_shared_rank(&parts[r], k);
+            gq += b.y + CS * (b.x - gmean) * (b.x - gmean);
+        }
+        mean[r] = gmean;
+        q[r] = gq;
+    }
+    cluster_arrive(); // done reading the peers' parts
+#endif
+#pragma unroll
+    for (int r = 0; r < RPB; ++r) rstd[r] = rsqrtf(q[r] * (1.f / C) + 1e-5f);
+    V* const yb = reinterpret_cast<V*>(y + row0 * C + p.col0);
+#pragma unroll 4
+    for (int i = 0; i < ROUNDS; ++i) {
+        const int j = i * TPR + p.t;
+        if (j < NV) {
+            const V g = gv[j], b = bv[j]; // once for RPB rows
+#pragma unroll
+            for (int r = 0; r < RPB; ++r) {
+                if (r < nrows) {
+                    const V a = buf[r * NV + j];
+                    V o;
+#pragma unroll
+                    for (int e = 0; e < VEC; ++e)
+                        o.v[e] = from_f(fmaf((to_f(a.v[e]) - mean[r]) * rstd[r], to_f(g.v[e]),
+                                             to_f(b.v[e])));
+                    yb[r * (C / VEC) + j] = o;
+                }
+            }
+        }
+    }
+#if CLUSTER > 1
+    cluster_wait(); // the peers have read this block's parts: its shared memory may go
+#endif
+#elif defined(STAGE_smem_tma)
     // Row (slice) k of the block's RPB arrives by bulk copies while row k - 1 is written. One
     // pass over the landing chunks sums d = x - K and d^2, K the slice's first element (shifted
     // sums: no cancellation for rows whose mean is far from 0); the slice's mean and centred
@@ -223,7 +356,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 5; }
+    int version() const noexcept override { return 6; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
@@ -255,6 +388,7 @@ private:
     std::int64_t long_row_block_threads(dtype t) const noexcept override {
         return t == dtype::f32 ? 1024 : 0;
     }
+    bool column_operands() const noexcept override { return true; } // gamma, beta
     const char* body() const noexcept override { return layernorm_body; }
     const char* reference_body() const noexcept override { return layernorm_reference; }
 };

@@ -34,8 +34,18 @@ constexpr std::int64_t reg_part_max = 128;
 
 bool staged_in_smem(const config& c) {
     const param_value* v = c.find("stage");
-    return v && c.get<std::string>("stage") == "smem_tma";
+    if (!v) return false;
+    const auto s = c.get<std::string>("stage");
+    return s == "smem_tma" || s == "smem_rows";
 }
+
+namespace {
+// stage = smem_rows: rows_per_block rows (slices) staged at once, not in turn.
+bool rows_at_once(const config& c) {
+    const param_value* v = c.find("stage");
+    return v && c.get<std::string>("stage") == "smem_rows";
+}
+} // namespace
 
 std::vector<param_axis> row_op::axes() const {
     std::vector<param_axis> a{
@@ -43,11 +53,16 @@ std::vector<param_axis> row_op::axes() const {
          "threads sharing a row (fewer than 32: several rows per warp)"},
         {"rows_per_block", ints({1, 2, 4, 8, 16}), "rows per thread block"},
         {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"}};
-    const param_axis stage{"stage",
-                           {std::string("regs"), std::string("smem_tma")},
-                           "row (slice) loaded by threads into registers, or by bulk copies "
-                           "(sm_90 TMA, mbarrier) into shared memory (over 226 KiB: its tail in "
-                           "registers)"};
+    param_axis stage{"stage",
+                     {std::string("regs"), std::string("smem_tma")},
+                     "row (slice) loaded by threads into registers, or by bulk copies "
+                     "(sm_90 TMA, mbarrier) into shared memory (over 226 KiB: its tail in "
+                     "registers)"};
+    if (column_operands()) {
+        stage.values.emplace_back(std::string("smem_rows"));
+        stage.doc += "; smem_rows: rows_per_block rows staged at once, the column operands "
+                     "read once for all of them";
+    }
     if (forms_ == row_forms::streaming) {
         a.push_back({"unroll", ints({1, 2, 4, 8}), "independent loads in flight per thread"});
         a.push_back(stage);
@@ -75,7 +90,11 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     if (cl < 1 || cl > 8 || (cl & (cl - 1)) != 0)
         return fail(why, "cluster must be 1, 2, 4 or 8 (the portable cluster sizes)");
     if (const param_value* s = c.find("stage"); s && c.get<std::string>("stage") != "regs" && !smem)
-        return fail(why, "stage must be regs or smem_tma");
+        return fail(why, column_operands() ? "stage must be regs, smem_tma or smem_rows"
+                                           : "stage must be regs or smem_tma");
+    if (rows_at_once(c) && !column_operands())
+        return fail(why, "stage smem_rows is for ops with column operands (layernorm); stage "
+                         "must be regs or smem_tma");
     if (smem) return valid_smem(c, p, why);
     if (rpb > 16) return fail(why, "rows_per_block is at most 16");
     if (tpr * rpb < 32 || tpr * rpb > 1024)
@@ -125,7 +144,8 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         return fail(why, "more than half the threads of a row would idle");
     if (smem_bytes(c, p) > smem_budget)
         return fail(why, "smem_tma: the staged slice exceeds 226 KiB of shared memory per block "
-                         "(rows in turn hold two; split the row across a larger cluster)");
+                         "(rows in turn hold two, rows at once rows_per_block; split the row "
+                         "across a larger cluster)");
     if (reg_rounds(c, p) * vec * esize > reg_part_max)
         return fail(why, "smem_tma: a slice over 226 KiB keeps its tail in registers, here more "
                          "than 128 bytes a thread (more threads or a larger cluster)");
@@ -139,13 +159,23 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
     // it out so that a budgeted search spends nothing on it. Its successors, a ring of three
     // buffers with one cluster barrier per row and one buffer refilled as its row is written,
     // lost too and were removed (session 4; their source is in commit e37011d).
+    if (rows_at_once(c)) {
+        // Rows at once share each gamma/beta read: one row is smem_tma. Rows of 32 KiB and less
+        // find their operands in L1 (64 KiB of them beside blocks sharing an SM).
+        if (rpb < 2) return fail(why, "smem_rows stages rows_per_block >= 2 rows at once");
+        if (p.shape.cols * esize <= smem_one_block)
+            return fail(why, "smem_rows: for rows longer than 32 KiB (shorter rows' operands stay "
+                             "in L1)");
+        return true;
+    }
     if (rpb > 1) return fail(why, "smem_tma takes one row (slice) per block: rows_per_block 1");
     return true;
 }
 
 std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
     const auto rpb = c.get<std::int64_t>("rows_per_block");
-    const std::int64_t bufs = rpb > 1 ? 2 : 1;
+    // Rows in turn: two buffers; rows at once: one each.
+    const std::int64_t bufs = rows_at_once(c) ? rpb : rpb > 1 ? 2 : 1;
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
     const std::int64_t regs = reg_rounds(c, p) * c.get<std::int64_t>("threads_per_row") * 16;
     return bufs * (p.shape.cols / cluster_of(c)) * esize - regs;
@@ -153,7 +183,7 @@ std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
 
 std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
     // One row per block of a cached op, staged, its slice over what shared memory holds.
-    if (forms_ != row_forms::cached || !staged_in_smem(c) ||
+    if (forms_ != row_forms::cached || !staged_in_smem(c) || rows_at_once(c) ||
         c.get<std::int64_t>("rows_per_block") != 1)
         return 0;
     const std::int64_t slice =

@@ -15,7 +15,8 @@ enum class row_forms {
     cached,    ///< the row in registers, read twice, or split across a cluster (softmax, ...)
 };
 
-/// Whether c stages the row in shared memory by bulk copies (stage = smem_tma).
+/// Whether c stages the row in shared memory by bulk copies (stage = smem_tma, or smem_rows:
+/// rows_per_block rows at once).
 bool staged_in_smem(const config& c);
 
 class row_op : public op {
@@ -44,6 +45,10 @@ protected:
     /// session 4: softmax bf16 512 (81.0 % vs 73.2 % in a register cluster), layernorm fp32
     /// 1024 (84.2 vs 81.8 % in 64 KiB slices), layernorm bf16 0 (66.0 vs 68.9 %).
     [[nodiscard]] virtual std::int64_t long_row_block_threads(dtype) const noexcept { return 0; }
+    /// Whether the op reads per-column operands (layernorm's gamma and beta) beside each row:
+    /// then its space has stage smem_rows, rows_per_block rows staged at once so that each
+    /// operand vector is read once from L2 for all of them instead of once per row.
+    [[nodiscard]] virtual bool column_operands() const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).

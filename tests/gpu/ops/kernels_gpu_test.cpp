@@ -215,3 +215,44 @@ TEST_CASE("slices with a register tail, 128-tile and micro transposes match the 
     CHECK(tiles >= 12);
     check_all(jobs);
 }
+
+TEST_CASE("layernorm rows at once (smem_rows) match the reference") {
+    // Session 5: rows_per_block rows staged at once, gamma/beta read once for all of them. Odd
+    // row counts (a partial last group of rows), clusters 1-8, rows 2-8, both dtypes; configs of
+    // the space and hand-built ones (the space's shapes are larger than these problems).
+    const ops::op& o = ops::find_op("layernorm");
+    const auto rows_form = [](const config& c) {
+        return c.find("stage") && c.get<std::string>("stage") == "smem_rows";
+    };
+    std::vector<job> jobs;
+    for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+        for (ops::shape2d s :
+             {ops::shape2d{1001, 32768}, ops::shape2d{37, 131072}, ops::shape2d{5, 65536}}) {
+            const ops::problem p{s, t};
+            const auto cs = pick(o, p, rows_form, 8);
+            INFO(ops::to_string(t) << " " << ops::to_string(s));
+            CHECK(cs.size() >= 3);
+            for (const auto& c : cs)
+                jobs.push_back({&o, p, c});
+        }
+        const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
+        const ops::problem p{{37, 131072}, t};
+        struct shape_of_block {
+            std::int64_t tpr, rpb, cl;
+        };
+        for (const shape_of_block b : {shape_of_block{1024, 2, 8}, shape_of_block{512, 4, 8},
+                                       shape_of_block{256, 3, 8}, shape_of_block{1024, 2, 4}}) {
+            const config c{{"threads_per_row", b.tpr},
+                           {"rows_per_block", b.rpb},
+                           {"vec", vec},
+                           {"cache_row", true},
+                           {"unroll", std::int64_t{1}},
+                           {"cluster", b.cl},
+                           {"stage", std::string("smem_rows")}};
+            INFO(c.to_string());
+            if (o.valid(c, p)) jobs.push_back({&o, p, c}); // bf16 only for cluster 4
+        }
+    }
+    CHECK(jobs.size() >= 40);
+    check_all(jobs);
+}

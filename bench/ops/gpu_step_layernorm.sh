@@ -1,0 +1,85 @@
+# GPU steps of layernorm's long rows (issue 7, session 5); sourced by bench/gpu/run.sh:
+#   bash bench/gpu/run.sh build ln_ncu ln_rows ln_pack
+# docs/perf/kernels_s5_layernorm.md has the commands and figures. Every sub-step is under
+# `timeout` and writes its table as it goes (a timed-out call still returns data).
+
+# What binds layernorm's long rows: ncu metrics (L2 sectors read/written, L2 and DRAM
+# throughput, L1 hit rate, registers, local-memory spill traffic) of the defaults and of the
+# rows-at-once form (stage smem_rows). $OUT/ln_ncu.txt (raw), $OUT/ln_ncu_summary.txt.
+ln_metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.sum,\
+lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
+lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum.per_second,\
+l1tex__t_sector_hit_rate.pct,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,\
+l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,\
+sm__throughput.avg.pct_of_peak_sustained_elapsed
+step_ln_ncu() {
+    local b=build-gpu/bench/ops/bench_configs
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    # "dtype shape config" ("default": the op's default alone, else the config by substring).
+    local cases=(
+        "fp32 1024x131072 default"
+        "bf16 1024x131072 default"
+        "bf16 4096x32768 default"
+        "bf16 1024x131072 threads_per_row=1024,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=1,stage=smem_tma"
+        "fp32 1024x131072 threads_per_row=1024,rows_per_block=2,vec=4,cache_row=true,unroll=1,cluster=8,stage=smem_rows"
+        "bf16 1024x131072 threads_per_row=512,rows_per_block=2,vec=8,cache_row=true,unroll=1,cluster=8,stage=smem_rows"
+        "bf16 4096x32768 threads_per_row=512,rows_per_block=2,vec=8,cache_row=true,unroll=1,cluster=2,stage=smem_rows"
+    )
+    : >"$OUT/ln_ncu.txt"
+    local c dt s cfg
+    for c in "${cases[@]}"; do
+        read -r dt s cfg <<<"$c"
+        echo "== layernorm $dt $s $cfg" >>"$OUT/ln_ncu.txt"
+        local env=(BENCH_CONFIGS_NO_DEFAULT=1)
+        local args=("$cfg")
+        [ "$cfg" = default ] && env=() && args=()
+        # The check launches the reference first, then the candidate: skip 1, profile 1.
+        env "${env[@]}" timeout 60 ncu --target-processes all -k regex:ktune_op_kernel \
+            --launch-skip 1 --launch-count 1 --metrics "$ln_metrics" --csv --page raw \
+            "$b" layernorm "$s" "$dt" "${args[@]}" >>"$OUT/ln_ncu.txt" 2>&1 ||
+            echo "ncu failed or timed out" >>"$OUT/ln_ncu.txt"
+        python3 bench/ops/ln_ncu_table.py "$OUT/ln_ncu.txt" >"$OUT/ln_ncu_summary.txt" 2>&1
+    done
+    cat "$OUT/ln_ncu_summary.txt"
+}
+
+# The rows-at-once form (stage smem_rows: rows_per_block rows staged at once, gamma/beta read
+# once for all of them) config by config beside the default, % of the 512 MiB copy timed in the
+# same step. $OUT/ln_rows.txt (best first per problem).
+step_ln_rows() {
+    local b=build-gpu/bench/ops/bench_configs
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    local log=$OUT/ln_rows.jsonl
+    : >"$log"
+    [ -s "$OUT/ln_copy.jsonl" ] ||
+        timeout 60 python3 bench/ops/copy_sizes.py >"$OUT/ln_copy.jsonl" 2>>"$OUT/ln_stderr.log"
+    local c dt s
+    for c in ${LN_ROWS_CASES:-bf16:1024x131072 fp32:1024x131072 bf16:4096x32768 fp32:4096x32768}; do
+        IFS=: read -r dt s <<<"$c"
+        # shellcheck disable=SC2086 # extra substrings are separate arguments
+        timeout 70 "$b" layernorm "$s" "$dt" stage=smem_rows ${LN_ROWS_EXTRA:-} >>"$log" \
+            2>>"$OUT/ln_stderr.log" ||
+            echo "layernorm $dt $s: bench_configs failed or timed out" | tee -a "$OUT/ln_stderr.log"
+        python3 bench/ops/stage_table.py "$log" "$OUT/ln_copy.jsonl" >"$OUT/ln_rows.txt"
+    done
+    grep -A6 -E "^layernorm (bf16|fp32)" "$OUT/ln_rows.txt" | head -40
+}
+
+# The GPU test of the form (odd row counts, partial row groups, clusters 1-8).
+step_ln_check() {
+    local t
+    t=$(find build-gpu -name gpu_ops -type f -perm -u+x | head -1)
+    [ -n "$t" ] || { echo "gpu_ops not built"; return 1; }
+    KTUNE_WORKER=$PWD/build-gpu/tools/ktune-cli/ktune timeout 90 "$t" \
+        "${LN_CHECK_SPEC:-*smem_rows*,*default*}" >"$OUT/ln_check.txt" 2>&1
+    local rc=$?
+    tail -4 "$OUT/ln_check.txt"
+    return $rc
+}
+
+# One archive of every ln_* file (the device returns at most 8 files); summaries stay beside.
+step_ln_pack() {
+    (cd "$OUT" && ls -d ln_* 2>/dev/null | grep -v '^ln.tar.gz$' | tar czf ln.tar.gz -T -) &&
+        ls -la "$OUT/ln.tar.gz"
+}
