@@ -80,6 +80,7 @@ step_ln_check() {
 
 # One archive of every ln_* file (the device returns at most 8 files); summaries stay beside.
 step_ln_pack() {
-    (cd "$OUT" && ls -d ln_* 2>/dev/null | grep -v '^ln.tar.gz$' | tar czf ln.tar.gz -T -) &&
-        ls -la "$OUT/ln.tar.gz"
+    (cd "$OUT" && ls -d ln_* build.log 2>/dev/null | grep -v '^ln.tar.gz$' | tar czf ln.tar.gz -T - &&
+        find . -maxdepth 1 -type f \( -name 'ln_*.jsonl' -o -name 'ln_*.log' -o -name build.log \
+            -o -name ln_ncu.txt \) -delete) && ls -la "$OUT"
 }
