@@ -1,5 +1,6 @@
 # GPU steps of layernorm's long rows (issue 7, session 5); sourced by bench/gpu/run.sh:
-#   bash bench/gpu/run.sh build ln_ncu ln_rows ln_pack
+#   bash bench/gpu/run.sh build ln_ncu ln_rows ln_check ln_pack
+# ln_session5 repeats call 2 (new defaults vs the old, ncu on them, the GPU test).
 # docs/perf/kernels_s5_layernorm.md has the commands and figures. Every sub-step is under
 # `timeout` and writes its table as it goes (a timed-out call still returns data).
 
@@ -26,6 +27,8 @@ step_ln_ncu() {
         "bf16 1024x131072 threads_per_row=512,rows_per_block=2,vec=8,cache_row=true,unroll=1,cluster=8,stage=smem_rows"
         "bf16 4096x32768 threads_per_row=512,rows_per_block=2,vec=8,cache_row=true,unroll=1,cluster=2,stage=smem_rows"
     )
+    # $LN_NCU_CASES: "dtype shape config;..." instead of the list above.
+    [ -n "${LN_NCU_CASES:-}" ] && IFS=';' read -r -a cases <<<"$LN_NCU_CASES"
     : >"$OUT/ln_ncu.txt"
     local c dt s cfg
     for c in "${cases[@]}"; do
@@ -46,7 +49,8 @@ step_ln_ncu() {
 
 # The rows-at-once form (stage smem_rows: rows_per_block rows staged at once, gamma/beta read
 # once for all of them) config by config beside the default, % of the 512 MiB copy timed in the
-# same step. $OUT/ln_rows.txt (best first per problem).
+# same step. $LN_ROWS_CASES: "dtype:shape ..."; $LN_ROWS_EXTRA: more config substrings (e.g. the
+# previous defaults). $OUT/ln_rows.txt (best first per problem).
 step_ln_rows() {
     local b=build-gpu/bench/ops/bench_configs
     [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
@@ -83,4 +87,14 @@ step_ln_pack() {
     (cd "$OUT" && ls -d ln_* build.log 2>/dev/null | grep -v '^ln.tar.gz$' | tar czf ln.tar.gz -T - &&
         find . -maxdepth 1 -type f \( -name 'ln_*.jsonl' -o -name 'ln_*.log' -o -name build.log \
             -o -name ln_ncu.txt \) -delete) && ls -la "$OUT"
+}
+
+# Session 5, call 2: the bf16 defaults (two rows at once) beside session 4's, ncu on them, the
+# GPU test. About 60 s after the build.
+step_ln_session5() {
+    LN_ROWS_CASES="bf16:1024x131072 bf16:4096x32768" \
+        LN_ROWS_EXTRA="threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=smem_tma threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=1,stage=smem_tma" \
+        step_ln_rows
+    LN_NCU_CASES="bf16 1024x131072 default;bf16 4096x32768 default" step_ln_ncu
+    step_ln_check
 }

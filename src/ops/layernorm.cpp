@@ -61,6 +61,19 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
             }
         }
     }
+    // Blocks of at most 256 threads (3 a SM: up to 85 registers a thread) load their first PRE
+    // rounds of gamma/beta now, in flight with x's bulk copies: the store loop then starts from
+    // registers instead of waiting on L2 after the block and cluster exchanges.
+    constexpr int PRE = TPR <= 256 ? (ROUNDS < 4 ? ROUNDS : 4) : 0;
+    V gp[PRE > 0 ? PRE : 1], bp[PRE > 0 ? PRE : 1];
+#pragma unroll
+    for (int i = 0; i < PRE; ++i) {
+        const int j = i * TPR + p.t;
+        if (j < NV) {
+            gp[i] = gv[j];
+            bp[i] = bv[j];
+        }
+    }
     // Shifted sums per row (K: the slice's first element), per vector lane within a row.
     float s[RPB], q[RPB], mean[RPB], rstd[RPB];
 #pragma unroll
@@ -149,24 +162,29 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #pragma unroll
     for (int r = 0; r < RPB; ++r) rstd[r] = rsqrtf(q[r] * (1.f / C) + 1e-5f);
     V* const yb = reinterpret_cast<V*>(y + row0 * C + p.col0);
-#pragma unroll 4
-    for (int i = 0; i < ROUNDS; ++i) {
-        const int j = i * TPR + p.t;
-        if (j < NV) {
-            const V g = gv[j], b = bv[j]; // once for RPB rows
+    const auto store = [&](int j, const V& g, const V& b) { // g, b: read once for RPB rows
 #pragma unroll
-            for (int r = 0; r < RPB; ++r) {
-                if (r < nrows) {
-                    const V a = buf[r * NV + j];
-                    V o;
+        for (int r = 0; r < RPB; ++r) {
+            if (r < nrows) {
+                const V a = buf[r * NV + j];
+                V o;
 #pragma unroll
-                    for (int e = 0; e < VEC; ++e)
-                        o.v[e] = from_f(fmaf((to_f(a.v[e]) - mean[r]) * rstd[r], to_f(g.v[e]),
-                                             to_f(b.v[e])));
-                    yb[r * (C / VEC) + j] = o;
-                }
+                for (int e = 0; e < VEC; ++e)
+                    o.v[e] = from_f(
+                        fmaf((to_f(a.v[e]) - mean[r]) * rstd[r], to_f(g.v[e]), to_f(b.v[e])));
+                yb[r * (C / VEC) + j] = o;
             }
         }
+    };
+#pragma unroll
+    for (int i = 0; i < PRE; ++i) {
+        const int j = i * TPR + p.t;
+        if (j < NV) store(j, gp[i], bp[i]);
+    }
+#pragma unroll 4
+    for (int i = PRE; i < ROUNDS; ++i) {
+        const int j = i * TPR + p.t;
+        if (j < NV) store(j, gv[j], bv[j]);
     }
 #if CLUSTER > 1
     cluster_wait(); // the peers have read this block's parts: its shared memory may go
@@ -383,12 +401,13 @@ public:
     }
 
 private:
-    // fp32 (clusters of 2): 84.2 % vs 81.8 % in 64 KiB slices; bf16 stays in 64 KiB slices
-    // (68.9 %; one block per row 66.0 %, 512 threads 55.1 %: H200, session 4).
+    // fp32 (clusters of 2): 84.2 % vs 81.8 % in 64 KiB slices (H200, session 4); bf16 rows over
+    // 32 KiB take two rows at once (rows_at_once_default; session 5).
     std::int64_t long_row_block_threads(dtype t) const noexcept override {
         return t == dtype::f32 ? 1024 : 0;
     }
     bool column_operands() const noexcept override { return true; } // gamma, beta
+    bool rows_at_once_default(dtype t) const noexcept override { return t == dtype::bf16; }
     const char* body() const noexcept override { return layernorm_body; }
     const char* reference_body() const noexcept override { return layernorm_reference; }
 };

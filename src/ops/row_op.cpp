@@ -163,6 +163,9 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         // Rows at once share each gamma/beta read: one row is smem_tma. Rows of 32 KiB and less
         // find their operands in L1 (64 KiB of them beside blocks sharing an SM).
         if (rpb < 2) return fail(why, "smem_rows stages rows_per_block >= 2 rows at once");
+        // H200, session 5: blocks of 32-128 threads lost everywhere (9-56 % of the copy at
+        // 1024x131072, where 256-512 threads reached 76-77 %).
+        if (tpr < 256) return fail(why, "smem_rows: threads_per_row >= 256");
         if (p.shape.cols * esize <= smem_one_block)
             return fail(why, "smem_rows: for rows longer than 32 KiB (shorter rows' operands stay "
                              "in L1)");
@@ -226,6 +229,21 @@ config row_op::default_config(const problem& p) const {
             r.set("vec", v);
             if (valid(r, p, nullptr)) return r;
         }
+    }
+    if (column_operands() && rows_at_once_default(p.type) &&
+        p.shape.cols * esize > smem_one_block) {
+        // Two rows at once in slices of at most 32 KiB (64 KiB a block, 3 blocks a SM): gamma
+        // and beta read once from L2 for both. 256 threads in clusters of 8 (77.3 % vs 76.0 %
+        // with 512), else 512 (87.3 % vs 84.8 % with 256; H200, session 5).
+        std::int64_t cl = 1;
+        while (cl < 8 && p.shape.cols / cl * esize > 32 * 1024)
+            cl *= 2;
+        config s = c;
+        s.set("threads_per_row", std::int64_t{cl >= 8 ? 256 : 512});
+        s.set("rows_per_block", std::int64_t{2});
+        s.set("cluster", cl);
+        s.set("stage", std::string("smem_rows"));
+        if (valid(s, p, nullptr)) return s;
     }
     if (const std::int64_t tpr = long_row_block_threads(p.type);
         tpr > 0 && p.shape.cols * esize >= 256 * 1024) {

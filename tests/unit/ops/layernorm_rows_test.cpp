@@ -61,10 +61,37 @@ TEST_CASE("layernorm smem_rows: rpb rows at once in shared memory, one block per
     c = rows(512, 4, 2, 8);
     REQUIRE(ln.valid(c, odd, &why));
     CHECK(ln.geometry(c, odd).grid[0] == 251u * 2u);
+    // Blocks under 256 threads lost everywhere on the H200: out of the space.
+    CHECK_FALSE(ln.valid(rows(128, 2, 8, 8), bf, &why));
+    CHECK(why.find("256") != std::string::npos);
     // Rows of 32 KiB and less keep gamma/beta in L1: not in the space.
     const problem short_rows{{8192, 8192}, dtype::f32};
     CHECK_FALSE(ln.valid(rows(256, 2, 1, 4), short_rows, &why));
     CHECK(why.find("32 KiB") != std::string::npos);
+}
+
+TEST_CASE("layernorm bf16 rows over 32 KiB default to two rows at once in 32 KiB slices") {
+    const op& ln = find_op("layernorm");
+    struct expect {
+        std::int64_t rows, cols, tpr, cluster;
+    };
+    for (const expect e : {expect{1024, 131072, 256, 8}, expect{4096, 32768, 512, 2},
+                           expect{2048, 65536, 512, 4}, expect{40, 131072, 256, 8}}) {
+        const problem p{{e.rows, e.cols}, dtype::bf16};
+        const config d = ln.default_config(p);
+        INFO(d.to_string());
+        CHECK(ln.valid(d, p));
+        CHECK(d.get<std::string>("stage") == "smem_rows");
+        CHECK(d.get<std::int64_t>("rows_per_block") == 2);
+        CHECK(d.get<std::int64_t>("threads_per_row") == e.tpr);
+        CHECK(d.get<std::int64_t>("cluster") == e.cluster);
+        CHECK(ln.geometry(d, p).shared_bytes == 64u * 1024u);
+    }
+    // fp32 keeps one row per block (its 32 KiB slices would need clusters of 16), and rows of
+    // 32 KiB and less their register cache.
+    CHECK(ln.default_config({{1024, 131072}, dtype::f32}).get<std::string>("stage") == "smem_tma");
+    CHECK(ln.default_config({{4096, 32768}, dtype::f32}).get<std::string>("stage") == "smem_tma");
+    CHECK(ln.default_config({{8192, 16384}, dtype::bf16}).get<std::string>("stage") == "regs");
 }
 
 TEST_CASE("smem_rows is layernorm's alone, and in its space at the long rows") {

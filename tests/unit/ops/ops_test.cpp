@@ -55,7 +55,7 @@ TEST_CASE("constraints prune before compiling") {
     // A 131072-wide row cannot live in 256 threads' registers. Softmax fp32's default splits it
     // over a cluster of 8, cached in registers; layernorm fp32 stages 256 KiB a block of 1024
     // threads (192 KiB in shared memory, the tail in registers) in clusters of 2; layernorm bf16
-    // stages 64 KiB slices (clusters of 4).
+    // stages two rows at once in 32 KiB slices (clusters of 8).
     const problem wide{{1024, 131072}, dtype::f32};
     config d = sm.default_config(wide);
     CHECK(sm.valid(d, wide));
@@ -70,7 +70,7 @@ TEST_CASE("constraints prune before compiling") {
     CHECK(ld.get<std::int64_t>("threads_per_row") == 1024);
     CHECK(find_op("layernorm")
               .default_config({{1024, 131072}, dtype::bf16})
-              .get<std::int64_t>("cluster") == 4);
+              .get<std::int64_t>("cluster") == 8); // two rows at once (session 5)
     const config mid_long = sm.default_config({{4096, 32768}, dtype::bf16}); // 64 KiB rows
     CHECK(mid_long.get<std::int64_t>("cluster") == 1);
     CHECK(mid_long.get<std::string>("stage") == "smem_tma");
