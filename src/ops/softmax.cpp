@@ -37,6 +37,125 @@ __device__ __forceinline__ void online_add(float& m, float& s, const V& a) {
     for (int k = 0; k < VEC; ++k) s += ex2(fmaf(to_f(a.v[k]), KTUNE_LOG2E, -ml));
 }
 
+#ifndef EXP_ONCE
+#define EXP_ONCE 0
+#endif
+#if EXP_ONCE
+// exp_once: e = 2^((x - m) log2 e) is taken once, in the reduction pass, and kept where x was
+// (the staged buffer, the register tail, the register-cached row); the store pass is then
+// y = e * 2^((m - M) log2 e) / S: an FMUL per element, no MUFU. bf16 rows keep e in (0, 1] as
+// fp16 (11 significant bits where the output keeps 8; below 2^-24 it rounds to 0, at most 3e-8
+// of the output: under the tolerance's 1e-7), fp32 rows as floats.
+template <class U> __device__ __forceinline__ float e_to_f(U h) {
+    if constexpr (sizeof(U) == 4) {
+        return h;
+    } else {
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+        return f;
+    }
+}
+template <class U, int N> __device__ __forceinline__ void e_pack(vec_t<N>& o, const float (&e)[N]) {
+    if constexpr (sizeof(U) == 2 && N % 2 == 0) {
+        unsigned* w = reinterpret_cast<unsigned*>(o.v); // one cvt.rn.f16x2.f32 for two
+#pragma unroll
+        for (int k = 0; k < N / 2; ++k)
+            asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w[k]) : "f"(e[2 * k + 1]), "f"(e[2 * k]));
+    } else if constexpr (sizeof(U) == 2) {
+#pragma unroll
+        for (int k = 0; k < N; ++k) asm("cvt.rn.f16.f32 %0, %1;" : "=h"(o.v[k]) : "f"(e[k]));
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k) o.v[k] = e[k];
+    }
+}
+// Max of a vector: bf16 pairs by max.bf16x2 (exact), then one float compare.
+template <class U, int N> __device__ __forceinline__ float vmax(const vec_t<N>& a) {
+    if constexpr (sizeof(U) == 2 && N % 2 == 0) {
+        const unsigned* w = reinterpret_cast<const unsigned*>(a.v);
+        unsigned mx = w[0];
+#pragma unroll
+        for (int k = 1; k < N / 2; ++k) asm("max.bf16x2 %0, %1, %2;" : "=r"(mx) : "r"(mx), "r"(w[k]));
+        return fmaxf(__uint_as_float(mx << 16), __uint_as_float(mx & 0xffff0000u));
+    } else {
+        float v = to_f(a.v[0]);
+#pragma unroll
+        for (int k = 1; k < N; ++k) v = fmaxf(v, to_f(a.v[k]));
+        return v;
+    }
+}
+// e of a vector against the offset ml = m log2 e, added to s.
+__device__ __forceinline__ V exp_vec(const V& a, float ml, float& s) {
+    float e[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+        e[k] = ex2(fmaf(to_f(a.v[k]), KTUNE_LOG2E, -ml));
+        s += e[k];
+    }
+    V o;
+    e_pack<T>(o, e);
+    return o;
+}
+// The output vector of a vector of e: one FMUL each, bf16 packed in pairs.
+__device__ __forceinline__ V scale_vec(const V& a, float sc) {
+    float f[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) f[k] = e_to_f(a.v[k]) * sc;
+    return to_vec(f);
+}
+#if defined(STAGE_smem_tma)
+// The reduction pass over row k's staged chunks as they land: per chunk, this thread's max
+// first (so one offset serves the whole chunk), then e written over x; mc[c] is that offset.
+__device__ __forceinline__ void exp_staged(unsigned long long* bars, int k, int t, float& m,
+                                           float& s, float (&mc)[NCH + 1]) {
+    V* buf = stage_buf(k);
+    unsigned long long* b = stage_bars(bars, k);
+    const unsigned parity = stage_parity(k);
+#pragma unroll
+    for (int c = 0; c < NCH; ++c) {
+        mbar_wait(&b[c], parity);
+        float cm = -KTUNE_INF;
+#pragma unroll 8
+        for (int i = 0; i < RPC; ++i) {
+            const int j = c * CV + i * TPR + t;
+            if (j < SNV) {
+                const V a = buf[j]; // one 16-byte shared load, not one per element
+                cm = fmaxf(cm, vmax<T>(a));
+            }
+        }
+        if (cm > m) {
+            s *= ex2((m - cm) * KTUNE_LOG2E);
+            m = cm;
+        }
+        mc[c] = m;
+        const float ml = m * KTUNE_LOG2E;
+#pragma unroll 8
+        for (int i = 0; i < RPC; ++i) {
+            const int j = c * CV + i * TPR + t;
+            if (j < SNV) {
+                const V a = buf[j];
+                buf[j] = exp_vec(a, ml, s);
+            }
+        }
+    }
+}
+// The store pass: chunk c's e times its scale sc[c].
+__device__ __forceinline__ void store_staged(V* yk, int k, int t, const float (&sc)[NCH + 1]) {
+    const V* buf = stage_buf(k);
+#pragma unroll
+    for (int c = 0; c < NCH; ++c) {
+#pragma unroll 8
+        for (int i = 0; i < RPC; ++i) {
+            const int j = c * CV + i * TPR + t;
+            if (j < SNV) {
+                const V a = buf[j];
+                yk[j] = scale_vec(a, sc[c]);
+            }
+        }
+    }
+}
+#endif
+#endif
 extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) {
     __shared__ float red[GROUPS * (WARPS > 0 ? WARPS : 1)];
@@ -60,9 +179,27 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
         if (k + 1 < RPB && row0 + k + 1 < rows)
             stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
         float m = -KTUNE_INF, s = 0.f;
+#if EXP_ONCE
+        float mc[NCH + 1]; // the offset of each chunk's e; [NCH]: the register tail's
+        exp_staged(bars, k, p.t, m, s, mc);
+        if (REG_ROUNDS > 0) {
+            float tm = -KTUNE_INF;
+#pragma unroll
+            for (int i = 0; i < REG_ROUNDS; ++i) tm = fmaxf(tm, vmax<T>(rg.v[i]));
+            if (tm > m) {
+                s *= ex2((m - tm) * KTUNE_LOG2E);
+                m = tm;
+            }
+            const float ml = m * KTUNE_LOG2E;
+#pragma unroll
+            for (int i = 0; i < REG_ROUNDS; ++i) rg.v[i] = exp_vec(rg.v[i], ml, s);
+        }
+        mc[NCH] = m;
+#else
         for_staged(bars, k, p.t, [&](const V& a) { online_add(m, s, a); });
 #pragma unroll
         for (int i = 0; i < REG_ROUNDS; ++i) online_add(m, s, rg.v[i]);
+#endif
         const float gm = group_max(m, red, p);
         s = (m == -KTUNE_INF) ? 0.f : s * __expf(m - gm);
         s = group_sum(s, red, p);
@@ -71,6 +208,15 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
         // y = exp(x - m) / s = 2^(x log2 e - (m log2 e + log2 s)): one FFMA and one MUFU.
         const float off = m * KTUNE_LOG2E + __log2f(s);
         V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
+#if EXP_ONCE
+        // y = e * 2^((mc - m) log2 e) / s: one MUFU per chunk, none per element.
+        float sc[NCH + 1];
+#pragma unroll
+        for (int c = 0; c <= NCH; ++c) sc[c] = ex2(fmaf(mc[c], KTUNE_LOG2E, -off));
+        store_staged(yk, k, p.t, sc);
+#pragma unroll
+        for (int i = 0; i < REG_ROUNDS; ++i) yk[SNV + i * TPR + p.t] = scale_vec(rg.v[i], sc[NCH]);
+#else
         for_row(k, p.t, [&](int j, const V& a) {
             V o;
 #pragma unroll
@@ -85,6 +231,7 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
                 o.v[e] = from_f(ex2(fmaf(to_f(rg.v[i].v[e]), KTUNE_LOG2E, -off)));
             yk[SNV + i * TPR + p.t] = o;
         }
+#endif
 #if CLUSTER > 1
         cluster_finish();
 #endif
@@ -101,6 +248,19 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
     m = group_max(m, red, p);
     float s = 0.f;
     const float ml = m * KTUNE_LOG2E;
+#if EXP_ONCE
+    // e over the cached row (fp16 in the registers that held bf16), then y = e * scale.
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) raw[i] = exp_vec(raw[i], ml, s);
+    s = group_sum(s, red, p);
+    combine_slices(m, s);
+    const float sc = ex2(ml - (m * KTUNE_LOG2E + __log2f(s)));
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int j = p.t + i * TPR;
+        if (p.active && j < NV) yr[j] = scale_vec(raw[i], sc);
+    }
+#else
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
@@ -111,6 +271,7 @@ ktune_op_kernel(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) 
     const float off = m * KTUNE_LOG2E + __log2f(s);
     store_row(yr, raw, p,
               [&](int, int, float x) { return ex2(fmaf(x, KTUNE_LOG2E, -off)); });
+#endif
 #if CLUSTER > 1
     cluster_finish();
 #endif
@@ -181,7 +342,8 @@ class softmax final : public row_op {
 public:
     softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
-    int version() const noexcept override { return 5; }
+    // 7: the exp_once axis (6 was session 4's smem_refill, since removed).
+    int version() const noexcept override { return 7; }
     std::string_view description() const noexcept override {
         return "row softmax along the last dimension";
     }
@@ -192,8 +354,30 @@ public:
         const auto n = static_cast<std::size_t>(p.shape.rows * p.shape.cols);
         return {{"x", n, false}, {"y", n, true}};
     }
+    std::vector<param_axis> axes() const override {
+        auto a = row_op::axes();
+        a.push_back({"exp_once",
+                     {false, true},
+                     "cached or staged rows: exp taken once, in the reduction pass, and kept over "
+                     "the row (bf16 as fp16): the store pass multiplies, no exp per element"});
+        return a;
+    }
+    bool valid(const config& c, const problem& p, std::string* why = nullptr) const override {
+        if (!row_op::valid(c, p, why)) return false;
+        if (exp_once(c) && !c.get<bool>("cache_row")) {
+            if (why) *why = "exp_once keeps e over a cached or staged row (cache_row true)";
+            return false;
+        }
+        return true;
+    }
+    config default_config(const problem& p) const override {
+        config c = row_op::default_config(p);
+        c.set("exp_once", false);
+        return c;
+    }
     tolerance tolerance_for(const problem& p) const override {
-        // fp32: ex2.approx's few-ulp error; bf16: two ulps of the output's 8-bit mantissa.
+        // fp32: ex2.approx's few-ulp error; bf16: two ulps of the output's 8-bit mantissa (with
+        // exp_once, e rounded to fp16 first: 2^-11 relative, or 3e-8 absolute below 2^-14).
         return p.type == dtype::f32 ? tolerance{1e-5, 1e-9} : tolerance{2.0 / 256, 1e-7};
     }
     double bytes(const problem& p) const override {
@@ -205,6 +389,9 @@ public:
     }
 
 private:
+    static bool exp_once(const config& c) {
+        return c.find("exp_once") != nullptr && c.get<bool>("exp_once");
+    }
     // fp32 only: bf16 measured 72-78 % that way (session 4: one block per row instead).
     bool long_rows_in_registers(dtype t) const noexcept override { return t == dtype::f32; }
     // bf16: 0.1587 ms [0.1584, 0.1597] vs 1024 threads 0.1609 [0.1604, 0.1619] (H200).

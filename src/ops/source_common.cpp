@@ -42,6 +42,37 @@ __device__ __forceinline__ float ex2(float x) {
 }
 #define KTUNE_LOG2E 1.4426950408889634f
 )";
+    // A vector of N floats as one V of T. bf16: pairs through one cvt.rn.bf16x2.f32 (a single
+    // F2FP.BF16.F32.PACK_AB for two elements; from_f costs one per element).
+    if (d == dtype::f32) {
+        s += R"(template <int N> __device__ __forceinline__ vec_t<N> to_vec(const float (&f)[N]) {
+    vec_t<N> o;
+#pragma unroll
+    for (int k = 0; k < N; ++k) o.v[k] = f[k];
+    return o;
+}
+)";
+    } else {
+        s += R"(__device__ __forceinline__ unsigned from_f2(float lo, float hi) {
+    unsigned w;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+    return w;
+}
+template <int N> __device__ __forceinline__ vec_t<N> to_vec(const float (&f)[N]) {
+    vec_t<N> o;
+    if constexpr (N % 2 == 0) {
+        // vec_t<N> is aligned to 2N bytes: its pairs are aligned words.
+        unsigned* w = reinterpret_cast<unsigned*>(o.v);
+#pragma unroll
+        for (int k = 0; k < N / 2; ++k) w[k] = from_f2(f[2 * k], f[2 * k + 1]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k) o.v[k] = from_f(f[k]);
+    }
+    return o;
+}
+)";
+    }
     return s;
 }
 

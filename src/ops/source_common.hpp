@@ -10,7 +10,8 @@ namespace ktune::ops::detail {
 
 /// typedef T, to_f/from_f conversions (bf16 by bit manipulation, round to nearest even),
 /// vec_t<N> (aligned so that a copy is one wide load), warp/group reductions, and the
-/// KTUNE_EPILOGUE hook the fault-injection tests use (empty by default).
+/// KTUNE_EPILOGUE hook the fault-injection tests use (empty by default), ex2, and
+/// to_vec<N>(const float (&)[N]) -> vec_t<N> (bf16: two elements per cvt.rn.bf16x2.f32, from_f2).
 std::string prelude(dtype d);
 
 /// "constexpr int NAME = value;\n" lines for every integer/bool parameter of c, upper-cased.

@@ -216,6 +216,56 @@ TEST_CASE("slices with a register tail, 128-tile and micro transposes match the 
     check_all(jobs);
 }
 
+TEST_CASE("softmax exp_once (e kept over the row, bf16 as fp16) matches the reference") {
+    // Session 5: the staged form (chunks of several rounds, register tails, clusters), the
+    // register-cached form (split rows, sub-warp groups, vec 1: the unpaired fp16 path) and
+    // hand-built one-block-per-256-KiB configs on odd row counts.
+    const ops::op& o = ops::find_op("softmax");
+    const auto once = [](const config& c) {
+        return c.find("exp_once") != nullptr && c.get<bool>("exp_once");
+    };
+    std::vector<job> jobs;
+    for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+        for (ops::shape2d s :
+             {ops::shape2d{37, 32768}, ops::shape2d{5, 131072}, ops::shape2d{999, 4096},
+              ops::shape2d{999, 512}, ops::shape2d{301, 1000}}) {
+            const ops::problem p{s, t};
+            const auto staged = pick(
+                o, p,
+                [&](const config& c) {
+                    return once(c) && c.get<std::string>("stage") == "smem_tma";
+                },
+                6);
+            const auto regs = pick(
+                o, p,
+                [&](const config& c) { return once(c) && c.get<std::string>("stage") == "regs"; },
+                6);
+            INFO(ops::to_string(t) << " " << ops::to_string(s));
+            CHECK(staged.size() + regs.size() >= 4);
+            for (const auto& c : staged)
+                jobs.push_back({&o, p, c});
+            for (const auto& c : regs)
+                jobs.push_back({&o, p, c});
+        }
+        const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
+        const ops::problem p{{37, 131072}, t};
+        for (std::int64_t tpr : {512, 1024}) {
+            const config c{{"threads_per_row", tpr},
+                           {"rows_per_block", std::int64_t{1}},
+                           {"vec", vec},
+                           {"cache_row", true},
+                           {"unroll", std::int64_t{1}},
+                           {"cluster", std::int64_t{t == ops::dtype::f32 ? 2 : 1}},
+                           {"stage", std::string("smem_tma")},
+                           {"exp_once", true}};
+            CHECK(o.valid(c, p));
+            jobs.push_back({&o, p, c});
+        }
+    }
+    CHECK(jobs.size() >= 40);
+    check_all(jobs);
+}
+
 TEST_CASE("layernorm rows at once (smem_rows) match the reference") {
     // Session 5: rows_per_block rows staged at once, gamma/beta read once for all of them. Odd
     // row counts (a partial last group of rows), clusters 1-8, rows 2-8, both dtypes; configs of
