@@ -217,12 +217,14 @@ TEST_CASE("slices with a register tail, 128-tile and micro transposes match the 
 }
 
 TEST_CASE("softmax exp_once (e kept over the row, bf16 as fp16) matches the reference") {
-    // Session 5: the staged form (chunks of several rounds, register tails, clusters), the
-    // register-cached form (split rows, sub-warp groups, vec 1: the unpaired fp16 path) and
-    // hand-built one-block-per-256-KiB configs on odd row counts.
+    // Session 5: staged rows take exp once (chunks of several rounds, register tails, clusters),
+    // with the hand-set key exp_once=false the two-exp form; register-cached rows (split rows,
+    // sub-warp groups, vec 1: the unpaired fp16 path) with exp_once=true; and hand-built
+    // one-block-per-256-KiB configs on odd row counts.
     const ops::op& o = ops::find_op("softmax");
-    const auto once = [](const config& c) {
-        return c.find("exp_once") != nullptr && c.get<bool>("exp_once");
+    const auto with = [](config c, bool v) {
+        c.set("exp_once", v);
+        return c;
     };
     std::vector<job> jobs;
     for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
@@ -231,21 +233,21 @@ TEST_CASE("softmax exp_once (e kept over the row, bf16 as fp16) matches the refe
               ops::shape2d{999, 512}, ops::shape2d{301, 1000}}) {
             const ops::problem p{s, t};
             const auto staged = pick(
-                o, p,
-                [&](const config& c) {
-                    return once(c) && c.get<std::string>("stage") == "smem_tma";
-                },
-                6);
+                o, p, [](const config& c) { return c.get<std::string>("stage") == "smem_tma"; }, 6);
             const auto regs = pick(
                 o, p,
-                [&](const config& c) { return once(c) && c.get<std::string>("stage") == "regs"; },
+                [](const config& c) {
+                    return c.get<std::string>("stage") == "regs" && c.get<bool>("cache_row");
+                },
                 6);
             INFO(ops::to_string(t) << " " << ops::to_string(s));
             CHECK(staged.size() + regs.size() >= 4);
-            for (const auto& c : staged)
+            for (const auto& c : staged) {
                 jobs.push_back({&o, p, c});
+                jobs.push_back({&o, p, with(c, false)});
+            }
             for (const auto& c : regs)
-                jobs.push_back({&o, p, c});
+                jobs.push_back({&o, p, with(c, true)});
         }
         const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
         const ops::problem p{{37, 131072}, t};
@@ -262,47 +264,6 @@ TEST_CASE("softmax exp_once (e kept over the row, bf16 as fp16) matches the refe
             jobs.push_back({&o, p, c});
         }
     }
-    CHECK(jobs.size() >= 40);
-    check_all(jobs);
-}
-
-TEST_CASE("layernorm rows at once (smem_rows) match the reference") {
-    // Session 5: rows_per_block rows staged at once, gamma/beta read once for all of them. Odd
-    // row counts (a partial last group of rows), clusters 1-8, rows 2-8, both dtypes; configs of
-    // the space and hand-built ones (the space's shapes are larger than these problems).
-    const ops::op& o = ops::find_op("layernorm");
-    const auto rows_form = [](const config& c) {
-        return c.find("stage") && c.get<std::string>("stage") == "smem_rows";
-    };
-    std::vector<job> jobs;
-    for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
-        for (ops::shape2d s :
-             {ops::shape2d{1001, 32768}, ops::shape2d{37, 131072}, ops::shape2d{5, 65536}}) {
-            const ops::problem p{s, t};
-            const auto cs = pick(o, p, rows_form, 8);
-            INFO(ops::to_string(t) << " " << ops::to_string(s));
-            CHECK(cs.size() >= 3);
-            for (const auto& c : cs)
-                jobs.push_back({&o, p, c});
-        }
-        const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
-        const ops::problem p{{37, 131072}, t};
-        struct shape_of_block {
-            std::int64_t tpr, rpb, cl;
-        };
-        for (const shape_of_block b : {shape_of_block{1024, 2, 8}, shape_of_block{512, 4, 8},
-                                       shape_of_block{256, 3, 8}, shape_of_block{1024, 2, 4}}) {
-            const config c{{"threads_per_row", b.tpr},
-                           {"rows_per_block", b.rpb},
-                           {"vec", vec},
-                           {"cache_row", true},
-                           {"unroll", std::int64_t{1}},
-                           {"cluster", b.cl},
-                           {"stage", std::string("smem_rows")}};
-            INFO(c.to_string());
-            if (o.valid(c, p)) jobs.push_back({&o, p, c}); // bf16 only for cluster 4
-        }
-    }
-    CHECK(jobs.size() >= 40);
+    CHECK(jobs.size() >= 60);
     check_all(jobs);
 }
