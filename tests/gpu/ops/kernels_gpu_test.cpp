@@ -267,3 +267,46 @@ TEST_CASE("softmax exp_once (e kept over the row, bf16 as fp16) matches the refe
     CHECK(jobs.size() >= 60);
     check_all(jobs);
 }
+
+TEST_CASE("layernorm rows at once (smem_rows) and column slices (smem_cols) match the reference") {
+    // Session 5: rows_per_block rows staged at once, gamma/beta read once for all of them (with
+    // register tails over 112 KiB a block); column slices of rows taken in turn, partials by
+    // st.async. Odd row counts (a partial last group of rows), clusters 1-8, rows 2-16, both
+    // dtypes; configs of the space and hand-built ones.
+    const ops::op& o = ops::find_op("layernorm");
+    const auto rows_form = [](const config& c) {
+        return c.find("stage") && (c.get<std::string>("stage") == "smem_rows" ||
+                                   c.get<std::string>("stage") == "smem_cols");
+    };
+    std::vector<job> jobs;
+    for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+        for (ops::shape2d s :
+             {ops::shape2d{1001, 32768}, ops::shape2d{37, 131072}, ops::shape2d{5, 65536}}) {
+            const ops::problem p{s, t};
+            const auto cs = pick(o, p, rows_form, 12);
+            INFO(ops::to_string(t) << " " << ops::to_string(s));
+            CHECK(cs.size() >= 3);
+            for (const auto& c : cs)
+                jobs.push_back({&o, p, c});
+        }
+        const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
+        const ops::problem p{{37, 131072}, t};
+        struct shape_of_block {
+            std::int64_t tpr, rpb, cl;
+        };
+        for (const shape_of_block b : {shape_of_block{1024, 2, 8}, shape_of_block{512, 4, 8},
+                                       shape_of_block{256, 3, 8}, shape_of_block{1024, 2, 4}}) {
+            const config c{{"threads_per_row", b.tpr},
+                           {"rows_per_block", b.rpb},
+                           {"vec", vec},
+                           {"cache_row", true},
+                           {"unroll", std::int64_t{1}},
+                           {"cluster", b.cl},
+                           {"stage", std::string("smem_rows")}};
+            INFO(c.to_string());
+            if (o.valid(c, p)) jobs.push_back({&o, p, c}); // bf16 only for cluster 4
+        }
+    }
+    CHECK(jobs.size() >= 40);
+    check_all(jobs);
+}
