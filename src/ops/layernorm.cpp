@@ -32,11 +32,7 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
 extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
                 T* __restrict__ y, int rows, int cols) {
-#if defined(STAGE_smem_rows) || defined(STAGE_smem_cols)
-    __shared__ float red[WARPS > 0 ? WARPS : 1]; // one row group (smem_rows: red2 below)
-#else
     __shared__ float red[GROUPS * (WARPS > 0 ? WARPS : 1)];
-#endif
     const row_pos p = row_position(rows);
     const V* xr = reinterpret_cast<const V*>(x + p.first);
     V* yr = reinterpret_cast<V*>(y + p.first);
@@ -48,8 +44,6 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     // loop reads each gamma/beta vector once from L2 for all RPB rows. Per row the L2 carries x,
     // y and 2 / RPB rows of gamma/beta instead of 2: one block per row re-reads them every row
     // (L1 cannot hold a 131072-row's), which caps layernorm's long rows at the L2's rate.
-    // A block over 112 KiB keeps each row's last REG_ROUNDS rounds in registers (SNV vectors a
-    // row staged): two blocks then share an SM.
     __shared__ __align__(8) unsigned long long bars[RPB * NCH];
     __shared__ float red2[2 * RPB * (WARPS > 0 ? WARPS : 1)];
     mbar_setup(bars, RPB * NCH);
@@ -60,36 +54,13 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         for (int r = 0; r < nrows; ++r) {
             const V* src = reinterpret_cast<const V*>(x + (row0 + r) * C + p.col0);
             for (int c = 0; c < NCH; ++c) {
-                const int n = (c + 1) * CV < SNV ? CV : SNV - c * CV;
+                const int n = (c + 1) * CV < NV ? CV : NV - c * CV;
                 mbar_expect(&bars[r * NCH + c], n * (unsigned)sizeof(V));
-                bulk_load(buf + r * SNV + c * CV, src + c * CV, n * (unsigned)sizeof(V),
+                bulk_load(buf + r * NV + c * CV, src + c * CV, n * (unsigned)sizeof(V),
                           &bars[r * NCH + c]);
             }
         }
     }
-    // Blocks of at most 256 threads (3 a SM: up to 85 registers a thread) load their first PRE
-    // rounds of gamma/beta now, in flight with x's bulk copies: the store loop then starts from
-    // registers instead of waiting on L2 after the block and cluster exchanges. Two rounds: 74
-    // registers with no spill at 1024x131072 bf16 (ptxas, sm_90); four spilled, three took 85.
-    constexpr int PRE = TPR <= 256 ? (ROUNDS < 2 ? ROUNDS : 2) : 0;
-    V gp[PRE > 0 ? PRE : 1], bp[PRE > 0 ? PRE : 1];
-#pragma unroll
-    for (int i = 0; i < PRE; ++i) {
-        const int j = i * TPR + p.t;
-        if (j < SNV) {
-            gp[i] = gv[j];
-            bp[i] = bv[j];
-        }
-    }
-    constexpr int RT = REG_ROUNDS > 0 ? REG_ROUNDS : 1;
-    V rt[RPB * RT]; // rt[r * RT + i]: row r's vector SNV + i * TPR + t
-#pragma unroll
-    for (int r = 0; r < RPB; ++r)
-        if (r < nrows)
-#pragma unroll
-            for (int i = 0; i < REG_ROUNDS; ++i)
-                rt[r * RT + i] =
-                    reinterpret_cast<const V*>(x + (row0 + r) * C + p.col0)[SNV + i * TPR + p.t];
     // Shifted sums per row (K: the slice's first element), per vector lane within a row.
     float s[RPB], q[RPB], mean[RPB], rstd[RPB];
 #pragma unroll
@@ -101,12 +72,12 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #pragma unroll
             for (int c = 0; c < NCH; ++c) {
                 mbar_wait(&bars[r * NCH + c], 0);
-                if (c == 0) shift = to_f(buf[r * SNV].v[0]);
+                if (c == 0) shift = to_f(buf[r * NV].v[0]);
 #pragma unroll 8
                 for (int i = 0; i < RPC; ++i) {
                     const int j = c * CV + i * TPR + p.t;
-                    if (j < SNV) {
-                        const V a = buf[r * SNV + j];
+                    if (j < NV) {
+                        const V a = buf[r * NV + j];
 #pragma unroll
                         for (int e = 0; e < VEC; ++e) {
                             const float d = to_f(a.v[e]) - shift;
@@ -116,14 +87,6 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                     }
                 }
             }
-#pragma unroll
-            for (int i = 0; i < REG_ROUNDS; ++i)
-#pragma unroll
-                for (int e = 0; e < VEC; ++e) {
-                    const float d = to_f(rt[r * RT + i].v[e]) - shift;
-                    sv[e] += d;
-                    qv[e] = fmaf(d, d, qv[e]);
-                }
         }
         s[r] = sv[0];
         q[r] = qv[0];
@@ -186,145 +149,28 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #pragma unroll
     for (int r = 0; r < RPB; ++r) rstd[r] = rsqrtf(q[r] * (1.f / C) + 1e-5f);
     V* const yb = reinterpret_cast<V*>(y + row0 * C + p.col0);
-    // y for row r's vector j (x in a); g, b: read once for the RPB rows.
-    const auto emit = [&](int r, int j, const V& a, const V& g, const V& b) {
-        V o;
-#pragma unroll
-        for (int e = 0; e < VEC; ++e)
-            o.v[e] =
-                from_f(fmaf((to_f(a.v[e]) - mean[r]) * rstd[r], to_f(g.v[e]), to_f(b.v[e])));
-        yb[r * (C / VEC) + j] = o;
-    };
-    const auto store = [&](int j, const V& g, const V& b) {
-#pragma unroll
-        for (int r = 0; r < RPB; ++r)
-            if (r < nrows) emit(r, j, buf[r * SNV + j], g, b);
-    };
-#pragma unroll
-    for (int i = 0; i < PRE; ++i) {
-        const int j = i * TPR + p.t;
-        if (j < SNV) store(j, gp[i], bp[i]);
-    }
 #pragma unroll 4
-    for (int i = PRE; i < ROUNDS; ++i) {
+    for (int i = 0; i < ROUNDS; ++i) {
         const int j = i * TPR + p.t;
-        if (j < SNV) store(j, gv[j], bv[j]);
-    }
+        if (j < NV) {
+            const V g = gv[j], b = bv[j]; // once for RPB rows
 #pragma unroll
-    for (int i = 0; i < REG_ROUNDS; ++i) {
-        const int j = SNV + i * TPR + p.t;
-        const V g = gv[j], b = bv[j];
+            for (int r = 0; r < RPB; ++r) {
+                if (r < nrows) {
+                    const V a = buf[r * NV + j];
+                    V o;
 #pragma unroll
-        for (int r = 0; r < RPB; ++r)
-            if (r < nrows) emit(r, j, rt[r * RT + i], g, b);
+                    for (int e = 0; e < VEC; ++e)
+                        o.v[e] = from_f(fmaf((to_f(a.v[e]) - mean[r]) * rstd[r], to_f(g.v[e]),
+                                             to_f(b.v[e])));
+                    yb[r * (C / VEC) + j] = o;
+                }
+            }
+        }
     }
 #if CLUSTER > 1
     cluster_wait(); // the peers have read this block's parts: its shared memory may go
 #endif
-#elif defined(STAGE_smem_cols)
-    // Column slices, rows in turn: the CLUSTER blocks of a cluster each own one slice of the
-    // columns of RPB rows, which they take in turn through two bulk-copied buffers; gamma/beta's
-    // slice is staged once. Each row's (mean, M2) partials reach every peer by st.async into its
-    // slot for the row's parity, completing the peer's mbarrier: no cluster barrier per row (the
-    // refuted ring's barrier.cluster.arrive.release may wait for the block's earlier stores).
-    // A peer's partial for row k + 2 cannot arrive before this block has read row k's: the peer
-    // must first have this block's row k + 1 partial, sent after those reads.
-    __shared__ __align__(8) unsigned long long bars[NBUF * NCH + 1]; // x chunks, gamma/beta
-    __shared__ __align__(8) unsigned long long xbar[2];              // partials, by row parity
-    __shared__ float2 xpart[2][CLUSTER];
-    if (threadIdx.x == 0) {
-        mbar_init(&xbar[0]);
-        mbar_init(&xbar[1]);
-    }
-    mbar_setup(bars, NBUF * NCH + 1); // its fence also publishes xbar to the cluster
-#if CLUSTER > 1
-    cluster_arrive(); // every peer's barriers are initialised before any partial is sent
-    cluster_wait();
-#endif
-    V* const gs = reinterpret_cast<V*>(ktune_smem) + NBUF * SNV;
-    V* const bs = gs + NV;
-    const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
-    const long long first0 = row0 * C + p.col0;
-    const int nrows = rows - row0 < RPB ? (int)(rows - row0) : RPB;
-    if (threadIdx.x == 0) {
-        mbar_expect(&bars[NBUF * NCH], 2u * NV * (unsigned)sizeof(V));
-        bulk_load(gs, gv, NV * (unsigned)sizeof(V), &bars[NBUF * NCH]);
-        bulk_load(bs, bv, NV * (unsigned)sizeof(V), &bars[NBUF * NCH]);
-        mbar_expect(&xbar[0], CLUSTER * (unsigned)sizeof(float2)); // arm rows 0 and 1
-        mbar_expect(&xbar[1], CLUSTER * (unsigned)sizeof(float2));
-    }
-    stage_row(reinterpret_cast<const V*>(x + first0), bars, 0);
-    static_assert(REG_ROUNDS == 0, "column slices keep no register tail");
-    for (int k = 0; k < nrows; ++k) {
-        if (k + 1 < nrows)
-            stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
-        float sv[VEC], qv[VEC], shift = 0.f;
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) sv[e] = qv[e] = 0.f;
-        bool first = true;
-        for_staged(bars, k, p.t, [&](const V& a) {
-            if (first) {
-                shift = to_f(stage_buf(k)[0].v[0]); // chunk 0 has landed
-                first = false;
-            }
-#pragma unroll
-            for (int e = 0; e < VEC; ++e) {
-                const float d = to_f(a.v[e]) - shift;
-                sv[e] += d;
-                qv[e] = fmaf(d, d, qv[e]);
-            }
-        });
-        if (first) shift = to_f(stage_buf(k)[0].v[0]); // a thread with no vectors
-        float s = sv[0], q = qv[0];
-#pragma unroll
-        for (int e = 1; e < VEC; ++e) {
-            s += sv[e];
-            q += qv[e];
-        }
-        s = group_sum(s, red, p);
-        q = group_sum(q, red, p);
-        const int par = k & 1;
-        if (threadIdx.x < CLUSTER) { // thread r sends this slice's partial to peer r
-            const float2 mine = make_float2(shift + s * (1.f / CS), fmaxf(q - s * s * (1.f / CS), 0.f));
-            unsigned slot, bar;
-            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                         : "=r"(slot)
-                         : "r"(smem_addr(&xpart[par][CLUSTER > 1 ? cluster_rank() : 0])),
-                           "r"(threadIdx.x));
-            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                         : "=r"(bar)
-                         : "r"(smem_addr(&xbar[par])), "r"(threadIdx.x));
-            asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], "
-                         "{%1, %2}, [%3];" ::"r"(slot),
-                         "f"(mine.x), "f"(mine.y), "r"(bar)
-                         : "memory");
-        }
-        mbar_wait(&xbar[par], (unsigned)(k >> 1) & 1u);
-        float mean = 0.f;
-#pragma unroll
-        for (int r = 0; r < CLUSTER; ++r) mean += xpart[par][r].x;
-        mean *= 1.f / CLUSTER;
-        q = 0.f;
-#pragma unroll
-        for (int r = 0; r < CLUSTER; ++r) {
-            const float2 b = xpart[par][r];
-            q += b.y + CS * (b.x - mean) * (b.x - mean);
-        }
-        const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
-        if (k == 0) mbar_wait(&bars[NBUF * NCH], 0); // gamma/beta have landed
-        V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
-        for_row(k, p.t, [&](int j, const V& a) {
-            const V g = gs[j], b = bs[j];
-            V o;
-#pragma unroll
-            for (int e = 0; e < VEC; ++e)
-                o.v[e] = from_f(fmaf((to_f(a.v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e])));
-            yk[j] = o;
-        });
-        __syncthreads(); // row k's buffer and partial slots are read
-        if (threadIdx.x == 0 && k + 2 < nrows)
-            mbar_expect(&xbar[par], CLUSTER * (unsigned)sizeof(float2)); // arm row k + 2
-    }
 #elif defined(STAGE_smem_tma)
     // Row (slice) k of the block's RPB arrives by bulk copies while row k - 1 is written. One
     // pass over the landing chunks sums d = x - K and d^2, K the slice's first element (shifted

@@ -29,11 +29,6 @@ constexpr std::int64_t smem_one_block = 32 * 1024;
 // stages this much and keeps the rest in registers, at most reg_part_max bytes a thread.
 constexpr std::int64_t smem_with_regs = 192 * 1024;
 constexpr std::int64_t reg_part_max = 128;
-// Rows at once (smem_rows): a block over this much shared memory would be alone on its SM; it
-// stages rows_staged_max (every row's head) and keeps the rows' tails in registers, so that two
-// blocks share an SM (H200, session 5 call 1: 128 KiB blocks lost 6-20 points to 64 KiB ones).
-constexpr std::int64_t smem_two_blocks = 112 * 1024;
-constexpr std::int64_t rows_staged_max = 96 * 1024;
 
 } // namespace
 
@@ -41,7 +36,7 @@ bool staged_in_smem(const config& c) {
     const param_value* v = c.find("stage");
     if (!v) return false;
     const auto s = c.get<std::string>("stage");
-    return s == "smem_tma" || s == "smem_rows" || s == "smem_cols";
+    return s == "smem_tma" || s == "smem_rows";
 }
 
 namespace {
@@ -49,12 +44,6 @@ namespace {
 bool rows_at_once(const config& c) {
     const param_value* v = c.find("stage");
     return v && c.get<std::string>("stage") == "smem_rows";
-}
-// stage = smem_cols: a cluster's blocks own column slices of rows_per_block rows taken in turn,
-// the column operands staged once.
-bool column_slices(const config& c) {
-    const param_value* v = c.find("stage");
-    return v && c.get<std::string>("stage") == "smem_cols";
 }
 } // namespace
 
@@ -71,11 +60,8 @@ std::vector<param_axis> row_op::axes() const {
                      "registers)"};
     if (column_operands()) {
         stage.values.emplace_back(std::string("smem_rows"));
-        stage.values.emplace_back(std::string("smem_cols"));
         stage.doc += "; smem_rows: rows_per_block rows staged at once, the column operands "
-                     "read once for all of them; smem_cols: each block of a cluster owns a "
-                     "column slice of rows_per_block rows taken in turn, its operands staged "
-                     "once, partials exchanged by st.async";
+                     "read once for all of them";
     }
     if (forms_ == row_forms::streaming) {
         a.push_back({"unroll", ints({1, 2, 4, 8}), "independent loads in flight per thread"});
@@ -106,9 +92,9 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     if (const param_value* s = c.find("stage"); s && c.get<std::string>("stage") != "regs" && !smem)
         return fail(why, column_operands() ? "stage must be regs, smem_tma or smem_rows"
                                            : "stage must be regs or smem_tma");
-    if ((rows_at_once(c) || column_slices(c)) && !column_operands())
-        return fail(why, "stages smem_rows and smem_cols are for ops with column operands "
-                         "(layernorm); stage must be regs or smem_tma");
+    if (rows_at_once(c) && !column_operands())
+        return fail(why, "stage smem_rows is for ops with column operands (layernorm); stage "
+                         "must be regs or smem_tma");
     if (smem) return valid_smem(c, p, why);
     if (rpb > 16) return fail(why, "rows_per_block is at most 16");
     if (tpr * rpb < 32 || tpr * rpb > 1024)
@@ -160,10 +146,9 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         return fail(why, "smem_tma: the staged slice exceeds 226 KiB of shared memory per block "
                          "(rows in turn hold two, rows at once rows_per_block; split the row "
                          "across a larger cluster)");
-    if ((rows_at_once(c) ? rpb : 1) * reg_rounds(c, p) * vec * esize > reg_part_max)
-        return fail(why, "smem_tma: a slice over 226 KiB (rows at once: a block over 112 KiB) "
-                         "keeps its tail in registers, here more than 128 bytes a thread (more "
-                         "threads or a larger cluster)");
+    if (reg_rounds(c, p) * vec * esize > reg_part_max)
+        return fail(why, "smem_tma: a slice over 226 KiB keeps its tail in registers, here more "
+                         "than 128 bytes a thread (more threads or a larger cluster)");
     if (cl > 1 && p.shape.cols * esize <= smem_one_block)
         return fail(why, "smem_tma: a cluster splits rows longer than 32 KiB only");
     const std::int64_t blocks = (p.shape.rows + rpb - 1) / rpb * cl;
@@ -174,13 +159,6 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
     // it out so that a budgeted search spends nothing on it. Its successors, a ring of three
     // buffers with one cluster barrier per row and one buffer refilled as its row is written,
     // lost too and were removed (session 4; their source is in commit e37011d).
-    if (column_slices(c)) {
-        if (rpb < 2) return fail(why, "smem_cols takes rows_per_block >= 2 rows in turn");
-        if (tpr < 256) return fail(why, "smem_cols: threads_per_row >= 256");
-        if (p.shape.cols * esize <= smem_one_block)
-            return fail(why, "smem_cols: for rows longer than 32 KiB");
-        return true;
-    }
     if (rows_at_once(c)) {
         // Rows at once share each gamma/beta read: one row is smem_tma. Rows of 32 KiB and less
         // find their operands in L1 (64 KiB of them beside blocks sharing an SM).
@@ -188,8 +166,6 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         // H200, session 5: blocks of 32-128 threads lost everywhere (9-56 % of the copy at
         // 1024x131072, where 256-512 threads reached 76-77 %).
         if (tpr < 256) return fail(why, "smem_rows: threads_per_row >= 256");
-        if (reg_rounds(c, p) * tpr * vec >= p.shape.cols / cl)
-            return fail(why, "smem_rows: the register tail would take the whole slice");
         if (p.shape.cols * esize <= smem_one_block)
             return fail(why, "smem_rows: for rows longer than 32 KiB (shorter rows' operands stay "
                              "in L1)");
@@ -201,27 +177,20 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
 
 std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
     const auto rpb = c.get<std::int64_t>("rows_per_block");
-    // Rows in turn: two buffers; rows at once: one each; column slices: two and the operands'.
-    const std::int64_t bufs = rows_at_once(c) ? rpb : column_slices(c) ? 4 : rpb > 1 ? 2 : 1;
+    // Rows in turn: two buffers; rows at once: one each.
+    const std::int64_t bufs = rows_at_once(c) ? rpb : rpb > 1 ? 2 : 1;
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
-    const std::int64_t regs = (rows_at_once(c) ? rpb : 1) * reg_rounds(c, p) *
-                              c.get<std::int64_t>("threads_per_row") * 16;
+    const std::int64_t regs = reg_rounds(c, p) * c.get<std::int64_t>("threads_per_row") * 16;
     return bufs * (p.shape.cols / cluster_of(c)) * esize - regs;
 }
 
 std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
-    const std::int64_t slice =
-        p.shape.cols / cluster_of(c) * static_cast<std::int64_t>(size_of(p.type));
-    if (rows_at_once(c)) { // rounds of every row's tail
-        const auto rpb = c.get<std::int64_t>("rows_per_block");
-        if (rpb * slice <= smem_two_blocks) return 0;
-        const std::int64_t round = rpb * c.get<std::int64_t>("threads_per_row") * 16; // bytes
-        return (rpb * slice - rows_staged_max + round - 1) / round;
-    }
     // One row per block of a cached op, staged, its slice over what shared memory holds.
-    if (forms_ != row_forms::cached || !staged_in_smem(c) || column_slices(c) ||
+    if (forms_ != row_forms::cached || !staged_in_smem(c) || rows_at_once(c) ||
         c.get<std::int64_t>("rows_per_block") != 1)
         return 0;
+    const std::int64_t slice =
+        p.shape.cols / cluster_of(c) * static_cast<std::int64_t>(size_of(p.type));
     if (slice <= smem_budget) return 0;
     const std::int64_t round = c.get<std::int64_t>("threads_per_row") * 16; // bytes
     return (slice - smem_with_regs + round - 1) / round;

@@ -268,22 +268,20 @@ TEST_CASE("softmax exp_once (e kept over the row, bf16 as fp16) matches the refe
     check_all(jobs);
 }
 
-TEST_CASE("layernorm rows at once (smem_rows) and column slices (smem_cols) match the reference") {
-    // Session 5: rows_per_block rows staged at once, gamma/beta read once for all of them (with
-    // register tails over 112 KiB a block); column slices of rows taken in turn, partials by
-    // st.async. Odd row counts (a partial last group of rows), clusters 1-8, rows 2-16, both
-    // dtypes; configs of the space and hand-built ones.
+TEST_CASE("layernorm rows at once (smem_rows) match the reference") {
+    // Session 5: rows_per_block rows staged at once, gamma/beta read once for all of them. Odd
+    // row counts (a partial last group of rows), clusters 1-8, rows 2-8, both dtypes; configs of
+    // the space and hand-built ones (the space's shapes are larger than these problems).
     const ops::op& o = ops::find_op("layernorm");
     const auto rows_form = [](const config& c) {
-        return c.find("stage") && (c.get<std::string>("stage") == "smem_rows" ||
-                                   c.get<std::string>("stage") == "smem_cols");
+        return c.find("stage") && c.get<std::string>("stage") == "smem_rows";
     };
     std::vector<job> jobs;
     for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
         for (ops::shape2d s :
              {ops::shape2d{1001, 32768}, ops::shape2d{37, 131072}, ops::shape2d{5, 65536}}) {
             const ops::problem p{s, t};
-            const auto cs = pick(o, p, rows_form, 12);
+            const auto cs = pick(o, p, rows_form, 8);
             INFO(ops::to_string(t) << " " << ops::to_string(s));
             CHECK(cs.size() >= 3);
             for (const auto& c : cs)

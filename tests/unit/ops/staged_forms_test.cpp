@@ -38,12 +38,11 @@ TEST_CASE("stage: regs or smem_tma (layernorm: smem_rows); the removed forms are
             CHECK_FALSE(o.valid(c, wide, &why));
             CHECK(why.find("stage must be regs") != std::string::npos);
         }
-        // smem_rows and smem_cols (gamma/beta shared across rows) are layernorm's alone.
+        // smem_rows (rows at once sharing gamma/beta reads) is layernorm's alone.
         const bool rows_form = std::string(name) == "layernorm";
         for (const auto& e : o.enumerate({{4096, 32768}, dtype::bf16})) {
             const auto st = e.get<std::string>("stage");
-            CHECK((st == "regs" || st == "smem_tma" ||
-                   (rows_form && (st == "smem_rows" || st == "smem_cols"))));
+            CHECK((st == "regs" || st == "smem_tma" || (rows_form && st == "smem_rows")));
             CHECK(e.get<std::int64_t>("rows_per_block") <= 16);
         }
     }
