@@ -169,6 +169,26 @@ step_tune_setup() {
     rm -rf "$d1" "$d2"
 }
 
+# Session 5: a fresh process's 200-candidate tune on warm cubins, as session 4 measured it (softmax
+# bf16 8192x8192: 65 us kernels) and on a problem whose candidates run twice as long (4096x32768:
+# ~135 us), 3 interleaved rounds, after the worker's context became one-connection (f740361;
+# bench/tune/ctx_probe.sh: context 45 vs 98 ms). Table: $OUT/tune_fresh.txt.
+step_tune_fresh() {
+    local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_s5.jsonl d s round
+    d=$(mktemp -d)
+    for s in 8192x8192 4096x32768; do # warms the cubin cache and the copy reference
+        KTUNE_CUBIN_CACHE=$d timeout 60 $b tune softmax $s bf16 200 >/dev/null 2>>"$OUT/tune_stderr.log"
+    done
+    for round in 1 2 3; do
+        for s in 8192x8192 4096x32768; do
+            KTUNE_CUBIN_CACHE=$d timeout 30 $b tune softmax $s bf16 200 2>>"$OUT/tune_stderr.log" |
+                sed "s/\"mode\":\"tune\"/\"mode\":\"s5_warm_${s}\"/" >>"$log"
+        done
+    done
+    python3 bench/tune/setup_table.py bench "$log" | tee "$OUT/tune_fresh.txt"
+    rm -rf "$d"
+}
+
 # The CLI as a user runs it: one 200-candidate tune per process on warm cubins (twice), then
 # four tunes in one process (2 shapes x 2 dtypes) on cold cubins and again on warm ones, then
 # the same command answered from the cache. Table: $OUT/tune_multi.txt.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Session 4 tables of the tuning runtime from bench_tune / `ktune tune --json` output.
+"""Session 4-5 tables of the tuning runtime from bench_tune / `ktune tune --json` output.
 
-  setup_table.py bench LOG.jsonl      one row per tune line (mode starting s4_ or session_) with
+  setup_table.py bench LOG.jsonl      one row per tune line (mode starting s4_, s5_ or session_) with
                                       the set-up split, then medians per before/after variant
   setup_table.py cli FILE.json...     `ktune tune --json` (one tune or ktune.tune_plan_result):
                                       per tune wall, busy, set-up; busy of the tunes after the first
@@ -29,7 +29,7 @@ def bench(path):
         except ValueError:
             continue
         mode = j.get("mode", "")
-        if not (mode.startswith("s4_") or mode.startswith("session_")):
+        if not mode.startswith(("s4_", "s5_", "session_")):
             continue
         s = j["summary"]
         print("%-28s wall %.3f s busy %5.1f %% (loop %5.1f %%) setup %.3f s (worker %.3f) "
