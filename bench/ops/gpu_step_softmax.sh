@@ -2,7 +2,7 @@
 #   bash bench/gpu/run.sh build softmax_once softmax_sass softmax_ncu softmax_pack
 # exp_once: e = exp(x - m) taken once in the reduction pass and kept over the row (bf16 as
 # fp16), the store pass one FMUL per element instead of a second ex2 (MUFU). Write-up:
-# docs/perf/kernels_s5_softmax.md. Each step writes its table under $OUT/softmax_*.
+# docs/perf/kernels.md ("Session 5", softmax). Each step writes its table under $OUT/softmax_*.
 
 # bench_configs: the op's default and the forms around it (same protocol as the tuner: reference
 # check, read-sweep L2 flush, >= 16 event-timed samples), on the shapes that matter. Table:
