@@ -6,6 +6,11 @@
 // with no search in between: what a new axis value gives, config by config. One JSON line per
 // config on stdout; the binary is its own worker (`bench_configs __worker`).
 // BENCH_CONFIGS_NO_DEFAULT=1 leaves the default out (for ncu: the first kernel is the chosen).
+// BENCH_CONFIGS_SET="k=v,k=v;k=v" adds, after each chosen config, one twin per ';'-group with
+// those keys set (hand-set keys outside the space, e.g. layernorm's gb_prefetch=0; v is true,
+// false, an integer or a string); twins the op rejects are reported as status "invalid".
+// BENCH_CONFIGS_SOURCE_DIR=DIR writes each config's source to DIR/<n>.cu (DIR/index.txt: n and
+// config) and times nothing: no GPU needed (bench/ops/sass.sh compiles and disassembles them).
 #include "ktune/core/error.hpp"
 #include "ktune/measure/compile.hpp"
 #include "ktune/measure/worker.hpp"
@@ -14,14 +19,41 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
 using namespace ktune;
+
+namespace {
+
+// "k=v,k=v" -> c with those keys set.
+config with_keys(config c, const std::string& group) {
+    std::size_t at = 0;
+    while (at < group.size()) {
+        const std::size_t end = std::min(group.find(',', at), group.size());
+        const std::string kv = group.substr(at, end - at);
+        at = end + 1;
+        const std::size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw error(error_kind::usage, "BENCH_CONFIGS_SET: '" + kv + "' is not key=value");
+        const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+        if (v == "true" || v == "false")
+            c.set(k, v == "true");
+        else if (!v.empty() && v.find_first_not_of("-0123456789") == std::string::npos)
+            c.set(k, static_cast<std::int64_t>(std::stoll(v)));
+        else
+            c.set(k, v);
+    }
+    return c;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
@@ -46,6 +78,39 @@ int main(int argc, char** argv) {
                     break;
                 }
         }
+        if (const char* set = std::getenv("BENCH_CONFIGS_SET"); set && *set) {
+            std::vector<std::string> groups;
+            for (std::string g, all = set; !all.empty();) {
+                const std::size_t semi = std::min(all.find(';'), all.size());
+                g = all.substr(0, semi);
+                all = semi < all.size() ? all.substr(semi + 1) : "";
+                if (!g.empty()) groups.push_back(g);
+            }
+            std::vector<config> twins;
+            for (const auto& c : cfgs) {
+                twins.push_back(c);
+                for (const auto& g : groups)
+                    twins.push_back(with_keys(c, g));
+            }
+            cfgs = std::move(twins);
+        }
+        if (const char* sd = std::getenv("BENCH_CONFIGS_SOURCE_DIR"); sd && *sd) {
+            std::filesystem::create_directories(sd);
+            std::string index;
+            for (std::size_t i = 0; i < cfgs.size(); ++i) {
+                std::string why;
+                if (!o.valid(cfgs[i], p, &why)) {
+                    index += fmt::format("{} invalid {} ({})\n", i, cfgs[i].to_string(), why);
+                    continue;
+                }
+                std::ofstream(std::filesystem::path(sd) / fmt::format("{}.cu", i))
+                    << o.source(cfgs[i], p);
+                index += fmt::format("{} {}\n", i, cfgs[i].to_string());
+            }
+            std::ofstream(std::filesystem::path(sd) / "index.txt") << index;
+            std::cout << index;
+            return 0;
+        }
         const auto dir = std::filesystem::temp_directory_path() /
                          ("ktune_bench_configs_" + std::to_string(getpid()));
         measure::compile_pool pool(0, measure::cubin_cache(dir));
@@ -61,6 +126,12 @@ int main(int argc, char** argv) {
                                      {"dtype", argv[3]},
                                      {"config", cfgs[i].to_string()},
                                      {"default", cfgs[i] == def}};
+            if (std::string why; !o.valid(cfgs[i], p, &why)) {
+                j["status"] = "invalid";
+                j["message"] = why;
+                std::cout << j.dump() << std::endl;
+                continue;
+            }
             if (!cr.ok) {
                 j["status"] = "compile_error";
                 std::cout << j.dump() << std::endl;

@@ -101,3 +101,68 @@ step_ln_session5() {
     LN_NCU_CASES="bf16 1024x131072 default;bf16 4096x32768 default" step_ln_ncu
     step_ln_check
 }
+
+# Round 2 (session 5): the store loops' fixes (gamma/beta prefetch before the statistics
+# exchange, packed bf16 conversion, vectors by value: no 16-bit shared loads), register tails
+# for smem_rows over 112 KiB (two blocks a SM), fp32 4096x32768 at one block a row. Hand-set
+# keys (gb_prefetch, packed_cvt, rows_reg_tail) give each form's twin at equal configs through
+# BENCH_CONFIGS_SET. $OUT/ln_r2.txt (best first per problem, % of the copy timed in this step).
+step_ln_r2() {
+    local b=build-gpu/bench/ops/bench_configs
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    local log=$OUT/ln_r2.jsonl
+    : >"$log"
+    [ -s "$OUT/ln_copy.jsonl" ] ||
+        timeout 60 python3 bench/ops/copy_sizes.py >"$OUT/ln_copy.jsonl" 2>>"$OUT/ln_stderr.log"
+    local old="gb_prefetch=0,packed_cvt=false" none="no-such-config"
+    # "dtype shape|SET|substrings...": SET empty for none.
+    local cases=(
+        "bf16 1024x131072|$old;gb_prefetch=0;gb_prefetch=4|$none"
+        "bf16 1024x131072||stage=smem"
+        "bf16 1024x131072|rows_reg_tail=false|cluster=4,stage=smem_rows"
+        "bf16 4096x32768|$old;gb_prefetch=0;gb_prefetch=4|$none"
+        "bf16 4096x32768||stage=smem_rows cluster=1,stage=smem_tma"
+        "bf16 4096x32768|rows_reg_tail=false|cluster=1,stage=smem_rows"
+        "fp32 1024x131072|gb_prefetch=0;gb_prefetch=2;gb_prefetch=4|$none"
+        "fp32 1024x131072||stage=smem"
+        "fp32 1024x131072|rows_reg_tail=false|stage=smem_rows"
+        "fp32 4096x32768|gb_prefetch=0|threads_per_row=1024,rows_per_block=1,vec=4,cache_row=true,unroll=1,cluster=1,stage=smem_tma"
+        "fp32 4096x32768||stage=smem_rows"
+    )
+    [ -n "${LN_R2_CASES:-}" ] && IFS='#' read -r -a cases <<<"$LN_R2_CASES"
+    local c head set subs dt s
+    for c in "${cases[@]}"; do
+        IFS='|' read -r head set subs <<<"$c"
+        read -r dt s <<<"$head"
+        # shellcheck disable=SC2086 # substrings are separate arguments
+        BENCH_CONFIGS_SET="$set" timeout 60 "$b" layernorm "$s" "$dt" $subs >>"$log" \
+            2>>"$OUT/ln_stderr.log" ||
+            echo "layernorm $dt $s ($subs): bench_configs failed or timed out" |
+            tee -a "$OUT/ln_stderr.log"
+        python3 bench/ops/stage_table.py "$log" "$OUT/ln_copy.jsonl" >"$OUT/ln_r2.txt"
+    done
+    grep -A8 -E "^layernorm (bf16|fp32)" "$OUT/ln_r2.txt" | head -60
+}
+
+# Registers, spills and the memory/conversion opcode mix (SASS) of the defaults and their
+# round-1 twins: bench/ops/sass.sh (shared by the ops). $OUT/ln_sass.txt.
+step_ln_sass() {
+    local b=build-gpu/bench/ops/bench_configs d=$OUT/ln_sass
+    [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
+    : >"$OUT/ln_sass.txt"
+    local t512="threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=smem_tma"
+    local t256c4="threads_per_row=256,rows_per_block=2,vec=8,cache_row=true,unroll=1,cluster=4,stage=smem_rows"
+    BENCH_CONFIGS_SET="gb_prefetch=0,packed_cvt=false" timeout 200 bash bench/ops/sass.sh "$b" "$d/bf" \
+        layernorm 1024x131072 bf16 "$t512" "$t256c4" >>"$OUT/ln_sass.txt" 2>&1
+    BENCH_CONFIGS_SET="gb_prefetch=0" timeout 100 bash bench/ops/sass.sh "$b" "$d/f" \
+        layernorm 1024x131072 fp32 >>"$OUT/ln_sass.txt" 2>&1
+    grep -E "^==|registers" "$OUT/ln_sass.txt" | head -30
+}
+
+# Everything under $OUT in one archive (cubins left out) but the tables: at most 8 files return.
+step_ln_r2_pack() {
+    (cd "$OUT" && tar czf ln_r2.tgz --exclude='*.cubin' --exclude=ln_r2.tgz . &&
+        find . -mindepth 1 -maxdepth 1 ! -name ln_r2.tgz ! -name 'ln_r2.txt' \
+            ! -name ln_sass.txt ! -name ln_check.txt ! -name kernels_sweep.txt \
+            ! -name summary.md -exec rm -rf {} +) && ls -la "$OUT"
+}

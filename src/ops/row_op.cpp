@@ -29,6 +29,12 @@ constexpr std::int64_t smem_one_block = 32 * 1024;
 // stages this much and keeps the rest in registers, at most reg_part_max bytes a thread.
 constexpr std::int64_t smem_with_regs = 192 * 1024;
 constexpr std::int64_t reg_part_max = 128;
+// Rows at once (smem_rows) over this much a block stage smem_rows_with_regs and keep each row's
+// tail in registers (at most reg_part_max bytes a thread for all rows): two blocks a SM instead
+// of one (H200, session 5 call 1: 128 KiB blocks lost 5-21 points to 64 KiB ones). The
+// hand-set key rows_reg_tail=false stages them whole (one block a SM).
+constexpr std::int64_t smem_rows_regs_over = 112 * 1024;
+constexpr std::int64_t smem_rows_with_regs = 96 * 1024;
 
 } // namespace
 
@@ -180,19 +186,27 @@ std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
     // Rows in turn: two buffers; rows at once: one each.
     const std::int64_t bufs = rows_at_once(c) ? rpb : rpb > 1 ? 2 : 1;
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
+    // Each staged row less its register tail (rows at once: every row has one).
     const std::int64_t regs = reg_rounds(c, p) * c.get<std::int64_t>("threads_per_row") * 16;
-    return bufs * (p.shape.cols / cluster_of(c)) * esize - regs;
+    return bufs * ((p.shape.cols / cluster_of(c)) * esize - regs);
 }
 
 std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
-    // One row per block of a cached op, staged, its slice over what shared memory holds.
-    if (forms_ != row_forms::cached || !staged_in_smem(c) || rows_at_once(c) ||
-        c.get<std::int64_t>("rows_per_block") != 1)
-        return 0;
+    if (forms_ != row_forms::cached || !staged_in_smem(c)) return 0;
     const std::int64_t slice =
         p.shape.cols / cluster_of(c) * static_cast<std::int64_t>(size_of(p.type));
-    if (slice <= smem_budget) return 0;
     const std::int64_t round = c.get<std::int64_t>("threads_per_row") * 16; // bytes
+    if (rows_at_once(c)) {
+        // Per row: rounds past its share of smem_rows_with_regs; none where every row's tail
+        // together would exceed reg_part_max a thread (such a block stays whole, one a SM).
+        const auto rpb = c.get<std::int64_t>("rows_per_block");
+        const param_value* k = c.find("rows_reg_tail");
+        if ((k && !c.get<bool>("rows_reg_tail")) || rpb * slice <= smem_rows_regs_over) return 0;
+        const std::int64_t r = (slice - smem_rows_with_regs / rpb + round - 1) / round;
+        return rpb * r * 16 <= reg_part_max && r * round < slice ? r : 0;
+    }
+    // One row per block of a cached op, staged, its slice over what shared memory holds.
+    if (c.get<std::int64_t>("rows_per_block") != 1 || slice <= smem_budget) return 0;
     return (slice - smem_with_regs + round - 1) / round;
 }
 

@@ -308,3 +308,56 @@ TEST_CASE("layernorm rows at once (smem_rows) match the reference") {
     CHECK(jobs.size() >= 40);
     check_all(jobs);
 }
+
+TEST_CASE("layernorm register tails, gamma/beta prefetch and packed bf16 stores match the "
+          "reference") {
+    // Session 5, round 2: smem_rows blocks over 112 KiB keep each row's tail in registers (two
+    // blocks a SM); the staged forms load the first gb_prefetch rounds of gamma/beta before the
+    // statistics exchange; packed_cvt converts bf16 outputs two at a time. Hand-set keys pick
+    // each form; odd row counts leave a partial last group, small clusters partial slices.
+    const ops::op& o = ops::find_op("layernorm");
+    std::vector<job> jobs;
+    std::size_t tails = 0;
+    for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+        const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
+        for (ops::shape2d s :
+             {ops::shape2d{37, 131072}, ops::shape2d{1001, 32768}, ops::shape2d{5, 65536}}) {
+            const ops::problem p{s, t};
+            struct form {
+                std::int64_t tpr, rpb, cl;
+                const char* stage;
+            };
+            for (const form f : {form{256, 2, 4, "smem_rows"}, form{512, 2, 4, "smem_rows"},
+                                 form{256, 3, 8, "smem_rows"}, form{256, 4, 8, "smem_rows"},
+                                 form{256, 2, 1, "smem_rows"}, form{512, 2, 8, "smem_rows"},
+                                 form{1024, 1, 2, "smem_tma"}, form{512, 1, 1, "smem_tma"}}) {
+                const config c{{"threads_per_row", f.tpr},
+                               {"rows_per_block", f.rpb},
+                               {"vec", vec},
+                               {"cache_row", true},
+                               {"unroll", std::int64_t{1}},
+                               {"cluster", f.cl},
+                               {"stage", std::string(f.stage)}};
+                if (!o.valid(c, p)) continue;
+                // The first REG_ROUNDS line is the config's (tma_source's fallback says 0).
+                const std::string src = o.source(c, p);
+                const auto rr = src.find("#define REG_ROUNDS ");
+                if (std::string(f.stage) == "smem_rows" && src.compare(rr + 19, 2, "0\n") != 0)
+                    ++tails;
+                jobs.push_back({&o, p, c});
+                for (std::int64_t pf : {0, 3, 8}) {
+                    config k = c;
+                    k.set("gb_prefetch", pf);
+                    jobs.push_back({&o, p, k});
+                }
+                config k = c;
+                k.set("packed_cvt", false);
+                k.set("rows_reg_tail", false);
+                if (o.valid(k, p)) jobs.push_back({&o, p, k});
+            }
+        }
+    }
+    CHECK(tails >= 6);
+    CHECK(jobs.size() >= 80);
+    check_all(jobs);
+}

@@ -14,6 +14,10 @@ using namespace ktune::ops;
 
 namespace {
 
+std::string fmt_define(const char* name, std::int64_t v) {
+    return "#define " + std::string(name) + " " + std::to_string(v) + "\n";
+}
+
 config rows(std::int64_t tpr, std::int64_t rpb, std::int64_t cluster, std::int64_t vec) {
     return {{"threads_per_row", tpr},
             {"rows_per_block", rpb},
@@ -44,7 +48,8 @@ TEST_CASE("layernorm smem_rows: rpb rows at once in shared memory, one block per
     CHECK(src.compare(rr, 21, "#define REG_ROUNDS 0\n") == 0); // tma_source's fallback: no tail
     c.set("rows_per_block", std::int64_t{4});
     CHECK(ln.valid(c, bf, &why));
-    CHECK(ln.geometry(c, bf).shared_bytes == 4u * 32u * 1024u);
+    // 128 KiB of rows: each keeps one round (16 KiB) in registers, 16 KiB staged.
+    CHECK(ln.geometry(c, bf).shared_bytes == 4u * 16u * 1024u);
     c.set("rows_per_block", std::int64_t{8}); // 256 KiB: over shared memory, no register tail
     CHECK_FALSE(ln.valid(c, bf, &why));
     CHECK(why.find("226 KiB") != std::string::npos);
@@ -122,6 +127,96 @@ TEST_CASE("layernorm smem_rows sources compile for sm_90 (clusters, rows 2 and 4
           std::pair{rows(512, 4, 8, 8), problem{{1024, 131072}, dtype::bf16}},
           std::pair{rows(1024, 2, 8, 4), problem{{1024, 131072}, dtype::f32}},
           std::pair{rows(512, 2, 1, 8), problem{{4096, 32768}, dtype::bf16}}}) {
+        INFO(to_string(p.type) << " " << c.to_string());
+        REQUIRE(ln.valid(c, p));
+        const auto r =
+            measure::nvrtc_compile({ln.source(c, p), std::string(kernel_name), "sm_90", {}});
+        INFO(r.log);
+        CHECK(r.ok);
+    }
+}
+
+namespace {
+// The REG_ROUNDS the config's source defines (row_op's line comes before tma_source's fallback).
+int reg_rounds_of(const std::string& src) {
+    const auto at = src.find("#define REG_ROUNDS ");
+    return at == std::string::npos ? -1 : std::stoi(src.substr(at + 19, 4));
+}
+} // namespace
+
+TEST_CASE("layernorm smem_rows over 112 KiB keep each row's tail in registers") {
+    const op& ln = find_op("layernorm");
+    const problem bf{{1024, 131072}, dtype::bf16};
+    std::string why;
+    // Clusters of 4: 2 x 64 KiB. 96 KiB staged (48 KiB a row), 16 KiB a row in registers: 4
+    // rounds of 256 threads x 16 bytes, 128 bytes a thread for both rows.
+    config c = rows(256, 2, 4, 8);
+    REQUIRE(ln.valid(c, bf, &why));
+    CHECK(ln.geometry(c, bf).shared_bytes == 96u * 1024u);
+    CHECK(reg_rounds_of(ln.source(c, bf)) == 4);
+    CHECK(ln.source(c, bf).find("__launch_bounds__(KTUNE_BLOCK, 2)") != std::string::npos);
+    c.set("threads_per_row", std::int64_t{512}); // 2 rounds a row, 64 bytes a thread
+    CHECK(ln.geometry(c, bf).shared_bytes == 96u * 1024u);
+    CHECK(reg_rounds_of(ln.source(c, bf)) == 2);
+    // The hand-set key stages them whole: one 128 KiB block a SM, as in session 5's call 1.
+    c.set("rows_reg_tail", false);
+    REQUIRE(ln.valid(c, bf, &why));
+    CHECK(ln.geometry(c, bf).shared_bytes == 128u * 1024u);
+    CHECK(reg_rounds_of(ln.source(c, bf)) == 0);
+    // 64 KiB blocks (the default) have no tail.
+    const config d = ln.default_config(bf);
+    CHECK(ln.geometry(d, bf).shared_bytes == 64u * 1024u);
+    CHECK(reg_rounds_of(ln.source(d, bf)) == 0);
+    // Tails over 128 bytes a thread: staged whole where that fits (rows 4 x 32 KiB at 128
+    // threads would need 4 x 4 rounds: the space has no such block), else invalid.
+    const problem f{{1024, 131072}, dtype::f32};
+    CHECK(ln.valid(rows(256, 2, 8, 4), f, &why)); // fp32 2 x 64 KiB in clusters of 8
+    CHECK(ln.geometry(rows(256, 2, 8, 4), f).shared_bytes == 96u * 1024u);
+    CHECK_FALSE(ln.valid(rows(1024, 2, 4, 4), f, &why)); // 2 x 128 KiB: 5 rounds a row
+}
+
+TEST_CASE("layernorm's hand-set keys: staged forms only, checked values") {
+    const op& ln = find_op("layernorm");
+    const problem bf{{1024, 131072}, dtype::bf16};
+    for (const auto& a : ln.axes())
+        for (const char* k : {"gb_prefetch", "packed_cvt", "rows_reg_tail"})
+            CHECK(a.name != k);
+    std::string why;
+    config c = ln.default_config(bf);
+    for (std::int64_t pf : {0, 2, 8}) {
+        c.set("gb_prefetch", pf);
+        CHECK(ln.valid(c, bf, &why));
+        CHECK(ln.source(c, bf).find(fmt_define("GB_PREFETCH", pf)) != std::string::npos);
+    }
+    c.set("gb_prefetch", std::int64_t{9});
+    CHECK_FALSE(ln.valid(c, bf, &why));
+    CHECK(why.find("gb_prefetch") != std::string::npos);
+    c.set("gb_prefetch", std::string("two"));
+    CHECK_FALSE(ln.valid(c, bf, &why));
+    c = ln.default_config(bf);
+    c.set("packed_cvt", false);
+    CHECK(ln.valid(c, bf, &why));
+    CHECK(ln.source(c, bf).find("#define PACKED_CVT 0") != std::string::npos);
+    // Register-cached rows have no staged store loop to change.
+    const problem sq{{8192, 8192}, dtype::bf16};
+    config r = ln.default_config(sq);
+    REQUIRE(r.get<std::string>("stage") == "regs");
+    r.set("packed_cvt", true);
+    CHECK_FALSE(ln.valid(r, sq, &why));
+    CHECK(why.find("packed_cvt") != std::string::npos);
+}
+
+TEST_CASE("layernorm's round-2 forms compile for sm_90 (tails, prefetch, packed, the old form)") {
+    const op& ln = find_op("layernorm");
+    const problem bf{{1024, 131072}, dtype::bf16};
+    const problem f{{1024, 131072}, dtype::f32};
+    config old = ln.default_config(bf);
+    old.set("gb_prefetch", std::int64_t{0});
+    old.set("packed_cvt", false);
+    config pf4 = ln.default_config(f);
+    pf4.set("gb_prefetch", std::int64_t{4});
+    for (const auto& [c, p] : {std::pair{rows(256, 2, 4, 8), bf}, std::pair{rows(512, 2, 8, 4), f},
+                               std::pair{old, bf}, std::pair{pf4, f}}) {
         INFO(to_string(p.type) << " " << c.to_string());
         REQUIRE(ln.valid(c, p));
         const auto r =
