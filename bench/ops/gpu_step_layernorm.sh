@@ -150,18 +150,47 @@ step_ln_sass() {
     local b=build-gpu/bench/ops/bench_configs d=$OUT/ln_sass
     [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
     : >"$OUT/ln_sass.txt"
-    local t512="threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1,cluster=4,stage=smem_tma"
-    local t256c4="threads_per_row=256,rows_per_block=2,vec=8,cache_row=true,unroll=1,cluster=4,stage=smem_rows"
-    BENCH_CONFIGS_SET="gb_prefetch=0,packed_cvt=false" timeout 200 bash bench/ops/sass.sh "$b" "$d/bf" \
-        layernorm 1024x131072 bf16 "$t512" "$t256c4" >>"$OUT/ln_sass.txt" 2>&1
+    local k="vec=8,cache_row=true,unroll=1"
+    BENCH_CONFIGS_SET="gb_prefetch=0,packed_cvt=false" timeout 100 bash bench/ops/sass.sh "$b" \
+        "$d/bf" layernorm 1024x131072 bf16 "threads_per_row=256,rows_per_block=1,$k,cluster=8,stage=smem_tma" \
+        "threads_per_row=256,rows_per_block=2,$k,cluster=8,stage=smem_rows" >>"$OUT/ln_sass.txt" 2>&1
+    timeout 60 bash bench/ops/sass.sh "$b" "$d/bf4" layernorm 4096x32768 bf16 >>"$OUT/ln_sass.txt" 2>&1
     BENCH_CONFIGS_SET="gb_prefetch=0" timeout 100 bash bench/ops/sass.sh "$b" "$d/f" \
         layernorm 1024x131072 fp32 >>"$OUT/ln_sass.txt" 2>&1
+    timeout 60 bash bench/ops/sass.sh "$b" "$d/f4" layernorm 4096x32768 fp32 >>"$OUT/ln_sass.txt" 2>&1
     grep -E "^==|registers" "$OUT/ln_sass.txt" | head -30
 }
 
+# Round 2, call 2: the defaults this round chose (bf16 one row per block, fp32 128 KiB rows two
+# at once) beside round 1's and the alternatives call 1 left open: one slice of 128 KiB with its
+# tail in registers (tma_reg_tail: two blocks a SM in clusters of 2), rows in turn through two
+# buffers (rows_in_turn) now that the store loop reads 16-byte vectors, the ring's depth.
+# Same table as ln_r2 ($OUT/ln_r2.txt).
+step_ln_r2b() {
+    local k="vec=8,cache_row=true,unroll=1" f="vec=4,cache_row=true,unroll=1"
+    local c8="threads_per_row=256,rows_per_block=1,$k,cluster=8,stage=smem_tma"
+    local cases=(
+        "bf16 1024x131072||stage=smem_tma"
+        "bf16 1024x131072|gb_prefetch=0;gb_prefetch=0,packed_cvt=false|no-such-config"
+        "bf16 1024x131072|rows_per_block=2,rows_in_turn=true|$c8 threads_per_row=512,rows_per_block=1,$k,cluster=8,stage=smem_tma threads_per_row=512,rows_per_block=1,$k,cluster=4,stage=smem_tma"
+        "bf16 1024x131072|tma_reg_tail=true|threads_per_row=256,rows_per_block=1,$k,cluster=2,stage=smem_tma threads_per_row=512,rows_per_block=1,$k,cluster=2,stage=smem_tma"
+        "bf16 1024x131072||threads_per_row=256,rows_per_block=2,$k,cluster=8,stage=smem_rows cluster=4,stage=smem_rows rows_per_block=4,$k,cluster=8,stage=smem_rows"
+        "bf16 4096x32768|gb_prefetch=0;gb_prefetch=0,packed_cvt=false|cluster=1,stage=smem_tma threads_per_row=512,rows_per_block=2,$k,cluster=2,stage=smem_rows"
+        "fp32 1024x131072|gb_prefetch=0|threads_per_row=512,rows_per_block=2,$f,cluster=8,stage=smem_rows"
+        "fp32 1024x131072|tma_reg_tail=true|threads_per_row=256,rows_per_block=1,$f,cluster=4,stage=smem_tma threads_per_row=512,rows_per_block=1,$f,cluster=4,stage=smem_tma"
+        "fp32 4096x32768|gb_prefetch=0|threads_per_row=512,rows_per_block=1,$f,cluster=2,stage=smem_tma threads_per_row=1024,rows_per_block=1,$f,cluster=1,stage=smem_tma threads_per_row=256,rows_per_block=2,$f,cluster=4,stage=smem_rows"
+        "fp32 4096x32768|tma_reg_tail=true|threads_per_row=256,rows_per_block=1,$f,cluster=1,stage=smem_tma threads_per_row=512,rows_per_block=1,$f,cluster=1,stage=smem_tma"
+    )
+    local IFS_ALL
+    IFS_ALL=$(printf '%s#' "${cases[@]}")
+    LN_R2_CASES="${IFS_ALL%#}" step_ln_r2
+}
+
 # Everything under $OUT in one archive (cubins left out) but the tables: at most 8 files return.
+# (The archive is written outside $OUT first: tar of a directory it writes into fails.)
 step_ln_r2_pack() {
-    (cd "$OUT" && tar czf ln_r2.tgz --exclude='*.cubin' --exclude=ln_r2.tgz . &&
+    local t=/tmp/ln_r2_pack.$$.tgz
+    (cd "$OUT" && tar czf "$t" --exclude='*.cubin' . && mv "$t" ln_r2.tgz &&
         find . -mindepth 1 -maxdepth 1 ! -name ln_r2.tgz ! -name 'ln_r2.txt' \
             ! -name ln_sass.txt ! -name ln_check.txt ! -name kernels_sweep.txt \
             ! -name summary.md -exec rm -rf {} +) && ls -la "$OUT"

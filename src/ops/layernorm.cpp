@@ -43,7 +43,10 @@ public:
     // Hand-set keys (not axes): gb_prefetch (0-8 rounds of gamma/beta loaded before the
     // statistics exchange; default 2), packed_cvt (bf16 outputs two per cvt; default true) for
     // the staged forms, rows_reg_tail (smem_rows over 112 KiB keep row tails in registers;
-    // default true). Each picks the form it names, so one GPU call compares it at equal configs.
+    // default true), tma_reg_tail (one slice over 112 KiB: 96 KiB staged, the tail in registers,
+    // two blocks a SM; default false), rows_in_turn (smem_tma rows_per_block > 1: two buffers,
+    // out of the space since session 3). Each picks the form it names, so one GPU call compares
+    // it at equal configs.
     bool valid(const config& c, const problem& p, std::string* why = nullptr) const override {
         if (!row_op::valid(c, p, why)) return false;
         const bool staged = staged_in_smem(c);
@@ -54,7 +57,7 @@ public:
                 return false;
             }
         }
-        for (const char* key : {"packed_cvt", "rows_reg_tail"})
+        for (const char* key : {"packed_cvt", "rows_reg_tail", "tma_reg_tail", "rows_in_turn"})
             if (const param_value* v = c.find(key); v && (!std::get_if<bool>(v) || !staged)) {
                 if (why) *why = std::string(key) + ": true or false, staged forms only";
                 return false;
@@ -63,13 +66,13 @@ public:
     }
 
 private:
-    // fp32 (clusters of 2): 84.2 % vs 81.8 % in 64 KiB slices (H200, session 4); bf16 rows over
-    // 32 KiB take two rows at once (rows_at_once_default; session 5).
+    // fp32 (clusters of 2): 84.2 % vs 81.8 % in 64 KiB slices (H200, session 4); fp32 rows of
+    // 64-128 KiB take two rows at once (rows_at_once_default; session 5 round 2).
     std::int64_t long_row_block_threads(dtype t) const noexcept override {
         return t == dtype::f32 ? 1024 : 0;
     }
     bool column_operands() const noexcept override { return true; } // gamma, beta
-    bool rows_at_once_default(dtype t) const noexcept override { return t == dtype::bf16; }
+    bool rows_at_once_default(dtype t) const noexcept override { return t == dtype::f32; }
     const char* body() const noexcept override { return layernorm_body; }
     const char* reference_body() const noexcept override { return layernorm_reference; }
 };

@@ -53,8 +53,9 @@ __device__ __forceinline__ V ln_vec(V a, V g, V b, float mean, float rstd) {
 #endif
 }
 #if defined(STAGE_smem_rows) || defined(STAGE_smem_tma)
-// Rows at once with register tails: two blocks share an SM (96 KiB staged each).
-#if defined(STAGE_smem_rows) && REG_ROUNDS > 0
+// Register tails that make room for two blocks a SM (96 KiB staged each; row_op defines
+// KTUNE_TWO_BLOCKS): rows at once over 112 KiB, or one slice over 112 KiB with tma_reg_tail.
+#if defined(KTUNE_TWO_BLOCKS)
 #define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK, 2)
 #else
 #define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK)
@@ -71,7 +72,7 @@ constexpr int GBP = GB_PREFETCH;
 // Default depth: 2 rounds (8 registers each: two 16-byte vectors) where a thread has 64
 // registers at the occupancy shared memory allows (ptxas: 58-64 with the ring at 256-1024
 // threads, 34-40 without), else none: 64 KiB blocks of 512 threads run 3 a SM at 42 registers.
-// Rows-at-once blocks with register tails hold their registers for the tails (120 at 256
+// Blocks with tails for two a SM hold their registers for the tails (rows at once: 120 at 256
 // threads; 2 rounds spill).
 #if defined(STAGE_smem_rows)
 constexpr int LN_SMEM = RPB * SNV * 16 + 1536; // + the per-block reserve and static arrays
@@ -80,7 +81,7 @@ constexpr int LN_SMEM = NBUF * SNV * 16 + 1536;
 #endif
 constexpr int LN_BPS0 = 228 * 1024 / LN_SMEM;
 constexpr int LN_BPS = LN_BPS0 * KTUNE_BLOCK > 2048 ? 2048 / KTUNE_BLOCK : LN_BPS0;
-#if defined(STAGE_smem_rows) && REG_ROUNDS > 0
+#if defined(KTUNE_TWO_BLOCKS)
 constexpr int GBP = 0;
 #else
 constexpr int GBP = 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64 ? 2 : 0;

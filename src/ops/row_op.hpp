@@ -49,10 +49,11 @@ protected:
     /// then its space has stage smem_rows, rows_per_block rows staged at once so that each
     /// operand vector is read once from L2 for all of them instead of once per row.
     [[nodiscard]] virtual bool column_operands() const noexcept { return false; }
-    /// Whether the default of rows over 32 KiB is stage smem_rows: two rows at once in slices
-    /// of at most 32 KiB (clusters of up to 8). H200, session 5: layernorm bf16 1024x131072
-    /// 77.3 % vs 69.5 %, 4096x32768 87.3 % vs 84.8 %; fp32 1024x131072 lost (its 32 KiB slices
-    /// would need clusters of 16; in clusters of 8: 70.7 % vs 84.5 %).
+    /// Whether the default of rows over 64 KiB (at most clusters of 2) is stage smem_rows: two
+    /// rows at once in slices of at most 64 KiB, 512 threads (register tails: two blocks a SM).
+    /// H200, session 5 round 2: layernorm fp32 4096x32768 92.7 % vs 87.4 %. (Round 1's bf16
+    /// rule, 32 KiB slices, lost to one row per block once that form's store loop stopped
+    /// reading shared memory 16 bits at a time: 4096x32768 91.3 % vs 87.2 %.)
     [[nodiscard]] virtual bool rows_at_once_default(dtype) const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
@@ -66,6 +67,8 @@ private:
     /// Rounds of threads_per_row 16-byte vectors a staged slice over 226 KiB keeps in
     /// registers (its tail; 192 KiB staged), else 0.
     [[nodiscard]] std::int64_t reg_rounds(const config& c, const problem& p) const;
+    /// Whether register tails bring the block to 96 KiB staged, two a SM (launch bounds say so).
+    [[nodiscard]] bool two_blocks(const config& c, const problem& p) const;
     row_forms forms_;
 };
 

@@ -359,5 +359,36 @@ TEST_CASE("layernorm register tails, gamma/beta prefetch and packed bf16 stores 
     }
     CHECK(tails >= 6);
     CHECK(jobs.size() >= 80);
+    // One slice over 112 KiB with tma_reg_tail (96 KiB staged, two blocks a SM), and rows in
+    // turn through two buffers (rows_in_turn; odd row counts: a block's last row missing).
+    std::size_t two = 0;
+    for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16}) {
+        const std::int64_t vec = 16 / static_cast<std::int64_t>(ops::size_of(t));
+        for (ops::shape2d s : {ops::shape2d{37, 131072}, ops::shape2d{1001, 32768}}) {
+            const ops::problem p{s, t};
+            struct form {
+                std::int64_t tpr, rpb, cl;
+                const char* key;
+            };
+            for (const form f :
+                 {form{256, 1, 1, "tma_reg_tail"}, form{512, 1, 1, "tma_reg_tail"},
+                  form{256, 1, 2, "tma_reg_tail"}, form{512, 1, 2, "tma_reg_tail"},
+                  form{256, 1, 4, "tma_reg_tail"}, form{256, 2, 8, "rows_in_turn"},
+                  form{512, 3, 4, "rows_in_turn"}, form{256, 2, 1, "rows_in_turn"}}) {
+                config c{{"threads_per_row", f.tpr},
+                         {"rows_per_block", f.rpb},
+                         {"vec", vec},
+                         {"cache_row", true},
+                         {"unroll", std::int64_t{1}},
+                         {"cluster", f.cl},
+                         {"stage", std::string("smem_tma")}};
+                c.set(f.key, true);
+                if (!o.valid(c, p)) continue;
+                if (o.source(c, p).find("#define KTUNE_TWO_BLOCKS 1") != std::string::npos) ++two;
+                jobs.push_back({&o, p, c});
+            }
+        }
+    }
+    CHECK(two >= 4);
     check_all(jobs);
 }

@@ -70,7 +70,7 @@ TEST_CASE("constraints prune before compiling") {
     CHECK(ld.get<std::int64_t>("threads_per_row") == 1024);
     CHECK(find_op("layernorm")
               .default_config({{1024, 131072}, dtype::bf16})
-              .get<std::int64_t>("cluster") == 8); // two rows at once (session 5)
+              .get<std::int64_t>("cluster") == 4); // one row, 64 KiB slices (session 5)
     const config mid_long = sm.default_config({{4096, 32768}, dtype::bf16}); // 64 KiB rows
     CHECK(mid_long.get<std::int64_t>("cluster") == 1);
     CHECK(mid_long.get<std::string>("stage") == "smem_tma");
