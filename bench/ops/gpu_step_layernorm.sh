@@ -192,6 +192,6 @@ step_ln_r2_pack() {
     local t=/tmp/ln_r2_pack.$$.tgz
     (cd "$OUT" && tar czf "$t" --exclude='*.cubin' . && mv "$t" ln_r2.tgz &&
         find . -mindepth 1 -maxdepth 1 ! -name ln_r2.tgz ! -name 'ln_r2.txt' \
-            ! -name ln_sass.txt ! -name ln_check.txt ! -name kernels_sweep.txt \
+            ! -name ln_sass.txt ! -name ln_check.txt ! -name kernels_sweep.txt ! -name ln_ncu_summary.txt \
             ! -name summary.md -exec rm -rf {} +) && ls -la "$OUT"
 }
