@@ -1,5 +1,7 @@
 # GPU steps of layernorm's long rows (issue 7, session 5); sourced by bench/gpu/run.sh:
 #   bash bench/gpu/run.sh build ln_ncu ln_rows ln_check ln_pack
+# Round 2 (the final defaults, ~60 s after the build):
+#   bash bench/gpu/run.sh build ln_check ln_final ln_sass ln_r2_pack
 # ln_session5 repeats call 2 (new defaults vs the old, ncu on them, the GPU test).
 # docs/perf/kernels_s5_layernorm.md has the commands and figures. Every sub-step is under
 # `timeout` and writes its table as it goes (a timed-out call still returns data).
@@ -76,7 +78,7 @@ step_ln_check() {
     t=$(find build-gpu -name gpu_ops -type f -perm -u+x | head -1)
     [ -n "$t" ] || { echo "gpu_ops not built"; return 1; }
     KTUNE_WORKER=$PWD/build-gpu/tools/ktune-cli/ktune timeout 90 "$t" \
-        "${LN_CHECK_SPEC:-*smem_rows*,*default*}" >"$OUT/ln_check.txt" 2>&1
+        "${LN_CHECK_SPEC:-*register tails*,*smem_rows*,*default*}" >"$OUT/ln_check.txt" 2>&1
     local rc=$?
     tail -4 "$OUT/ln_check.txt"
     return $rc
@@ -161,29 +163,22 @@ step_ln_sass() {
     grep -E "^==|registers" "$OUT/ln_sass.txt" | head -30
 }
 
-# Round 2, call 2: the defaults this round chose (bf16 one row per block, fp32 128 KiB rows two
-# at once) beside round 1's and the alternatives call 1 left open: one slice of 128 KiB with its
-# tail in registers (tma_reg_tail: two blocks a SM in clusters of 2), rows in turn through two
-# buffers (rows_in_turn) now that the store loop reads 16-byte vectors, the ring's depth.
-# Same table as ln_r2 ($OUT/ln_r2.txt).
-step_ln_r2b() {
+# Round 2's final defaults (one row per block of 256 threads; fp32 128 KiB slices with their
+# tails in registers, two blocks a SM; bf16 131072 in 32 KiB slices) beside round 1's defaults
+# and each form's twin: tma_reg_tail=false (staged whole, one block a SM), gb_prefetch /
+# packed_cvt (the ring and the packed conversion off). ~30 s. Same table as ln_r2
+# ($OUT/ln_r2.txt). (Call 2 ran step ln_r2b of commit d17f9de, where tails were a key only.)
+step_ln_final() {
     local k="vec=8,cache_row=true,unroll=1" f="vec=4,cache_row=true,unroll=1"
-    local c8="threads_per_row=256,rows_per_block=1,$k,cluster=8,stage=smem_tma"
     local cases=(
-        "bf16 1024x131072||stage=smem_tma"
-        "bf16 1024x131072|gb_prefetch=0;gb_prefetch=0,packed_cvt=false|no-such-config"
-        "bf16 1024x131072|rows_per_block=2,rows_in_turn=true|$c8 threads_per_row=512,rows_per_block=1,$k,cluster=8,stage=smem_tma threads_per_row=512,rows_per_block=1,$k,cluster=4,stage=smem_tma"
-        "bf16 1024x131072|tma_reg_tail=true|threads_per_row=256,rows_per_block=1,$k,cluster=2,stage=smem_tma threads_per_row=512,rows_per_block=1,$k,cluster=2,stage=smem_tma"
-        "bf16 1024x131072||threads_per_row=256,rows_per_block=2,$k,cluster=8,stage=smem_rows cluster=4,stage=smem_rows rows_per_block=4,$k,cluster=8,stage=smem_rows"
-        "bf16 4096x32768|gb_prefetch=0;gb_prefetch=0,packed_cvt=false|cluster=1,stage=smem_tma threads_per_row=512,rows_per_block=2,$k,cluster=2,stage=smem_rows"
-        "fp32 1024x131072|gb_prefetch=0|threads_per_row=512,rows_per_block=2,$f,cluster=8,stage=smem_rows"
-        "fp32 1024x131072|tma_reg_tail=true|threads_per_row=256,rows_per_block=1,$f,cluster=4,stage=smem_tma threads_per_row=512,rows_per_block=1,$f,cluster=4,stage=smem_tma"
-        "fp32 4096x32768|gb_prefetch=0|threads_per_row=512,rows_per_block=1,$f,cluster=2,stage=smem_tma threads_per_row=1024,rows_per_block=1,$f,cluster=1,stage=smem_tma threads_per_row=256,rows_per_block=2,$f,cluster=4,stage=smem_rows"
-        "fp32 4096x32768|tma_reg_tail=true|threads_per_row=256,rows_per_block=1,$f,cluster=1,stage=smem_tma threads_per_row=512,rows_per_block=1,$f,cluster=1,stage=smem_tma"
+        "bf16 1024x131072|gb_prefetch=0,packed_cvt=false|threads_per_row=512,rows_per_block=1,$k,cluster=4,stage=smem_tma threads_per_row=256,rows_per_block=2,$k,cluster=8,stage=smem_rows"
+        "bf16 4096x32768|gb_prefetch=0,packed_cvt=false|threads_per_row=512,rows_per_block=2,$k,cluster=2,stage=smem_rows"
+        "fp32 1024x131072|tma_reg_tail=false|threads_per_row=1024,rows_per_block=1,$f,cluster=2,stage=smem_tma"
+        "fp32 4096x32768|tma_reg_tail=false|threads_per_row=512,rows_per_block=1,$f,cluster=2,stage=smem_tma threads_per_row=512,rows_per_block=2,$f,cluster=2,stage=smem_rows"
     )
-    local IFS_ALL
-    IFS_ALL=$(printf '%s#' "${cases[@]}")
-    LN_R2_CASES="${IFS_ALL%#}" step_ln_r2
+    local all
+    all=$(printf '%s#' "${cases[@]}")
+    LN_R2_CASES="${all%#}" step_ln_r2
 }
 
 # Everything under $OUT in one archive (cubins left out) but the tables: at most 8 files return.

@@ -14,7 +14,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 7; }
+    int version() const noexcept override { return 8; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
@@ -66,13 +66,21 @@ public:
     }
 
 private:
-    // fp32 (clusters of 2): 84.2 % vs 81.8 % in 64 KiB slices (H200, session 4); fp32 rows of
-    // 64-128 KiB take two rows at once (rows_at_once_default; session 5 round 2).
-    std::int64_t long_row_block_threads(dtype t) const noexcept override {
-        return t == dtype::f32 ? 1024 : 0;
+    // One row per block, 256 threads: fp32 rows of 128 KiB and more in 128 KiB slices (96 KiB
+    // staged, the tail in registers, two blocks a SM), bf16 rows of 256 KiB in 32 KiB slices.
+    // H200, session 5 round 2: fp32 1024x131072 (clusters of 4) 88.0 % vs 85.0 % (1024 threads,
+    // 256 KiB a block, clusters of 2); fp32 4096x32768 (no cluster) 94.1 % vs 92.6 % (two rows
+    // at once) and 86.8 % (512 threads, clusters of 2); bf16 1024x131072 (clusters of 8) 79.6 /
+    // 79.3 % vs 79.2-78.4 % (512 threads, clusters of 4; call 1: 79.6 vs 78.0 %).
+    std::int64_t long_row_block_threads(dtype) const noexcept override { return 256; }
+    std::int64_t long_row_min_bytes(dtype t) const noexcept override {
+        return t == dtype::f32 ? 128 * 1024 : 256 * 1024;
     }
+    std::int64_t long_row_slice_bytes(dtype t) const noexcept override {
+        return t == dtype::f32 ? 128 * 1024 : 32 * 1024;
+    }
+    bool slice_tails_two_blocks() const noexcept override { return true; }
     bool column_operands() const noexcept override { return true; } // gamma, beta
-    bool rows_at_once_default(dtype t) const noexcept override { return t == dtype::f32; }
     const char* body() const noexcept override { return layernorm_body; }
     const char* reference_body() const noexcept override { return layernorm_reference; }
 };

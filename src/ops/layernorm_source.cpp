@@ -69,11 +69,13 @@ __device__ __forceinline__ bool gb_valid(int i, int t) { return i >= ROUNDS || i
 #ifdef GB_PREFETCH
 constexpr int GBP = GB_PREFETCH;
 #else
-// Default depth: 2 rounds (8 registers each: two 16-byte vectors) where a thread has 64
-// registers at the occupancy shared memory allows (ptxas: 58-64 with the ring at 256-1024
-// threads, 34-40 without), else none: 64 KiB blocks of 512 threads run 3 a SM at 42 registers.
-// Blocks with tails for two a SM hold their registers for the tails (rows at once: 120 at 256
-// threads; 2 rounds spill).
+// Default depth: 2 rounds (8 registers each: two 16-byte vectors) for blocks under 1024 threads
+// where a thread has 64 registers at the occupancy shared memory allows (ptxas: 58-64 with the
+// ring at 256-512 threads, 34-40 without), else none: 64 KiB blocks of 512 threads run 3 a SM at
+// 42 registers. H200, session 5 round 2: +2 points at 256 threads (bf16 4096x32768 one row 69.1
+// vs 67.0 %, fp32 4096x32768 two rows in clusters of 4 90.2 vs 88.1 %), -1.4 at 1024 threads
+// (fp32 4096x32768 one row, 89.4 vs 90.8 %, both calls). Blocks with tails for two a SM hold
+// their registers for the tails (rows at once: 120 at 256 threads; 2 rounds spill).
 #if defined(STAGE_smem_rows)
 constexpr int LN_SMEM = RPB * SNV * 16 + 1536; // + the per-block reserve and static arrays
 #else
@@ -84,7 +86,7 @@ constexpr int LN_BPS = LN_BPS0 * KTUNE_BLOCK > 2048 ? 2048 / KTUNE_BLOCK : LN_BP
 #if defined(KTUNE_TWO_BLOCKS)
 constexpr int GBP = 0;
 #else
-constexpr int GBP = 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64 ? 2 : 0;
+constexpr int GBP = KTUNE_BLOCK < 1024 && 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64 ? 2 : 0;
 #endif
 #endif
 // The ring needs the loop fully unrolled (slots by compile-time index): at most 32 rounds.

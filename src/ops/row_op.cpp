@@ -223,8 +223,13 @@ std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
     }
     if (c.get<std::int64_t>("rows_per_block") != 1) return 0;
     if (slice <= smem_budget) {
-        // The hand-set key tma_reg_tail: a slice over 112 KiB stages 96 KiB (two blocks a SM).
-        if (!flag(c, "tma_reg_tail") || slice <= smem_rows_regs_over) return 0;
+        // A slice over 112 KiB stages 96 KiB (two blocks a SM): slice_tails_two_blocks(), or
+        // the hand-set key tma_reg_tail.
+        const param_value* k = c.find("tma_reg_tail");
+        const bool tails =
+            k ? flag(c, "tma_reg_tail")
+              : slice_tails_two_blocks() && c.get<std::int64_t>("threads_per_row") <= 512;
+        if (!tails || slice <= smem_rows_regs_over) return 0;
         const std::int64_t r = (slice - smem_rows_with_regs + round - 1) / round;
         return r * 16 <= reg_part_max ? r : 0;
     }
@@ -266,29 +271,14 @@ config row_op::default_config(const problem& p) const {
             if (valid(r, p, nullptr)) return r;
         }
     }
-    if (column_operands() && rows_at_once_default(p.type) && p.shape.cols * esize > 64 * 1024) {
-        // Two rows at once in slices of at most 64 KiB, 512 threads, at most clusters of 2:
-        // gamma and beta read once from L2 for both; a block of 2 x 64 KiB keeps its row tails
-        // in registers (96 KiB staged, two blocks a SM). H200, session 5 round 2: layernorm fp32
-        // 4096x32768 92.7 % vs 87.4 % (one row, clusters of 2) and 90.8 % (one row, 1024
-        // threads); at 1024x131072 (clusters of 8) 84.7 %, a tie with one row per 256 KiB.
-        std::int64_t cl = 1;
-        while (cl < 8 && p.shape.cols / cl * esize > 64 * 1024)
-            cl *= 2;
-        config s = c;
-        s.set("threads_per_row", std::int64_t{512});
-        s.set("rows_per_block", std::int64_t{2});
-        s.set("cluster", cl);
-        s.set("stage", std::string("smem_rows"));
-        if (cl <= 2 && valid(s, p, nullptr)) return s;
-    }
     if (const std::int64_t tpr = long_row_block_threads(p.type);
-        tpr > 0 && p.shape.cols * esize >= 256 * 1024) {
-        // 256 KiB a block (192 KiB staged, the tail in registers), as few blocks per row as
-        // that allows: a cluster cost 16 points at equal slices in session 3 (layernorm fp32,
-        // 128 KiB slices, tpr 1024: 91 % alone at 4096x32768, 75 % in clusters of 4).
+        tpr > 0 && p.shape.cols * esize >= long_row_min_bytes(p.type)) {
+        // One row per block in slices of long_row_slice_bytes (256 KiB: 192 KiB staged, the
+        // tail in registers), as few blocks per row as that allows: a cluster cost 16 points at
+        // equal slices in session 3 (layernorm fp32, 128 KiB slices, tpr 1024: 91 % alone at
+        // 4096x32768, 75 % in clusters of 4).
         std::int64_t cl = 1;
-        while (cl < 8 && p.shape.cols / cl * esize > 256 * 1024)
+        while (cl < 8 && p.shape.cols / cl * esize > long_row_slice_bytes(p.type))
             cl *= 2;
         config s = c;
         s.set("threads_per_row", tpr);

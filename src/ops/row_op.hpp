@@ -49,12 +49,22 @@ protected:
     /// then its space has stage smem_rows, rows_per_block rows staged at once so that each
     /// operand vector is read once from L2 for all of them instead of once per row.
     [[nodiscard]] virtual bool column_operands() const noexcept { return false; }
-    /// Whether the default of rows over 64 KiB (at most clusters of 2) is stage smem_rows: two
-    /// rows at once in slices of at most 64 KiB, 512 threads (register tails: two blocks a SM).
-    /// H200, session 5 round 2: layernorm fp32 4096x32768 92.7 % vs 87.4 %. (Round 1's bf16
-    /// rule, 32 KiB slices, lost to one row per block once that form's store loop stopped
-    /// reading shared memory 16 bits at a time: 4096x32768 91.3 % vs 87.2 %.)
-    [[nodiscard]] virtual bool rows_at_once_default(dtype) const noexcept { return false; }
+    /// With long_row_block_threads: the rows (bytes) it applies to, at least, and the slice a
+    /// block takes (as few blocks per row as that allows). 256 KiB / 256 KiB unless an op says
+    /// otherwise (layernorm, session 5 round 2: fp32 128 KiB slices with register tails from
+    /// 128 KiB rows, bf16 32 KiB slices of 256 KiB rows).
+    [[nodiscard]] virtual std::int64_t long_row_min_bytes(dtype) const noexcept {
+        return 256 * 1024;
+    }
+    [[nodiscard]] virtual std::int64_t long_row_slice_bytes(dtype) const noexcept {
+        return 256 * 1024;
+    }
+    /// Whether a staged slice over 112 KiB (one row per block, blocks of at most 512 threads)
+    /// stages 96 KiB and keeps its tail in registers, two blocks a SM (else staged whole, one
+    /// block a SM); the hand-set key tma_reg_tail overrides. H200, session 5 round 2,
+    /// layernorm: 6 of 6 such configs gained 1.7-26 points (fp32 1024x131072 clusters of 4, 256
+    /// threads: 67.5 -> 88.0 %).
+    [[nodiscard]] virtual bool slice_tails_two_blocks() const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).
