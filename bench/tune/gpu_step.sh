@@ -171,15 +171,18 @@ step_tune_setup() {
 
 # Session 5: a fresh process's 200-candidate tune on warm cubins, as session 4 measured it (softmax
 # bf16 8192x8192: 65 us kernels) and on a problem whose candidates run twice as long (4096x32768:
-# ~135 us), 3 interleaved rounds, after the worker's context became one-connection (f740361;
+# ~135 us), FRESH_ROUNDS (3) interleaved rounds, after the worker's context became one-connection (f740361;
 # bench/tune/ctx_probe.sh: context 45 vs 98 ms). Table: $OUT/tune_fresh.txt.
 step_tune_fresh() {
     local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_s5.jsonl d s round
     d=$(mktemp -d)
+    # Warm = every config of the space compiled (a budget over the space's size): `auto` samples
+    # differently each run, and a first 200-candidate run left 16-40 misses per later run (the
+    # first try of this step, lead's final run: compile servers started mid-loop).
     for s in 8192x8192 4096x32768; do # warms the cubin cache and the copy reference
-        KTUNE_CUBIN_CACHE=$d timeout 60 $b tune softmax $s bf16 200 >/dev/null 2>>"$OUT/tune_stderr.log"
+        KTUNE_CUBIN_CACHE=$d timeout 60 $b tune softmax $s bf16 1000 >/dev/null 2>>"$OUT/tune_stderr.log"
     done
-    for round in 1 2 3; do
+    for round in $(seq "${FRESH_ROUNDS:-3}"); do
         for s in 8192x8192 4096x32768; do
             KTUNE_CUBIN_CACHE=$d timeout 30 $b tune softmax $s bf16 200 2>>"$OUT/tune_stderr.log" |
                 sed "s/\"mode\":\"tune\"/\"mode\":\"s5_warm_${s}\"/" >>"$log"
