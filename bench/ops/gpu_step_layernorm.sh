@@ -3,7 +3,7 @@
 # Round 2 (the final defaults, ~60 s after the build):
 #   bash bench/gpu/run.sh build ln_check ln_final ln_sass ln_r2_pack
 # ln_session5 repeats call 2 (new defaults vs the old, ncu on them, the GPU test).
-# docs/perf/kernels_s5_layernorm.md has the commands and figures. Every sub-step is under
+# docs/perf/kernels.md ("Session 5", layernorm) has the commands and figures. Every sub-step is under
 # `timeout` and writes its table as it goes (a timed-out call still returns data).
 
 # What binds layernorm's long rows: ncu metrics (L2 sectors read/written, L2 and DRAM
@@ -94,7 +94,7 @@ step_ln_pack() {
 # Session 5: the bf16 defaults (two rows at once) beside session 4's, every smem_rows config of
 # the space, fp32 1024x131072's default beside its smem_rows configs, ncu on the new defaults,
 # the GPU test. About 60 s after the build. (Call 2 also timed a column-slice form, smem_cols,
-# refuted and removed; docs/perf/kernels_s5_layernorm.md.)
+# refuted and removed; docs/perf/kernels.md ("Session 5", layernorm).)
 step_ln_session5() {
     local old="threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1"
     LN_ROWS_CASES="bf16:1024x131072 bf16:4096x32768 fp32:1024x131072" \
