@@ -15,7 +15,7 @@ lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
 lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum.per_second,\
 l1tex__t_sector_hit_rate.pct,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,\
 l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,\
-sm__throughput.avg.pct_of_peak_sustained_elapsed
+sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct
 step_ln_ncu() {
     local b=build-gpu/bench/ops/bench_configs
     [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
@@ -39,6 +39,11 @@ step_ln_ncu() {
         local env=(BENCH_CONFIGS_NO_DEFAULT=1)
         local args=("$cfg")
         [ "$cfg" = default ] && env=() && args=()
+        # "CONFIG+k=v,k=v": the config's twin with those hand-set keys, alone.
+        if [[ "$cfg" == *+* ]]; then
+            args=("${cfg%%+*}")
+            env+=(BENCH_CONFIGS_TWINS_ONLY=1 "BENCH_CONFIGS_SET=${cfg#*+}")
+        fi
         # The check launches the reference first, then the candidate: skip 1, profile 1.
         env "${env[@]}" timeout 60 ncu --target-processes all -k regex:ktune_op_kernel \
             --launch-skip 1 --launch-count 1 --metrics "$ln_metrics" --csv --page raw \
@@ -189,4 +194,30 @@ step_ln_r2_pack() {
         find . -mindepth 1 -maxdepth 1 ! -name ln_r2.tgz ! -name 'ln_r2.txt' \
             ! -name ln_sass.txt ! -name ln_check.txt ! -name kernels_sweep.txt ! -name ln_ncu_summary.txt \
             ! -name summary.md -exec rm -rf {} +) && ls -la "$OUT"
+}
+
+# Round 3 (the lead's idea): two blocks a SM, one row each, no cluster; each stages
+# l2_tail_kib KiB of its row by bulk copies and reads the rest from global memory twice, the
+# second time from L2 (evict_last on the first reads; evict_first on the second, the bulk
+# copies and the stores). Twins (BENCH_CONFIGS_SET) of one-row configs beside the defaults,
+# % of the 512 MiB copy timed in this step ($OUT/ln_r2.txt), then ncu on the default and the
+# 112 KiB form (DRAM read bytes vs x's, L2 hit rate) and the GPU test. ~90 s after the build.
+step_ln_r3() {
+    local k="rows_per_block=1,vec=8,cache_row=true,unroll=1" f="rows_per_block=1,vec=4,cache_row=true,unroll=1"
+    # The bases are in the space (192 KiB + register tails; 256 threads are not: 256-byte
+    # tails), the 256-thread forms are their twins.
+    local b1="threads_per_row=512,$k,cluster=1,stage=smem_tma"
+    local f2="threads_per_row=512,$f,cluster=2,stage=smem_tma"
+    local t256="threads_per_row=256,l2_tail_kib"
+    local cases=(
+        "bf16 1024x131072|l2_tail_kib=112;l2_tail_kib=104;l2_tail_kib=96;$t256=112;$t256=104|$b1"
+        "fp32 1024x131072|l2_tail_kib=112;l2_tail_kib=96;$t256=112;cluster=1,l2_tail_kib=112|$f2"
+        "bf16 4096x32768|l2_tail_kib=32;l2_tail_kib=48;$t256=32|$b1"
+    )
+    local all
+    all=$(printf '%s#' "${cases[@]}")
+    LN_R2_CASES="${all%#}" step_ln_r2
+    LN_NCU_CASES="bf16 1024x131072 default;bf16 1024x131072 $b1+l2_tail_kib=112;bf16 1024x131072 $b1+$t256=112;fp32 1024x131072 default;fp32 1024x131072 $f2+l2_tail_kib=112" \
+        step_ln_ncu
+    LN_CHECK_SPEC="*L2 tails*,*default*" step_ln_check
 }
