@@ -199,9 +199,11 @@ step_ln_r2_pack() {
 # Round 3 (the lead's idea): two blocks a SM, one row each, no cluster; each stages
 # l2_tail_kib KiB of its row by bulk copies and reads the rest from global memory twice, the
 # second time from L2 (evict_last on the first reads; evict_first on the second, the bulk
-# copies and the stores). Twins (BENCH_CONFIGS_SET) of one-row configs beside the defaults,
-# % of the 512 MiB copy timed in this step ($OUT/ln_r2.txt), the GPU test, then ncu on the default and the
-# 112 KiB forms (DRAM read bytes vs x's, L2 hit rate), the GPU test between. ~100 s after the build.
+# copies and the stores; the l2_hints=false twins, added after the call, use none). Twins
+# (BENCH_CONFIGS_SET) of one-row configs beside the defaults, % of the 512 MiB copy timed in
+# this step ($OUT/ln_r2.txt), the GPU test, then ncu on the default and the 112 KiB forms (DRAM
+# read bytes vs x's, L2 hit rate). ~40 s after the build (H200, 2026-11-21):
+#   bash bench/gpu/run.sh build ln_r3 ln_r2_pack
 step_ln_r3() {
     local k="rows_per_block=1,vec=8,cache_row=true,unroll=1" f="rows_per_block=1,vec=4,cache_row=true,unroll=1"
     # The bases are in the space (192 KiB + register tails; 256 threads are not: 256-byte
@@ -210,8 +212,8 @@ step_ln_r3() {
     local f2="threads_per_row=512,$f,cluster=2,stage=smem_tma"
     local t256="threads_per_row=256,l2_tail_kib"
     local cases=(
-        "bf16 1024x131072|l2_tail_kib=112;l2_tail_kib=104;l2_tail_kib=96;$t256=112;$t256=104|$b1"
-        "fp32 1024x131072|l2_tail_kib=112;l2_tail_kib=96;$t256=112;cluster=1,l2_tail_kib=112|$f2"
+        "bf16 1024x131072|l2_tail_kib=112;l2_tail_kib=104;l2_tail_kib=96;$t256=112;$t256=104;l2_tail_kib=112,l2_hints=false|$b1"
+        "fp32 1024x131072|l2_tail_kib=112;l2_tail_kib=96;$t256=112;cluster=1,l2_tail_kib=112;l2_tail_kib=112,l2_hints=false|$f2"
         "bf16 4096x32768|l2_tail_kib=32;l2_tail_kib=48;$t256=32|$b1"
     )
     local all

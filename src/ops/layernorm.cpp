@@ -48,8 +48,9 @@ public:
     // out of the space since session 3), l2_tail_kib (16..112: one slice per block stages that
     // many KiB, two blocks a SM, and reads the rest from global memory twice, the second time
     // from L2: evict_last hints on the first reads, evict_first on the second, the bulk copies
-    // and the stores; session 5 round 3). Each picks the form it names, so one GPU call
-    // compares it at equal configs.
+    // and the stores; session 5 round 3: refuted, 71.8 vs 80.1 % at bf16 1024x131072),
+    // l2_hints (false: the same form with plain loads, stores and copies). Each picks the form
+    // it names, so one GPU call compares it at equal configs.
     bool valid(const config& c, const problem& p, std::string* why = nullptr) const override {
         if (!row_op::valid(c, p, why)) return false;
         const bool staged = staged_in_smem(c);
@@ -72,6 +73,11 @@ public:
                            "from L2 (smem_tma, rows_per_block 1, no tma_reg_tail)";
                 return false;
             }
+        }
+        if (const param_value* v = c.find("l2_hints");
+            v && (!std::get_if<bool>(v) || !c.find("l2_tail_kib"))) {
+            if (why) *why = "l2_hints: true or false, with l2_tail_kib only";
+            return false;
         }
         for (const char* key : {"packed_cvt", "rows_reg_tail", "tma_reg_tail", "rows_in_turn"})
             if (const param_value* v = c.find(key); v && (!std::get_if<bool>(v) || !staged)) {

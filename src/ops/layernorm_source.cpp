@@ -119,6 +119,11 @@ __device__ __forceinline__ void gb_take(gb_ring& o, int i, V& g, V& b, const V* 
 #endif
 
 #if defined(STAGE_smem_tma) && GL_ROUNDS > 0
+// L2_HINTS (hand-set key l2_hints, default on): 0 makes the helpers below plain loads, stores
+// and bulk copies (the policies unused), to time what the hints give at an equal config.
+#ifndef L2_HINTS
+#define L2_HINTS 1
+#endif
 // L2 eviction policies (sm_80+) for the L2-tail form: an opaque 64-bit operand of the
 // .L2::cache_hint loads, stores and bulk copies.
 __device__ __forceinline__ unsigned long long l2_evict_first() {
@@ -133,6 +138,7 @@ __device__ __forceinline__ unsigned long long l2_evict_last() {
 }
 // One 16-byte vector loaded / stored with an L2 policy (V is 16 bytes: four words).
 __device__ __forceinline__ V ld_hint(const V* a, unsigned long long pol) {
+    if (!L2_HINTS) return *a;
     V o;
     unsigned* w = reinterpret_cast<unsigned*>(&o);
     asm("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
@@ -141,6 +147,10 @@ __device__ __forceinline__ V ld_hint(const V* a, unsigned long long pol) {
     return o;
 }
 __device__ __forceinline__ void st_hint(V* a, V v, unsigned long long pol) {
+    if (!L2_HINTS) {
+        *a = v;
+        return;
+    }
     const unsigned* w = reinterpret_cast<const unsigned*>(&v);
     asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(a), "r"(w[0]),
                  "r"(w[1]), "r"(w[2]), "r"(w[3]), "l"(pol)
@@ -148,6 +158,7 @@ __device__ __forceinline__ void st_hint(V* a, V v, unsigned long long pol) {
 }
 __device__ __forceinline__ void bulk_load_hint(void* dst, const void* src, unsigned bytes,
                                                unsigned long long* b, unsigned long long pol) {
+    if (!L2_HINTS) return bulk_load(dst, src, bytes, b);
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint "
                  "[%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(dst)),
                  "l"(src), "r"(bytes), "r"(smem_addr(b)), "l"(pol)

@@ -79,6 +79,16 @@ TEST_CASE("layernorm l2_tail_kib: checked values, one staged slice per block onl
     config both = one_row(256, 2, 8, 96);
     both.set("tma_reg_tail", true);
     CHECK_FALSE(ln.valid(both, bf, &why));
+    config hints = one_row(512, 1, 8, 112);
+    hints.set("l2_hints", false); // the form without cache-policy operands
+    REQUIRE(ln.valid(hints, bf, &why));
+    CHECK(ln.source(hints, bf).find("#define L2_HINTS 0") != std::string::npos);
+    hints.set("l2_hints", std::int64_t{0});
+    CHECK_FALSE(ln.valid(hints, bf, &why));
+    config no_tail = one_row(512, 1, 8, 0);
+    no_tail.set("l2_hints", true);
+    CHECK_FALSE(ln.valid(no_tail, bf, &why));
+    CHECK(why.find("l2_hints") != std::string::npos);
     config kind = one_row(512, 1, 8, 0);
     kind.set("l2_tail_kib", true);
     CHECK_FALSE(ln.valid(kind, bf, &why));
@@ -92,9 +102,12 @@ TEST_CASE("layernorm l2_tail_kib sources compile for sm_90 (bf16, fp32, clusters
     const op& ln = find_op("layernorm");
     const problem bf{{37, 131072}, dtype::bf16};
     const problem f{{37, 131072}, dtype::f32};
+    config plain = one_row(512, 1, 8, 112);
+    plain.set("l2_hints", false);
     for (const auto& [c, p] :
          {std::pair{one_row(512, 1, 8, 112), bf}, std::pair{one_row(256, 1, 8, 104), bf},
-          std::pair{one_row(512, 2, 4, 112), f}, std::pair{one_row(1024, 4, 4, 64), f}}) {
+          std::pair{plain, bf}, std::pair{one_row(512, 2, 4, 112), f},
+          std::pair{one_row(1024, 4, 4, 64), f}}) {
         INFO(to_string(p.type) << " " << c.to_string());
         REQUIRE(ln.valid(c, p));
         const auto r =
