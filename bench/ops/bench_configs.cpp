@@ -9,7 +9,6 @@
 // BENCH_CONFIGS_SET="k=v,k=v;k=v" adds, after each chosen config, one twin per ';'-group with
 // those keys set (hand-set keys outside the space, e.g. layernorm's gb_prefetch=0; v is true,
 // false, an integer or a string); twins the op rejects are reported as status "invalid".
-// BENCH_CONFIGS_TWINS_ONLY=1 leaves the chosen configs out, only their twins run (for ncu).
 // BENCH_CONFIGS_SOURCE_DIR=DIR writes each config's source to DIR/<n>.cu (DIR/index.txt: n and
 // config) and times nothing: no GPU needed (bench/ops/sass.sh compiles and disassembles them).
 #include "ktune/core/error.hpp"
@@ -87,12 +86,9 @@ int main(int argc, char** argv) {
                 all = semi < all.size() ? all.substr(semi + 1) : "";
                 if (!g.empty()) groups.push_back(g);
             }
-            // BENCH_CONFIGS_TWINS_ONLY=1: the twins alone (for ncu: the first kernel is one).
-            const char* to = std::getenv("BENCH_CONFIGS_TWINS_ONLY");
-            const bool originals = !to || std::string(to) != "1";
             std::vector<config> twins;
             for (const auto& c : cfgs) {
-                if (originals) twins.push_back(c);
+                twins.push_back(c);
                 for (const auto& g : groups)
                     twins.push_back(with_keys(c, g));
             }

@@ -3,7 +3,7 @@
 # Round 2 (the final defaults, ~60 s after the build):
 #   bash bench/gpu/run.sh build ln_check ln_final ln_sass ln_r2_pack
 # ln_session5 repeats call 2 (new defaults vs the old, ncu on them, the GPU test).
-# docs/perf/kernels.md ("Session 5", layernorm) has the commands and figures. Every sub-step is under
+# docs/perf/kernels_s5_layernorm.md has the commands and figures. Every sub-step is under
 # `timeout` and writes its table as it goes (a timed-out call still returns data).
 
 # What binds layernorm's long rows: ncu metrics (L2 sectors read/written, L2 and DRAM
@@ -15,7 +15,7 @@ lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
 lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum.per_second,\
 l1tex__t_sector_hit_rate.pct,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,\
 l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,\
-sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct
+sm__throughput.avg.pct_of_peak_sustained_elapsed
 step_ln_ncu() {
     local b=build-gpu/bench/ops/bench_configs
     [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
@@ -39,11 +39,6 @@ step_ln_ncu() {
         local env=(BENCH_CONFIGS_NO_DEFAULT=1)
         local args=("$cfg")
         [ "$cfg" = default ] && env=() && args=()
-        # "CONFIG+k=v,k=v": the config's twin with those hand-set keys, alone.
-        if [[ "$cfg" == *+* ]]; then
-            args=("${cfg%%+*}")
-            env+=(BENCH_CONFIGS_TWINS_ONLY=1 "BENCH_CONFIGS_SET=${cfg#*+}")
-        fi
         # The check launches the reference first, then the candidate: skip 1, profile 1.
         env "${env[@]}" timeout 60 ncu --target-processes all -k regex:ktune_op_kernel \
             --launch-skip 1 --launch-count 1 --metrics "$ln_metrics" --csv --page raw \
@@ -99,7 +94,7 @@ step_ln_pack() {
 # Session 5: the bf16 defaults (two rows at once) beside session 4's, every smem_rows config of
 # the space, fp32 1024x131072's default beside its smem_rows configs, ncu on the new defaults,
 # the GPU test. About 60 s after the build. (Call 2 also timed a column-slice form, smem_cols,
-# refuted and removed; docs/perf/kernels.md ("Session 5", layernorm).)
+# refuted and removed; docs/perf/kernels_s5_layernorm.md.)
 step_ln_session5() {
     local old="threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1"
     LN_ROWS_CASES="bf16:1024x131072 bf16:4096x32768 fp32:1024x131072" \
@@ -194,32 +189,4 @@ step_ln_r2_pack() {
         find . -mindepth 1 -maxdepth 1 ! -name ln_r2.tgz ! -name 'ln_r2.txt' \
             ! -name ln_sass.txt ! -name ln_check.txt ! -name kernels_sweep.txt ! -name ln_ncu_summary.txt \
             ! -name summary.md -exec rm -rf {} +) && ls -la "$OUT"
-}
-
-# Round 3 (the lead's idea): two blocks a SM, one row each, no cluster; each stages
-# l2_tail_kib KiB of its row by bulk copies and reads the rest from global memory twice, the
-# second time from L2 (evict_last on the first reads; evict_first on the second, the bulk
-# copies and the stores; the l2_hints=false twins, added after the call, use none). Twins
-# (BENCH_CONFIGS_SET) of one-row configs beside the defaults, % of the 512 MiB copy timed in
-# this step ($OUT/ln_r2.txt), the GPU test, then ncu on the default and the 112 KiB forms (DRAM
-# read bytes vs x's, L2 hit rate). ~40 s after the build (H200, 2026-11-21):
-#   bash bench/gpu/run.sh build ln_r3 ln_r2_pack
-step_ln_r3() {
-    local k="rows_per_block=1,vec=8,cache_row=true,unroll=1" f="rows_per_block=1,vec=4,cache_row=true,unroll=1"
-    # The bases are in the space (192 KiB + register tails; 256 threads are not: 256-byte
-    # tails), the 256-thread forms are their twins.
-    local b1="threads_per_row=512,$k,cluster=1,stage=smem_tma"
-    local f2="threads_per_row=512,$f,cluster=2,stage=smem_tma"
-    local t256="threads_per_row=256,l2_tail_kib"
-    local cases=(
-        "bf16 1024x131072|l2_tail_kib=112;l2_tail_kib=104;l2_tail_kib=96;$t256=112;$t256=104;l2_tail_kib=112,l2_hints=false|$b1"
-        "fp32 1024x131072|l2_tail_kib=112;l2_tail_kib=96;$t256=112;cluster=1,l2_tail_kib=112;l2_tail_kib=112,l2_hints=false|$f2"
-        "bf16 4096x32768|l2_tail_kib=32;l2_tail_kib=48;$t256=32|$b1"
-    )
-    local all
-    all=$(printf '%s#' "${cases[@]}")
-    LN_R2_CASES="${all%#}" step_ln_r2
-    LN_CHECK_SPEC="*L2 tails*" step_ln_check
-    LN_NCU_CASES="bf16 1024x131072 default;bf16 1024x131072 $b1+l2_tail_kib=112;bf16 1024x131072 $b1+$t256=112;fp32 1024x131072 $f2+l2_tail_kib=112" \
-        step_ln_ncu
 }

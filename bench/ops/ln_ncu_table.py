@@ -37,8 +37,8 @@ def num(m, k, scale=1.0):
 
 
 print("| case | time us | x GiB | L2 read GiB | L2 write GiB | L2 / x | L2 TB/s | L2 % peak "
-      "| DRAM GiB r/w | DRAM % peak | L1 hit % | L2 hit % | SM % | regs | local ld/st bytes |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| DRAM GiB r/w | DRAM % peak | L1 hit % | SM % | regs | local ld/st bytes |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 gib = 2.0**30
 for head, m in rows:
     parts = head.split()
@@ -61,7 +61,6 @@ for head, m in rows:
           f"{f(dr, 3, gib)}/{f(dw, 3, gib)} | "
           f"{f(num(m, 'dram__throughput.avg.pct_of_peak_sustained_elapsed'), 1)} | "
           f"{f(num(m, 'l1tex__t_sector_hit_rate.pct'), 1)} | "
-          f"{f(num(m, 'lts__t_sector_hit_rate.pct'), 1)} | "
           f"{f(num(m, 'sm__throughput.avg.pct_of_peak_sustained_elapsed'), 1)} | "
           f"{f(num(m, 'launch__registers_per_thread'), 0)} | "
           f"{f(num(m, 'l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum'), 0)}/"

@@ -45,12 +45,8 @@ public:
     // the staged forms, rows_reg_tail (smem_rows over 112 KiB keep row tails in registers;
     // default true), tma_reg_tail (one slice over 112 KiB: 96 KiB staged, the tail in registers,
     // two blocks a SM; default false), rows_in_turn (smem_tma rows_per_block > 1: two buffers,
-    // out of the space since session 3), l2_tail_kib (16..112: one slice per block stages that
-    // many KiB, two blocks a SM, and reads the rest from global memory twice, the second time
-    // from L2: evict_last hints on the first reads, evict_first on the second, the bulk copies
-    // and the stores; session 5 round 3: refuted, 71.8 vs 80.1 % at bf16 1024x131072),
-    // l2_hints (false: the same form with plain loads, stores and copies). Each picks the form
-    // it names, so one GPU call compares it at equal configs.
+    // out of the space since session 3). Each picks the form it names, so one GPU call compares
+    // it at equal configs.
     bool valid(const config& c, const problem& p, std::string* why = nullptr) const override {
         if (!row_op::valid(c, p, why)) return false;
         const bool staged = staged_in_smem(c);
@@ -60,24 +56,6 @@ public:
                 if (why) *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows) only";
                 return false;
             }
-        }
-        if (const param_value* v = c.find("l2_tail_kib")) {
-            const auto* n = std::get_if<std::int64_t>(v);
-            const bool one_row = c.get<std::int64_t>("rows_per_block") == 1;
-            const std::int64_t slice = p.shape.cols / c.get<std::int64_t>("cluster") *
-                                       static_cast<std::int64_t>(size_of(p.type));
-            if (!n || *n < 16 || *n > 112 || !staged || !one_row || slice <= *n * 1024 ||
-                c.get<std::string>("stage") != "smem_tma" || c.find("tma_reg_tail")) {
-                if (why)
-                    *why = "l2_tail_kib: 16..112 KiB staged of a longer slice, the rest re-read "
-                           "from L2 (smem_tma, rows_per_block 1, no tma_reg_tail)";
-                return false;
-            }
-        }
-        if (const param_value* v = c.find("l2_hints");
-            v && (!std::get_if<bool>(v) || !c.find("l2_tail_kib"))) {
-            if (why) *why = "l2_hints: true or false, with l2_tail_kib only";
-            return false;
         }
         for (const char* key : {"packed_cvt", "rows_reg_tail", "tma_reg_tail", "rows_in_turn"})
             if (const param_value* v = c.find(key); v && (!std::get_if<bool>(v) || !staged)) {
@@ -103,7 +81,6 @@ private:
     }
     bool slice_tails_two_blocks() const noexcept override { return true; }
     bool column_operands() const noexcept override { return true; } // gamma, beta
-    bool l2_tail_form() const noexcept override { return true; }
     const char* body() const noexcept override { return layernorm_body; }
     const char* reference_body() const noexcept override { return layernorm_reference; }
 };

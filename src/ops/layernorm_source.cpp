@@ -118,54 +118,6 @@ __device__ __forceinline__ void gb_take(gb_ring& o, int i, V& g, V& b, const V* 
 #define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK)
 #endif
 
-#if defined(STAGE_smem_tma) && GL_ROUNDS > 0
-// L2_HINTS (hand-set key l2_hints, default on): 0 makes the helpers below plain loads, stores
-// and bulk copies (the policies unused), to time what the hints give at an equal config.
-#ifndef L2_HINTS
-#define L2_HINTS 1
-#endif
-// L2 eviction policies (sm_80+) for the L2-tail form: an opaque 64-bit operand of the
-// .L2::cache_hint loads, stores and bulk copies.
-__device__ __forceinline__ unsigned long long l2_evict_first() {
-    unsigned long long p;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-    return p;
-}
-__device__ __forceinline__ unsigned long long l2_evict_last() {
-    unsigned long long p;
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-    return p;
-}
-// One 16-byte vector loaded / stored with an L2 policy (V is 16 bytes: four words).
-__device__ __forceinline__ V ld_hint(const V* a, unsigned long long pol) {
-    if (!L2_HINTS) return *a;
-    V o;
-    unsigned* w = reinterpret_cast<unsigned*>(&o);
-    asm("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-                 : "l"(a), "l"(pol));
-    return o;
-}
-__device__ __forceinline__ void st_hint(V* a, V v, unsigned long long pol) {
-    if (!L2_HINTS) {
-        *a = v;
-        return;
-    }
-    const unsigned* w = reinterpret_cast<const unsigned*>(&v);
-    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(a), "r"(w[0]),
-                 "r"(w[1]), "r"(w[2]), "r"(w[3]), "l"(pol)
-                 : "memory");
-}
-__device__ __forceinline__ void bulk_load_hint(void* dst, const void* src, unsigned bytes,
-                                               unsigned long long* b, unsigned long long pol) {
-    if (!L2_HINTS) return bulk_load(dst, src, bytes, b);
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint "
-                 "[%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(dst)),
-                 "l"(src), "r"(bytes), "r"(smem_addr(b)), "l"(pol)
-                 : "memory");
-}
-#endif
-
 extern "C" __global__ void KTUNE_BOUNDS KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
                 T* __restrict__ y, int rows, int cols) {
@@ -342,76 +294,6 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     }
 #if CLUSTER > 1
     cluster_wait(); // the peers have read this block's parts: its shared memory may go
-#endif
-#elif defined(STAGE_smem_tma) && GL_ROUNDS > 0
-    // The L2-tail form (hand-set key l2_tail_kib; session 5 round 3): one slice per block, its
-    // first SNV vectors staged by bulk copies (at most 112 KiB: two blocks a SM with no
-    // cluster), the last GL_ROUNDS * TPR read by the threads in the statistics pass and again in
-    // the store pass. Between the two reads they should stay in L2 (~264 blocks x 144 KiB for
-    // a bf16 131072-row: 37 MiB of the H200's 60): their first loads are evict_last; their
-    // second loads, the bulk copies (read once) and the stores are evict_first.
-    static_assert(RPB == 1 && REG_ROUNDS == 0, "the L2 tail is for one row per block");
-    __shared__ __align__(8) unsigned long long bars[NCH];
-    mbar_setup(bars, NCH);
-    const unsigned long long pol_first = l2_evict_first(), pol_last = l2_evict_last();
-    const long long first0 = (long long)(blockIdx.x / CLUSTER) * C + p.col0;
-    const V* xs = reinterpret_cast<const V*>(x + first0);
-    V* const buf = reinterpret_cast<V*>(ktune_smem);
-    if (threadIdx.x == 0)
-        for (int c = 0; c < NCH; ++c) {
-            const int n = (c + 1) * CV < SNV ? CV : SNV - c * CV;
-            mbar_expect(&bars[c], n * (unsigned)sizeof(V));
-            bulk_load_hint(buf + c * CV, xs + c * CV, n * (unsigned)sizeof(V), &bars[c], pol_first);
-        }
-    // Shifted sums (K: the slice's first element, one broadcast load in flight with the tail's).
-    const float shift = to_f(x[first0]);
-    float sv[VEC], qv[VEC];
-#pragma unroll
-    for (int e = 0; e < VEC; ++e) sv[e] = qv[e] = 0.f;
-    // The tail first: its loads go out while the bulk copies land.
-#pragma unroll 6
-    for (int i = 0; i < GL_ROUNDS; ++i) {
-        const V a = ld_hint(xs + SNV + i * TPR + p.t, pol_last);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) {
-            const float d = to_f(a.v[e]) - shift;
-            sv[e] += d;
-            qv[e] = fmaf(d, d, qv[e]);
-        }
-    }
-    for_staged(bars, 0, p.t, [&](const V& a) {
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) {
-            const float d = to_f(a.v[e]) - shift;
-            sv[e] += d;
-            qv[e] = fmaf(d, d, qv[e]);
-        }
-    });
-    float s = sv[0], q = qv[0];
-#pragma unroll
-    for (int e = 1; e < VEC; ++e) {
-        s += sv[e];
-        q += qv[e];
-    }
-    s = group_sum(s, red, p);
-    q = group_sum(q, red, p);
-    float mean = shift + s * (1.f / CS);
-    q = fmaxf(q - s * s * (1.f / CS), 0.f);
-    combine_slices(mean, q);
-    const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
-    V* yk = reinterpret_cast<V*>(y + first0);
-#pragma unroll 8
-    for (int i = 0; i < ROUNDS; ++i) {
-        const int j = i * TPR + p.t;
-        if (j < SNV) st_hint(yk + j, ln_vec(buf[j], gv[j], bv[j], mean, rstd), pol_first);
-    }
-#pragma unroll 6
-    for (int i = 0; i < GL_ROUNDS; ++i) {
-        const int j = SNV + i * TPR + p.t;
-        st_hint(yk + j, ln_vec(ld_hint(xs + j, pol_first), gv[j], bv[j], mean, rstd), pol_first);
-    }
-#if CLUSTER > 1
-    cluster_finish();
 #endif
 #elif defined(STAGE_smem_tma)
     // Row (slice) k of the block's RPB arrives by bulk copies while row k - 1 is written. One

@@ -36,9 +36,6 @@ constexpr std::int64_t reg_part_max = 128;
 // hand-set key rows_reg_tail=false stages them whole (one block a SM).
 constexpr std::int64_t smem_rows_regs_over = 112 * 1024;
 constexpr std::int64_t smem_rows_with_regs = 96 * 1024;
-// A slice whose tail is re-read from L2 (hand-set key l2_tail_kib) stages at most this much: two
-// blocks a SM (2 x (112 KiB + the 1 KiB per-block reserve + static) <= 228 KiB).
-constexpr std::int64_t l2_tail_max = 112 * 1024;
 
 } // namespace
 
@@ -202,31 +199,16 @@ std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
     const std::int64_t bufs = rows_at_once(c) ? rpb : rpb > 1 ? 2 : 1;
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
     // Each staged row less its register tail (rows at once: every row has one).
-    const std::int64_t regs =
-        (reg_rounds(c, p) + l2_rounds(c, p)) * c.get<std::int64_t>("threads_per_row") * 16;
+    const std::int64_t regs = reg_rounds(c, p) * c.get<std::int64_t>("threads_per_row") * 16;
     return bufs * ((p.shape.cols / cluster_of(c)) * esize - regs);
 }
 
 bool row_op::two_blocks(const config& c, const problem& p) const {
-    if (l2_rounds(c, p) > 0) return smem_bytes(c, p) <= l2_tail_max;
     return reg_rounds(c, p) > 0 && smem_bytes(c, p) <= smem_rows_with_regs;
 }
 
-std::int64_t row_op::l2_rounds(const config& c, const problem& p) const {
-    const param_value* k = c.find("l2_tail_kib");
-    const std::int64_t* kib = k ? std::get_if<std::int64_t>(k) : nullptr;
-    if (!kib || *kib <= 0 || !l2_tail_form() || forms_ != row_forms::cached || !staged_in_smem(c) ||
-        rows_at_once(c) || c.get<std::int64_t>("rows_per_block") != 1)
-        return 0;
-    const std::int64_t slice =
-        p.shape.cols / cluster_of(c) * static_cast<std::int64_t>(size_of(p.type));
-    const std::int64_t round = c.get<std::int64_t>("threads_per_row") * 16; // bytes
-    if (slice <= *kib * 1024) return 0;
-    return (slice - *kib * 1024 + round - 1) / round;
-}
-
 std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
-    if (forms_ != row_forms::cached || !staged_in_smem(c) || l2_rounds(c, p) > 0) return 0;
+    if (forms_ != row_forms::cached || !staged_in_smem(c)) return 0;
     const std::int64_t slice =
         p.shape.cols / cluster_of(c) * static_cast<std::int64_t>(size_of(p.type));
     const std::int64_t round = c.get<std::int64_t>("threads_per_row") * 16; // bytes
@@ -326,7 +308,6 @@ std::string row_op::source(const config& c, const problem& p) const {
                        "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
                        p.shape.cols, geometry(c, p).block[0]) +
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
-           (l2_rounds(c, p) > 0 ? fmt::format("#define GL_ROUNDS {}\n", l2_rounds(c, p)) : "") +
            (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") + row_common_source +
            (staged_in_smem(c) ? tma_source : "") + body();
 }

@@ -65,8 +65,6 @@ protected:
     /// layernorm: 6 of 6 such configs gained 1.7-26 points (fp32 1024x131072 clusters of 4, 256
     /// threads: 67.5 -> 88.0 %).
     [[nodiscard]] virtual bool slice_tails_two_blocks() const noexcept { return false; }
-    /// Whether the op's staged kernel has the L2-tail form (hand-set key l2_tail_kib; layernorm).
-    [[nodiscard]] virtual bool l2_tail_form() const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).
@@ -79,13 +77,8 @@ private:
     /// Rounds of threads_per_row 16-byte vectors a staged slice over 226 KiB keeps in
     /// registers (its tail; 192 KiB staged), else 0.
     [[nodiscard]] std::int64_t reg_rounds(const config& c, const problem& p) const;
-    /// Whether register tails bring the block to 96 KiB staged, two a SM (launch bounds say so),
-    /// or an L2 tail (l2_tail_kib) to at most 112 KiB.
+    /// Whether register tails bring the block to 96 KiB staged, two a SM (launch bounds say so).
     [[nodiscard]] bool two_blocks(const config& c, const problem& p) const;
-    /// Rounds of threads_per_row 16-byte vectors of a staged slice that the hand-set key
-    /// l2_tail_kib (KiB staged) leaves in global memory: read in the statistics pass and re-read
-    /// from L2 in the store pass (cache-policy hints keep them there), else 0.
-    [[nodiscard]] std::int64_t l2_rounds(const config& c, const problem& p) const;
     row_forms forms_;
 };
 

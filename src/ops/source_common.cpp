@@ -228,14 +228,10 @@ const char* const tma_source = R"(
 // shorter), so each thread's share of a chunk is a compile-time count the loops unroll.
 // Slices too long for shared memory (over 226 KiB: a bf16 row of 131072 in one block) keep their
 // last REG_ROUNDS * TPR vectors in registers, loaded by the threads: SNV vectors are staged.
-// GL_ROUNDS * TPR more (layernorm's l2_tail_kib) stay in global memory, re-read from L2.
 #ifndef REG_ROUNDS
 #define REG_ROUNDS 0
 #endif
-#ifndef GL_ROUNDS
-#define GL_ROUNDS 0
-#endif
-constexpr int SNV = NV - (REG_ROUNDS + GL_ROUNDS) * TPR;
+constexpr int SNV = NV - REG_ROUNDS * TPR;
 constexpr int ROUNDS = (SNV + TPR - 1) / TPR;
 constexpr int NCH0 = ROUNDS >= 8 ? 8 : ROUNDS;
 constexpr int RPC = (ROUNDS + NCH0 - 1) / NCH0;
