@@ -6,6 +6,7 @@
 
 #include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
+#include "row_config.hpp"
 
 #include <string>
 
@@ -19,13 +20,7 @@ std::string fmt_define(const char* name, std::int64_t v) {
 }
 
 config rows(std::int64_t tpr, std::int64_t rpb, std::int64_t cluster, std::int64_t vec) {
-    return {{"threads_per_row", tpr},
-            {"rows_per_block", rpb},
-            {"vec", vec},
-            {"cache_row", true},
-            {"unroll", std::int64_t{1}},
-            {"cluster", cluster},
-            {"stage", std::string("smem_rows")}};
+    return test::row_config(tpr, rpb, cluster, vec, "smem_rows");
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
+#include "row_config.hpp"
 
 #include <string>
 
@@ -16,13 +17,7 @@ using namespace ktune::ops;
 namespace {
 
 config staged(std::int64_t tpr, std::int64_t cluster, std::int64_t vec) {
-    return {{"threads_per_row", tpr},
-            {"rows_per_block", std::int64_t{1}},
-            {"vec", vec},
-            {"cache_row", true},
-            {"unroll", std::int64_t{1}},
-            {"cluster", cluster},
-            {"stage", std::string("smem_tma")}};
+    return test::row_config(tpr, 1, cluster, vec, "smem_tma");
 }
 
 config with(config c, bool exp_once) {
