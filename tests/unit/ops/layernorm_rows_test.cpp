@@ -6,7 +6,7 @@
 
 #include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
-#include "row_config.hpp"
+#include "op_test_support.hpp"
 
 #include <string>
 
@@ -141,8 +141,7 @@ TEST_CASE("layernorm smem_rows sources compile for sm_90 (clusters, rows 2 and 4
           std::pair{rows(512, 2, 1, 8), problem{{4096, 32768}, dtype::bf16}}}) {
         INFO(to_string(p.type) << " " << c.to_string());
         REQUIRE(ln.valid(c, p));
-        const auto r =
-            measure::nvrtc_compile({ln.source(c, p), std::string(kernel_name), "sm_90", {}});
+        const auto r = test::compile_sm90(ln, c, p);
         INFO(r.log);
         CHECK(r.ok);
     }
@@ -232,8 +231,7 @@ TEST_CASE("layernorm's round-2 forms compile for sm_90 (tails, prefetch, packed,
                                std::pair{old, bf}, std::pair{pf4, f}}) {
         INFO(to_string(p.type) << " " << c.to_string());
         REQUIRE(ln.valid(c, p));
-        const auto r =
-            measure::nvrtc_compile({ln.source(c, p), std::string(kernel_name), "sm_90", {}});
+        const auto r = test::compile_sm90(ln, c, p);
         INFO(r.log);
         CHECK(r.ok);
     }
@@ -269,8 +267,7 @@ TEST_CASE("layernorm slice tails (tma_reg_tail) and rows_in_turn") {
     REQUIRE(ln.valid(t, bf, &why));
     CHECK(ln.geometry(t, bf).shared_bytes == 64u * 1024u);
     for (const auto& k : {c, t}) {
-        const auto r =
-            measure::nvrtc_compile({ln.source(k, bf), std::string(kernel_name), "sm_90", {}});
+        const auto r = test::compile_sm90(ln, k, bf);
         INFO(r.log);
         CHECK(r.ok);
     }

@@ -7,7 +7,7 @@
 
 #include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
-#include "row_config.hpp"
+#include "op_test_support.hpp"
 
 #include <string>
 
@@ -26,7 +26,7 @@ config with(config c, bool exp_once) {
 }
 
 measure::compile_result compile(const op& o, const config& c, const problem& p) {
-    return measure::nvrtc_compile({o.source(c, p), std::string(kernel_name), "sm_90", {}});
+    return test::compile_sm90(o, c, p);
 }
 
 } // namespace

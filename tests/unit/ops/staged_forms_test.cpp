@@ -6,7 +6,7 @@
 
 #include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
-#include "row_config.hpp"
+#include "op_test_support.hpp"
 
 #include <string>
 
@@ -90,8 +90,7 @@ TEST_CASE("a staged slice over 226 KiB keeps its tail in registers (one block pe
     for (const auto& [o, p] : {std::pair{&sm, bf}, std::pair{&ln, f}}) {
         const config d = o->default_config(p);
         INFO(o->name() << " " << to_string(p.type) << " " << d.to_string());
-        const auto r =
-            measure::nvrtc_compile({o->source(d, p), std::string(kernel_name), "sm_90", {}});
+        const auto r = test::compile_sm90(*o, d, p);
         INFO(r.log);
         CHECK(r.ok);
     }
@@ -127,7 +126,7 @@ TEST_CASE("transpose: 128-tiles (micro form) within 48 KiB of static shared memo
     c.set("form", std::string("micro"));
     c.set("pack", std::int64_t{0});
     c.set("pad", std::int64_t{0});
-    const auto r = measure::nvrtc_compile({t.source(c, bf), std::string(kernel_name), "sm_90", {}});
+    const auto r = test::compile_sm90(t, c, bf);
     INFO(r.log);
     CHECK(r.ok);
 }

@@ -1,7 +1,10 @@
 #pragma once
-// A cached row-op config built by hand (the ops' unit tests): the space's axes with unroll 1 and
-// cache_row true, which every staged form requires.
+// Helpers of the ops' unit tests: a cached row-op config built by hand (the space's axes with
+// unroll 1 and cache_row true, which every staged form requires), and an op config's source
+// compiled by NVRTC for sm_90 the way the tuner compiles it.
 #include "ktune/core/config.hpp"
+#include "ktune/measure/compile.hpp"
+#include "ktune/ops/op.hpp"
 
 #include <cstdint>
 #include <string>
@@ -13,6 +16,10 @@ inline config row_config(std::int64_t tpr, std::int64_t rpb, std::int64_t cluste
     return {{"threads_per_row", tpr}, {"rows_per_block", rpb},     {"vec", vec},
             {"cache_row", true},      {"unroll", std::int64_t{1}}, {"cluster", cluster},
             {"stage", stage}};
+}
+
+inline measure::compile_result compile_sm90(const op& o, const config& c, const problem& p) {
+    return measure::nvrtc_compile({o.source(c, p), std::string(kernel_name), "sm_90", {}});
 }
 
 } // namespace ktune::ops::test
