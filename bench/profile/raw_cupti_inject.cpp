@@ -6,6 +6,7 @@
 // does not zero them on the launching thread. ktune's cost is measured against it
 // in the same run (bench/profile/gpu_step.sh: step_profile_overhead).
 //   CUDA_INJECTION64_PATH=libraw_cupti_inject.so RAW_CUPTI_KINDS=kernel,memcpy ./app
+// (kinds: kernel, serial_kernel, memcpy, memset, sync, marker, graph = one record per graph launch)
 // Floor probes (session 3), each set before CUDA creates a context:
 //   RAW_CUPTI_KINDS=serial_kernel    CUPTI_ACTIVITY_KIND_KERNEL instead of CONCURRENT_KERNEL
 //   RAW_CUPTI_DEVICE_BUFFER_MB=N     CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE
@@ -140,6 +141,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (has("memset")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
     if (has("sync")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
     if (has("marker")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER);
+    if (has("graph")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
     std::atexit(at_exit);
     return 1;
 }

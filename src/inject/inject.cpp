@@ -13,6 +13,8 @@
 //   KTUNE_DEVICE_BUFFER_MB     CUPTI's device buffer size (ablation)
 //   KTUNE_NVTX_LINK   how kernels learn their NVTX range: window (default), callback,
 //                     external_correlation, locked_map (read by the session; launch_links.hpp)
+//   KTUNE_GRAPH_TRACE graph (default: one record per CUDA graph launch) or node
+//   KTUNE_HW_TRACE=0  instrumented kernel timestamps even where the hardware event system exists
 //   KTUNE_METRICS…  sampled range-profiler metrics (metrics_hook.hpp)
 #include "ktune/trace/session.hpp"
 #include "metrics_hook.hpp"
@@ -111,7 +113,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
             static_cast<std::size_t>(env_seconds("KTUNE_DEVICE_BUFFER_MB") * (1u << 20));
         // The metrics hook needs the subscriber slot for its launch callbacks (one subscriber
         // per process before CUDA 13.3); activity records need none.
-        if (ktune::inject::metrics_requested()) o.hold_subscription = false;
+        if (ktune::inject::metrics_requested()) {
+            o.hold_subscription = false;
+            // Sampled kernels are matched to their launch records by name: graph nodes keep
+            // theirs only when traced node by node (KTUNE_GRAPH_TRACE=graph still wins).
+            o.graph_level = false;
+        }
         auto* s = new ktune::trace::session(std::move(o));
         if (!s->start()) {
             std::fprintf(stderr, "%s\n", s->message().c_str());

@@ -83,6 +83,18 @@ void collector::stage_kernel(const kernel_record& r) {
     staged_.kernels.push_back(r);
 }
 
+void collector::take_kernel(kernel_record& r) {
+    if (has_links_.load(std::memory_order_relaxed) && !attach_range(r)) {
+        waiting_.push_back(r);
+        if (waiting_.size() > options_.max_waiting_kernels) {
+            stage_kernel(waiting_.front());
+            waiting_.pop_front();
+        }
+        return;
+    }
+    stage_kernel(r);
+}
+
 void collector::on_record(const CUpti_Activity* a) {
     switch (a->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -91,15 +103,14 @@ void collector::on_record(const CUpti_Activity* a) {
         const char* name = nullptr;
         decoder_.kernel(a, r, name);
         r.name_id = intern(name);
-        if (has_links_.load(std::memory_order_relaxed) && !attach_range(r)) {
-            waiting_.push_back(r);
-            if (waiting_.size() > options_.max_waiting_kernels) {
-                stage_kernel(waiting_.front());
-                waiting_.pop_front();
-            }
-            break;
-        }
-        stage_kernel(r);
+        take_kernel(r);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+        kernel_record r;
+        decoder_.graph(a, r);
+        r.name_id = graph_name(r.graph_id);
+        take_kernel(r);
         break;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
@@ -168,6 +179,13 @@ void collector::on_record(const CUpti_Activity* a) {
         ++counters_.unknown_records;
         break;
     }
+}
+
+std::uint32_t collector::graph_name(std::uint32_t graph_id) {
+    if (const auto it = graph_names_.find(graph_id); it != graph_names_.end()) return it->second;
+    const std::uint32_t id = intern_text("CUDA graph " + std::to_string(graph_id));
+    graph_names_.emplace(graph_id, id);
+    return id;
 }
 
 std::uint32_t collector::intern_text(const std::string& text) {

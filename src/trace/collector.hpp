@@ -119,10 +119,14 @@ private:
 
     std::uint32_t intern(const char* name);
     std::uint32_t intern_text(const std::string& text);
+    /// "CUDA graph <id>", interned once per graph.
+    std::uint32_t graph_name(std::uint32_t graph_id);
     void enable_launch_links() noexcept;
     /// Stamps the range into `r`; false when it must wait for its launch's API record.
     bool attach_range(kernel_record& r);
     void stage_kernel(const kernel_record& r);
+    /// Stamps the NVTX range and stages `r`, or parks it until its launch's API record comes.
+    void take_kernel(kernel_record& r);
     void on_link_record(const CUpti_Activity* a);
     void release_waiting(bool all);
     void stage_nvtx_locked(); ///< moves the ranges closed so far into staged_ (mutex_ held)
@@ -142,6 +146,7 @@ private:
     trace_counters counters_;
     std::unordered_map<const char*, std::uint32_t> by_pointer_;
     std::unordered_map<std::string, std::uint32_t> by_name_;
+    std::unordered_map<std::uint32_t, std::uint32_t> graph_names_; ///< graph id -> string id
     std::unordered_map<std::uint32_t, open_marker> open_markers_;
     std::vector<std::uint32_t> devices_;
     std::vector<std::uint8_t*> free_buffers_;

@@ -66,6 +66,7 @@ public:
         return cuptiActivityGetNumDroppedRecords(ctx, stream, n);
     }
     CUptiResult timestamp(std::uint64_t* ns) override { return cuptiGetTimestamp(ns); }
+    CUptiResult enable_hw_trace(bool on) override { return cuptiActivityEnableHWTrace(on ? 1 : 0); }
 
 private:
     CUpti_SubscriberHandle subscriber_ = nullptr;

@@ -48,6 +48,9 @@ public:
                                     CUpti_Activity** record) = 0;
     virtual CUptiResult dropped(CUcontext ctx, std::uint32_t stream, std::size_t* n) = 0;
     virtual CUptiResult timestamp(std::uint64_t* ns) = 0;
+    /// cuptiActivityEnableHWTrace: kernel timestamps from the GPU's hardware event system
+    /// instead of instrumented launches (Blackwell and later; NOT_SUPPORTED elsewhere).
+    virtual CUptiResult enable_hw_trace(bool on) = 0;
 };
 
 /// The real CUPTI library.

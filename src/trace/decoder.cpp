@@ -80,13 +80,27 @@ void marker2(const CUpti_Activity* a, marker_event& e) {
     e.domain = m->domain;
 }
 
+void graph_trace2(const CUpti_Activity* a, kernel_record& r) {
+    const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(a);
+    r.start_ns = g->start;
+    r.end_ns = g->end;
+    r.device = g->deviceId;
+    r.context = g->contextId;
+    r.stream = g->streamId;
+    r.correlation = g->correlationId;
+    r.graph_id = g->graphId;
+    r.grid = r.block = {0, 0, 0};
+    r.flags = static_cast<std::uint8_t>(time_flags(g->start, g->end) | flag_graph_launch);
+}
+
 constexpr record_decoder cuda_13_0{"CUDA 13.0/13.1 records (Kernel10, Memcpy6, Memset4, "
-                                   "Synchronization2, Marker2)",
+                                   "Synchronization2, Marker2, GraphTrace2)",
                                    kernel10,
                                    memcpy6,
                                    memset4,
                                    sync2,
-                                   marker2};
+                                   marker2,
+                                   graph_trace2};
 #endif
 
 } // namespace

@@ -27,6 +27,9 @@ struct record_decoder {
     void (*memset)(const CUpti_Activity*, memset_record&);
     void (*sync)(const CUpti_Activity*, sync_record&);
     void (*marker)(const CUpti_Activity*, marker_event&);
+    /// A whole graph launch (GRAPH_TRACE) as a kernel record flagged flag_graph_launch; its
+    /// name is the collector's to give.
+    void (*graph)(const CUpti_Activity*, kernel_record&);
 };
 
 /// The decoder for records written by CUPTI API `version`, or nullptr when this build has none.

@@ -16,13 +16,20 @@ std::string to_json(const trace_environment& e) {
                         {"sm_mhz", g.sm_mhz},
                         {"memory_mhz", g.memory_mhz},
                         {"throttle_reasons", g.throttle_reasons}});
-    const nlohmann::json j{
-        {"ktune_version", e.ktune_version},   {"host", e.host},
-        {"command_line", e.command_line},     {"pid", e.pid},
-        {"start_unix_ns", e.start_unix_ns},   {"start_trace_ns", e.start_trace_ns},
-        {"cupti_version", e.cupti_version},   {"toolkit_version", e.toolkit_version},
-        {"nvtx_link", e.nvtx_link},           {"driver_api_version", e.driver_api_version},
-        {"driver_version", e.driver_version}, {"gpus", gpus}};
+    const nlohmann::json j{{"ktune_version", e.ktune_version},
+                           {"host", e.host},
+                           {"command_line", e.command_line},
+                           {"pid", e.pid},
+                           {"start_unix_ns", e.start_unix_ns},
+                           {"start_trace_ns", e.start_trace_ns},
+                           {"cupti_version", e.cupti_version},
+                           {"toolkit_version", e.toolkit_version},
+                           {"nvtx_link", e.nvtx_link},
+                           {"graph_trace", e.graph_trace},
+                           {"kernel_timestamps", e.kernel_timestamps},
+                           {"driver_api_version", e.driver_api_version},
+                           {"driver_version", e.driver_version},
+                           {"gpus", gpus}};
     return j.dump();
 }
 
@@ -39,6 +46,8 @@ trace_environment environment_from_json(const std::string& text) {
         e.cupti_version = j.value("cupti_version", std::uint32_t{0});
         e.toolkit_version = j.value("toolkit_version", 0);
         e.nvtx_link = j.value("nvtx_link", "");
+        e.graph_trace = j.value("graph_trace", "");
+        e.kernel_timestamps = j.value("kernel_timestamps", "");
         e.driver_api_version = j.value("driver_api_version", 0);
         e.driver_version = j.value("driver_version", "");
         for (const auto& g : j.value("gpus", nlohmann::json::array())) {

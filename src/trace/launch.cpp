@@ -72,6 +72,7 @@ launch_result run_profiled(const launch_request& req) {
         setenv("KTUNE_DURATION", std::to_string(req.duration_s).c_str(), 1);
         if (!req.record.empty()) setenv("KTUNE_RECORD", req.record.c_str(), 1);
         if (!req.nvtx_link.empty()) setenv("KTUNE_NVTX_LINK", req.nvtx_link.c_str(), 1);
+        if (!req.graph_trace.empty()) setenv("KTUNE_GRAPH_TRACE", req.graph_trace.c_str(), 1);
         ::fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
         execvp(argv[0], argv.data());
         const int err = errno;

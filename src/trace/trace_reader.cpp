@@ -141,6 +141,8 @@ read_status trace_reader::read(trace_visitor& v) {
             m.env.gpus = end.gpus;
             m.env.driver_version = end.driver_version;
             m.env.driver_api_version = end.driver_api_version;
+            // The mode is decided when recording begins (CUPTI may refuse graph-level records).
+            if (!end.graph_trace.empty()) m.env.graph_trace = end.graph_trace;
             continue;
         }
         if (type == detail::chunk::footer) {

@@ -45,6 +45,11 @@ command add_profile(CLI::App& root) {
                     "threads have ranges open) or callback (the launching thread's range, "
                     "+0.6 us per launch)")
         ->check(CLI::IsMember({"window", "callback"}));
+    app->add_option("--graph-trace", o->request.graph_trace,
+                    "CUDA graph launches: graph (default: one record per launch, its first "
+                    "node's start to its last node's end) or node (one record per kernel, copy "
+                    "and memset node; costs CUPTI a record per node; the default with --metrics)")
+        ->check(CLI::IsMember({"graph", "node"}));
     app->add_option("--limit", o->limit, "Rows of the top table printed at the end")
         ->capture_default_str();
     app->add_flag("--no-top", o->no_top, "Do not print the top table");

@@ -35,6 +35,12 @@ struct trace_environment {
     /// How kernels learned their NVTX range: "callback", "window", "external_correlation",
     /// "locked_map"; empty when NVTX was not recorded or the trace predates session 3.
     std::string nvtx_link;
+    /// How CUDA graph launches were recorded: "graph" (one record per launch), "node" (one
+    /// per kernel, copy and memset node); empty in traces that predate the choice (node).
+    std::string graph_trace;
+    /// Where kernel timestamps came from: "hardware_events" (CUPTI's HW trace, Blackwell and
+    /// later) or "instrumented" (CUPTI's per-launch semaphores); empty in older traces.
+    std::string kernel_timestamps;
     // Filled at the end of the recording:
     int driver_api_version = 0; ///< cuDriverGetVersion, e.g. 13000
     std::string driver_version; ///< NVML, e.g. "580.159.04"

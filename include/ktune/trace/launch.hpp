@@ -18,6 +18,9 @@ struct launch_request {
     /// KTUNE_NVTX_LINK: how kernels learn their NVTX range (callback, window); empty: the
     /// session's default.
     std::string nvtx_link;
+    /// KTUNE_GRAPH_TRACE: "graph" (one record per graph launch) or "node"; empty: the
+    /// session's default (graph).
+    std::string graph_trace;
     std::vector<std::string> command;
     std::string inject_library; ///< empty: find it next to the running executable
 };

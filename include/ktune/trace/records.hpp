@@ -16,6 +16,10 @@ enum record_flag : std::uint8_t {
     /// never treated as 0 ns.
     flag_no_timestamp = 1,
     flag_device_launched = 2, ///< launched from the device (CUDA dynamic parallelism)
+    /// A whole CUDA graph launch (graph-level tracing, the default): one record from the first
+    /// node's start to the last node's end, named "CUDA graph <id>", grid and block 0.
+    /// docs/formats.md#ktrace says how readers treat it.
+    flag_graph_launch = 4,
 };
 
 struct dim3_u {

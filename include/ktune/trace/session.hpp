@@ -47,6 +47,15 @@ struct session_options {
     /// KTUNE_NVTX_LINK=callback|external_correlation|locked_map|window in the environment
     /// overrides it.
     nvtx_link link = nvtx_link::window;
+    /// One record per CUDA graph launch (CUPTI's GRAPH_TRACE, what Nsight Systems does by
+    /// default) instead of one per node: a graph of 1,000 kernels costs CUPTI one record, and
+    /// cudaGraphLaunch keeps returning early (docs/perf/profile.md#graph-trace). Where this
+    /// CUPTI cannot, nodes are recorded and the environment says "node".
+    bool graph_level = true;
+    /// Kernel timestamps from the GPU's hardware event system where CUPTI offers it (cheaper per
+    /// launch than instrumented launches); the environment says which ran. KTUNE_HW_TRACE=0
+    /// turns it off.
+    bool hw_trace = true;
     /// Keep CUPTI's subscriber slot for the whole session (false: claim it at start only to
     /// detect another CUPTI client, then release it).
     bool hold_subscription = true;

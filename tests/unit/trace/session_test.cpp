@@ -8,7 +8,9 @@
 #include "ktune/trace/session.hpp"
 #include "ktune/trace/trace_file.hpp"
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 using namespace ktune;
 using namespace ktune::trace;
@@ -132,6 +134,105 @@ TEST_CASE("session records every kind of synthetic CUPTI record through the real
     CHECK(r.environment().cupti_version == CUPTI_API_VERSION);
     CHECK(r.environment().start_trace_ns == 1000);
     std::filesystem::remove(path);
+}
+
+TEST_CASE("graph-level tracing: one record per graph launch, named, flagged, in the environment") {
+    const auto path = temp_path("graph.ktrace");
+    auto fake_owner = std::make_unique<test::fake_cupti>();
+    auto* fake = fake_owner.get();
+    session s(opts(path), std::move(fake_owner));
+    REQUIRE(s.start());
+    // Off until the program instantiates its first graph (a runtime call reaches the driver's).
+    CHECK_FALSE(fake->kind_on(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+    fake->launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+                 2);
+    CHECK(fake->kind_on(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+    fake->add(test::make_kernel(k_axpy, 100, 200, 1)); // a kernel launched outside graphs
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        CUpti_ActivityGraphTrace2 g{};
+        g.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+        g.correlationId = 10 + i;
+        g.start = 1000 + 1000 * i, g.end = 1900 + 1000 * i;
+        g.graphId = i == 2 ? 9 : 4;
+        g.streamId = 7;
+        fake->add(g);
+    }
+    fake->deliver();
+    s.stop();
+    CHECK(fake->instantiate_callbacks.empty());
+    REQUIRE(s.save());
+
+    trace_reader r(path);
+    collected c;
+    REQUIRE(r.read(c).complete);
+    CHECK(r.environment().graph_trace == "graph");
+    REQUIRE(c.kernels.size() == 4);
+    CHECK_FALSE(c.kernels[0].flags & flag_graph_launch);
+    for (std::size_t i = 1; i < 4; ++i) {
+        CHECK(c.kernels[i].flags & flag_graph_launch);
+        CHECK(c.kernels[i].duration_ns() == 900);
+        CHECK(c.kernels[i].stream == 7);
+        CHECK(c.kernels[i].correlation == 9 + i);
+        CHECK(c.kernels[i].grid == dim3_u{0, 0, 0});
+    }
+    CHECK(r.string(c.kernels[1].name_id).demangled == "CUDA graph 4");
+    CHECK(c.kernels[1].name_id == c.kernels[2].name_id); // interned once per graph
+    CHECK(r.string(c.kernels[3].name_id).demangled == "CUDA graph 9");
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("graph tracing by node on request, and where CUPTI cannot trace graphs whole") {
+    for (const bool unsupported : {false, true}) {
+        const auto path = temp_path("graph_node.ktrace");
+        auto fake_owner = std::make_unique<test::fake_cupti>();
+        auto* fake = fake_owner.get();
+        if (unsupported) fake->unsupported = {CUPTI_ACTIVITY_KIND_GRAPH_TRACE};
+        auto o = opts(path);
+        o.graph_level = unsupported;
+        session s(o, std::move(fake_owner));
+        REQUIRE(s.start());
+        fake->launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2, 2);
+        CHECK_FALSE(fake->kind_on(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+        CHECK(fake->kind_on(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+        s.stop();
+        REQUIRE(s.save());
+        trace_reader r(path);
+        collected c;
+        REQUIRE(r.read(c).complete);
+        CHECK(r.environment().graph_trace == "node");
+        std::filesystem::remove(path);
+    }
+}
+
+TEST_CASE("graph-level records from the start when recording begins after a delay") {
+    const auto path = temp_path("graph_delay.ktrace");
+    auto fake_owner = std::make_unique<test::fake_cupti>();
+    auto* fake = fake_owner.get();
+    session s(opts(path, 0.01), std::move(fake_owner));
+    REQUIRE(s.start());
+    for (int i = 0; i < 500 && !fake->kind_on(CUPTI_ACTIVITY_KIND_GRAPH_TRACE); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    CHECK(fake->kind_on(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)); // graphs may predate the recording
+    s.stop();
+    CHECK_FALSE(fake->kind_on(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+    REQUIRE(s.save());
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("kernel timestamps from the hardware event system where CUPTI offers it, and said so") {
+    for (const bool supported : {false, true}) {
+        const auto path = temp_path("hw_trace.ktrace");
+        auto fake_owner = std::make_unique<test::fake_cupti>();
+        fake_owner->hw_trace_supported = supported;
+        session s(opts(path), std::move(fake_owner));
+        REQUIRE(s.start());
+        s.stop();
+        REQUIRE(s.save());
+        trace_reader r(path);
+        CHECK(r.environment().kernel_timestamps ==
+              (supported ? "hardware_events" : "instrumented"));
+        std::filesystem::remove(path);
+    }
 }
 
 TEST_CASE("session refuses an unknown CUPTI version with a clear message") {
