@@ -4,9 +4,8 @@
 # and PROFILE_GRAPH_COUNTS=0 skips the record counts; in each round, every variant is
 # its own process, variants interleaved. Variants: base (unprofiled); raw / raw_kmm / raw_graph =
 # bench/profile/raw_cupti_inject.cpp enabling kernel / kernel,memcpy,memset / kernel,graph records,
-# nothing else (the CUPTI floor); k_graph / k_default = `ktune profile` defaults (graph-level
-# records from the first graph instantiation), *_eager = graph-level records from the start
-# (KTUNE_GRAPH_TRACE_EAGER=1), k_node = --graph-trace node, k_kernel = --record kernel. Writes $OUT/profile_graph.jsonl and the table
+# nothing else (the CUPTI floor); k_graph / k_default = `ktune profile` defaults (graph-level),
+# k_node = --graph-trace node, k_kernel = --record kernel. Writes $OUT/profile_graph.jsonl and the table
 # $OUT/profile_graph.txt; the record counts ("nothing lost") go to the summary.
 step_profile_graph() {
     local k=$PWD/build-gpu/tools/ktune-cli/ktune b=$PWD/build-gpu/bench/profile
@@ -28,7 +27,6 @@ step_profile_graph() {
         rw raw kernel >>"$j"
         rw raw_graph kernel,graph >>"$j"
         kt k_graph >>"$j"
-        KTUNE_GRAPH_TRACE_EAGER=1 kt k_graph_eager >>"$j"
         kt k_node --graph-trace node >>"$j"
         cmd=("$b/profile_workload" tiny 20000)
         "${cmd[@]}" | tag base >>"$j"
@@ -36,7 +34,6 @@ step_profile_graph() {
         rw raw_g kernel,graph >>"$j"
         rw raw_kmm kernel,memcpy,memset >>"$j"
         kt k_kernel --record kernel >>"$j"
-        KTUNE_GRAPH_TRACE_EAGER=1 kt k_kernel_eager --record kernel >>"$j"
         kt k_kernel_node --record kernel --graph-trace node >>"$j"
         kt k_default >>"$j"
         cmd=(python3 $py base)
@@ -53,7 +50,6 @@ step_profile_graph() {
         "${cmd[@]}" | sed 's/cpp_graph/cpp_graph10x200/' | tag base >>"$j"
         rw raw_graph kernel,graph | sed 's/cpp_graph/cpp_graph10x200/' >>"$j"
         kt k_graph | sed 's/cpp_graph/cpp_graph10x200/' >>"$j"
-        KTUNE_GRAPH_TRACE_EAGER=1 kt k_graph_eager | sed 's/cpp_graph/cpp_graph10x200/' >>"$j"
         kt k_node --graph-trace node | sed 's/cpp_graph/cpp_graph10x200/' >>"$j"
     done
     python3 bench/profile/summarize.py "$j" >"$OUT/profile_graph.txt"

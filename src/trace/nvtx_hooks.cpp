@@ -3,8 +3,6 @@
 // thread whose stack is already deep enough.
 #include "nvtx_hooks.hpp"
 
-#include "graph_trace.hpp"
-
 #include "collector.hpp"
 #include "launch_links.hpp"
 
@@ -395,11 +393,6 @@ void drain_launch_links(const std::function<void(const launch_link&)>& f) {
 void CUPTIAPI launch_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                               const void* data) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_graph_instantiate(id)) {
-        if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER)
-            fire_graph_trace();
-        return;
-    }
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API && id == CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion) {
         const auto* d = static_cast<const CUpti_CallbackData*>(data);
         if (d->callbackSite == CUPTI_API_ENTER) t_marker = d->correlationId;

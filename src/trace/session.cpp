@@ -5,7 +5,6 @@
 
 #include "collector.hpp"
 #include "gpu_probe.hpp"
-#include "graph_trace.hpp"
 #include "ktune/core/clocks.hpp"
 #include "ktune/core/version.hpp"
 #include "nvtx_hooks.hpp"
@@ -83,13 +82,6 @@ nvtx_link choose_link(nvtx_link link, bool subscribed) {
     return link;
 }
 
-/// KTUNE_GRAPH_TRACE_EAGER=1: graph-level records from the start, not from the first graph
-/// instantiation (an ablation: bench/profile/gpu_step_graph.sh).
-bool eager_graph_trace() {
-    const char* e = std::getenv("KTUNE_GRAPH_TRACE_EAGER");
-    return e && std::string(e) == "1";
-}
-
 } // namespace
 
 struct session::impl {
@@ -110,21 +102,13 @@ struct session::impl {
     void enable() noexcept {
         if (enabled.exchange(true)) return;
         if (options.nvtx) detail::set_nvtx_target(collector.get());
-        for (auto k : kinds) {
-            if (api->enable(k) == CUPTI_SUCCESS) continue;
-            if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+        for (auto k : kinds)
+            if (api->enable(k) != CUPTI_SUCCESS && k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
                 std::fputs("ktune: cannot enable kernel records; the trace will be empty\n",
                            stderr);
-        }
-        if (!options.graph_level) return;
-        // At the first graph instantiation (graph_trace.hpp); graphs instantiated before a
-        // delayed start are not seen there, and a session without the subscriber sees none.
-        if (subscribed && options.delay_s <= 0 && !eager_graph_trace()) {
-            detail::arm_graph_trace(api.get());
-            detail::set_graph_instantiate_callbacks(*api, true);
-        } else if (api->enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != CUPTI_SUCCESS) {
-            env.graph_trace = "node"; // CUPTI reports every node instead: the trailer says so
-        }
+        // Without graph-level records CUPTI reports every node: the trailer says so.
+        if (options.graph_level && api->enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != CUPTI_SUCCESS)
+            env.graph_trace = "node";
     }
     void disable() noexcept {
         if (!enabled.exchange(false)) return;
@@ -132,13 +116,7 @@ struct session::impl {
         collector->stop_launch_links();
         for (auto k : kinds)
             api->disable(k);
-        if (options.graph_level) {
-            detail::arm_graph_trace(nullptr);
-            if (subscribed) detail::set_graph_instantiate_callbacks(*api, false);
-            if (detail::graph_trace_status() == detail::graph_trace_state::refused)
-                env.graph_trace = "node";
-            api->disable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-        }
+        if (options.graph_level) api->disable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
         api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     }
     bool wait(double seconds) { // false when stopped early

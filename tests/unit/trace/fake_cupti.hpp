@@ -2,7 +2,6 @@
 // A fake CUPTI behind the seam: records are packed into buffers handed out by the collector's
 // own buffer-requested callback and returned through buffer-completed, as CUPTI does.
 #include "trace/cupti_seam.hpp"
-#include "trace/graph_trace.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -20,8 +19,6 @@ public:
     std::size_t dropped_per_buffer = 0;
     std::vector<CUpti_ActivityKind> enabled;
     std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> callbacks;
-    /// The graph-instantiate callbacks (graph_trace.hpp), apart from the launch callbacks.
-    std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> instantiate_callbacks;
     std::vector<CUpti_ActivityAttribute> attributes;
     std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> api_records, api_off;
     callback_fn callback = nullptr;
@@ -58,11 +55,8 @@ public:
         return subscribe_result;
     }
     CUptiResult enable_callback(CUpti_CallbackDomain d, CUpti_CallbackId id, bool on) override {
-        auto& list = d == CUPTI_CB_DOMAIN_DRIVER_API && trace::detail::is_graph_instantiate(id)
-                         ? instantiate_callbacks
-                         : callbacks;
-        std::erase(list, std::make_pair(d, id));
-        if (on) list.emplace_back(d, id);
+        std::erase(callbacks, std::make_pair(d, id));
+        if (on) callbacks.emplace_back(d, id);
         return CUPTI_SUCCESS;
     }
     CUptiResult set_attribute(CUpti_ActivityAttribute a, std::size_t, void*) override {
@@ -117,7 +111,7 @@ public:
         CUpti_CallbackData data{};
         data.correlationId = correlation;
         last_correlation = std::max(last_correlation, correlation);
-        const bool cb = (on(callbacks, d, id) || on(instantiate_callbacks, d, id)) && callback;
+        const bool cb = on(callbacks, d, id) && callback;
         if (cb) {
             data.callbackSite = CUPTI_API_ENTER;
             callback(nullptr, d, id, &data);
