@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Start-up cost of the commands that do little work (docs/perf/startup.md): wall time
-# and peak RSS of `ktune --version`, `ktune top` on a small bundled trace and `ktune cache get`,
+# and peak RSS of `ktune --version`, `ktune top` on a small bundled trace and `ktune cache get`
+# (cache get*: the key's environment from this machine),
 # each run RUNS times (default 20) after one warm-up; prints median and min..max. Needs no GPU.
 #
 #   bench/startup/run.sh [KTUNE]          # default: build/tools/ktune-cli/ktune
@@ -46,5 +47,9 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "ktune: $ktune ($("$ktune" --version)), $runs runs each, medians (min..max)"
 report --version "$ktune" --version
 report top "$ktune" top examples/data/transformer_layer_h200.ktrace
-report 'cache get' "$ktune" cache get softmax --shape 8192x8192 --dtype bf16 \
+# A hit for a key given in full (no GPU query), and a key for this machine (queries the GPU
+# through the CUDA runtime; without a GPU that is the usage error that says what to give).
+report 'cache get' "$ktune" cache get gemm --shape 1024x1024 --dtype fp16 --op-version v3 \
+    --arch sm_90 --toolkit 13.0 --driver 580 -f tests/data/cache/small.json
+report 'cache get*' "$ktune" cache get softmax --shape 8192x8192 --dtype bf16 \
     -f tests/data/cache/small.json
