@@ -1,10 +1,12 @@
 // The run-time loader behind cuBLASLt, NVRTC and XGBoost (core/shared_library.hpp), and the
-// NVRTC loader itself: the compile tests reach NVRTC only through it.
+// NVRTC and cuBLASLt loaders themselves (soname and every entry point, no GPU needed): the
+// compile tests reach NVRTC only through it.
 #include "catch.hpp"
 
 #include "core/nvrtc_api.hpp"
 #include "core/shared_library.hpp"
 #include "ktune/core/error.hpp"
+#include "metrics/cublaslt_api.hpp"
 
 #include <string>
 #include <unistd.h>
@@ -48,4 +50,13 @@ TEST_CASE("NVRTC is opened on first use and reports the toolkit's version") {
     REQUIRE(rtc.nvrtcVersion(&major, &minor) == NVRTC_SUCCESS);
     CHECK(major >= 12);
     CHECK(&rtc == &ktune::detail::nvrtc()); // once per process
+}
+
+TEST_CASE("cuBLASLt is opened on first use with every entry point ktune calls") {
+    const auto& lt = ktune::metrics::detail::cublaslt();
+    CHECK(lt.cublasLtMatmul != nullptr);
+    CHECK(lt.cublasLtMatmulAlgoGetHeuristic != nullptr);
+    // A call that needs no GPU: the library answers through the resolved pointer.
+    CHECK(std::string(lt.cublasLtGetStatusName(CUBLAS_STATUS_NOT_SUPPORTED)) ==
+          "CUBLAS_STATUS_NOT_SUPPORTED");
 }
