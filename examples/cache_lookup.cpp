@@ -36,14 +36,11 @@ int main(int argc, char** argv) {
     const std::string file = argc > 1 ? argv[1] : kc::default_cache_path().string();
     const std::int64_t n = argc > 2 ? std::atoll(argv[2]) : (1 << 24) + 12345;
 
-    kc::environment env;
-    bool have_gpu = true;
-    try {
-        env = kc::environment::current();
-    } catch (const ktune::error& e) {
-        std::printf("no GPU (%s): looking up for sm_90 / CUDA 13.0 / driver 580\n", e.what());
+    kc::environment env = kc::environment::current();
+    const bool have_gpu = env.has_gpu();
+    if (!have_gpu) {
+        std::printf("no GPU: looking up for sm_90 / CUDA 13.0 / driver 580\n");
         env = {"sm_90", 13000, 580, kc::current_protocol};
-        have_gpu = false;
     }
 
     // Once at start-up: load, and build the key with the op's bucket policy.

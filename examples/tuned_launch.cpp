@@ -36,7 +36,12 @@ int main(int argc, char** argv) {
         std::printf("%s %s %s: tier %s, config %s\n", argv[2], argv[3], argv[4],
                     std::string(cache::to_string(hit.tier)).c_str(), hit.cfg->to_string().c_str());
 
-        const auto arch = cache::environment::current().arch;
+        const auto env = cache::environment::current();
+        if (!env.has_gpu()) {
+            std::fprintf(stderr, "no CUDA GPU: the lookup above is all that runs here\n");
+            return 2;
+        }
+        const auto& arch = env.arch;
         const measure::cubin_cache cubins(measure::cubin_cache::default_dir());
         const auto bin = measure::compile_cached(
             {o.source(*hit.cfg, rq.prob), std::string(ops::kernel_name), arch, {}}, &cubins);

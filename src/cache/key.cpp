@@ -79,12 +79,17 @@ bool same_family(const cache_key& a, const cache_key& b) noexcept {
 
 environment environment::current(int ordinal) {
     const device_query q = query_devices();
+    if (q.devices.empty()) {
+        // No GPU (or no driver): an application must still start and launch its defaults, so
+        // the key gets an arch no entry has instead of an exception (README, Embedding).
+        environment e;
+        e.arch = std::string(unknown_arch);
+        e.toolkit = q.versions.runtime;
+        return e;
+    }
     if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= q.devices.size())
-        throw error(
-            error_kind::no_device,
-            q.devices.empty()
-                ? fmt::format("no CUDA GPU for a cache key: {}", q.no_device_reason)
-                : fmt::format("GPU {} does not exist ({} visible)", ordinal, q.devices.size()));
+        throw error(error_kind::no_device,
+                    fmt::format("GPU {} does not exist ({} visible)", ordinal, q.devices.size()));
     environment e;
     e.arch = q.devices[static_cast<std::size_t>(ordinal)].arch();
     e.toolkit = q.versions.runtime;

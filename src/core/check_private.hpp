@@ -2,13 +2,14 @@
 // Check macros for the C APIs that public headers must never see (NVRTC, CUPTI). Include only
 // from src/. The NVRTC variant attaches the compile log, the first thing anyone asks for.
 //
-//   KTUNE_NVRTC_CALL(nvrtcCompileProgram(prog, n, opts), prog);
+//   KTUNE_NVRTC_CALL(nvrtc().nvrtcCompileProgram(prog, n, opts), prog);
 //   KTUNE_CUPTI_CALL(cuptiActivityFlushAll(0));
 
 #include "ktune/core/error.hpp"
 
+#include "core/nvrtc_api.hpp"
+
 #include <cupti.h>
-#include <nvrtc.h>
 
 #include <cstdio>
 #include <string>
@@ -17,9 +18,9 @@ namespace ktune::detail {
 
 inline std::string nvrtc_log(nvrtcProgram prog) {
     std::size_t n = 0;
-    if (!prog || nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n <= 1) return {};
+    if (!prog || nvrtc().nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n <= 1) return {};
     std::string log(n, '\0');
-    if (nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) return {};
+    if (nvrtc().nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) return {};
     log.resize(n - 1);
     return log;
 }
@@ -27,7 +28,7 @@ inline std::string nvrtc_log(nvrtcProgram prog) {
 [[noreturn]] inline void throw_nvrtc(nvrtcResult rc, nvrtcProgram prog, const char* call,
                                      const char* file, int line) {
     std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + call +
-                      " failed: " + nvrtcGetErrorString(rc);
+                      " failed: " + nvrtc().nvrtcGetErrorString(rc);
     if (auto log = nvrtc_log(prog); !log.empty()) msg += "\ncompile log:\n" + log;
     throw error(error_kind::nvrtc, msg);
 }

@@ -69,26 +69,29 @@ std::vector<std::string> base_options(const std::string& arch, bool minimal) {
 program_output compile_program(const std::string& source,
                                const std::vector<std::string>& name_expressions,
                                std::vector<std::string> opts) {
+    const auto& rtc = ktune::detail::nvrtc();
     nvrtcProgram raw = nullptr;
     KTUNE_NVRTC_CALL(
-        nvrtcCreateProgram(&raw, source.c_str(), "ktune_candidate.cu", 0, nullptr, nullptr), raw);
+        rtc.nvrtcCreateProgram(&raw, source.c_str(), "ktune_candidate.cu", 0, nullptr, nullptr),
+        raw);
     program prog(raw);
     for (const auto& n : name_expressions)
-        KTUNE_NVRTC_CALL(nvrtcAddNameExpression(prog.get(), n.c_str()), prog.get());
+        KTUNE_NVRTC_CALL(rtc.nvrtcAddNameExpression(prog.get(), n.c_str()), prog.get());
     std::vector<const char*> argv;
     for (const auto& o : opts)
         argv.push_back(o.c_str());
-    KTUNE_NVRTC_CALL(nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data()),
-                     prog.get());
+    KTUNE_NVRTC_CALL(
+        rtc.nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data()),
+        prog.get());
     program_output out;
     out.log = ktune::detail::nvrtc_log(prog.get());
     std::size_t n = 0;
-    KTUNE_NVRTC_CALL(nvrtcGetCUBINSize(prog.get(), &n), prog.get());
+    KTUNE_NVRTC_CALL(rtc.nvrtcGetCUBINSize(prog.get(), &n), prog.get());
     out.cubin.resize(n);
-    KTUNE_NVRTC_CALL(nvrtcGetCUBIN(prog.get(), out.cubin.data()), prog.get());
+    KTUNE_NVRTC_CALL(rtc.nvrtcGetCUBIN(prog.get(), out.cubin.data()), prog.get());
     for (const auto& name : name_expressions) {
         const char* lowered = nullptr;
-        KTUNE_NVRTC_CALL(nvrtcGetLoweredName(prog.get(), name.c_str(), &lowered), prog.get());
+        KTUNE_NVRTC_CALL(rtc.nvrtcGetLoweredName(prog.get(), name.c_str(), &lowered), prog.get());
         out.lowered.emplace_back(lowered);
     }
     return out;
@@ -124,7 +127,11 @@ using detail::write_atomic;
 
 int nvrtc_version() {
     int major = 0, minor = 0;
-    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return 0;
+    try {
+        if (ktune::detail::nvrtc().nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return 0;
+    } catch (const error&) {
+        return 0; // no libnvrtc here: callers read 0 as "unknown"
+    }
     return major * 1000 + minor * 10;
 }
 

@@ -1,8 +1,7 @@
 #pragma once
 // NVRTC plumbing shared by the single and the batched compile (compile.cpp, compile_batch.cpp).
+#include "core/nvrtc_api.hpp"
 #include "ktune/core/handle.hpp"
-
-#include <nvrtc.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -13,7 +12,9 @@
 namespace ktune::measure::detail {
 
 struct program_deleter {
-    void operator()(nvrtcProgram p) const noexcept { nvrtcDestroyProgram(&p); }
+    void operator()(nvrtcProgram p) const noexcept {
+        ktune::detail::nvrtc().nvrtcDestroyProgram(&p);
+    }
 };
 using program = unique_handle<nvrtcProgram, program_deleter>;
 

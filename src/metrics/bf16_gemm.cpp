@@ -1,10 +1,11 @@
 #include "bf16_gemm.hpp"
 
+#include "cublaslt_api.hpp"
+
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/error.hpp"
 
-#include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -16,51 +17,52 @@ namespace {
 
 void check(cublasStatus_t st, const char* call) {
     if (st != CUBLAS_STATUS_SUCCESS)
-        throw error(error_kind::unsupported,
-                    fmt::format("{} failed: {} ({})", call, cublasLtGetStatusName(st), int(st)));
+        throw error(
+            error_kind::unsupported,
+            fmt::format("{} failed: {} ({})", call, cublaslt().cublasLtGetStatusName(st), int(st)));
 }
 #define KTUNE_LT(expr) check((expr), #expr)
 
-template <class T, auto Destroy>
-struct lt_deleter {
-    void operator()(T p) const noexcept { (void)Destroy(p); }
-};
-template <class T, auto Destroy>
-using lt_ptr = std::unique_ptr<std::remove_pointer_t<T>, lt_deleter<T, Destroy>>;
+// The destroy functions come from the loaded library, so the deleter holds a pointer to one.
+template <class T>
+using lt_ptr = std::unique_ptr<std::remove_pointer_t<T>, cublasStatus_t (*)(T)>;
 
 } // namespace
 
 void time_bf16_gemm(std::size_t n, int repeats, std::vector<double>& ms) {
     const auto dim = static_cast<std::uint64_t>(n);
+    const cublaslt_api& lt = cublaslt();
     cublasLtHandle_t raw_handle = nullptr;
-    KTUNE_LT(cublasLtCreate(&raw_handle));
-    lt_ptr<cublasLtHandle_t, cublasLtDestroy> handle(raw_handle);
+    KTUNE_LT(lt.cublasLtCreate(&raw_handle));
+    lt_ptr<cublasLtHandle_t> handle(raw_handle, lt.cublasLtDestroy);
 
     cublasLtMatmulDesc_t raw_op = nullptr;
-    KTUNE_LT(cublasLtMatmulDescCreate(&raw_op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    lt_ptr<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> op(raw_op);
+    KTUNE_LT(lt.cublasLtMatmulDescCreate(&raw_op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    lt_ptr<cublasLtMatmulDesc_t> op(raw_op, lt.cublasLtMatmulDescDestroy);
     // A transposed, B not: the layout cuBLAS's fastest Hopper kernels (and PyTorch) use.
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    KTUNE_LT(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    KTUNE_LT(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    KTUNE_LT(
+        lt.cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    KTUNE_LT(
+        lt.cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
 
     cublasLtMatrixLayout_t raw_layout = nullptr;
-    KTUNE_LT(cublasLtMatrixLayoutCreate(&raw_layout, CUDA_R_16BF, dim, dim,
-                                        static_cast<std::int64_t>(dim)));
-    lt_ptr<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> layout(raw_layout);
+    KTUNE_LT(lt.cublasLtMatrixLayoutCreate(&raw_layout, CUDA_R_16BF, dim, dim,
+                                           static_cast<std::int64_t>(dim)));
+    lt_ptr<cublasLtMatrixLayout_t> layout(raw_layout, lt.cublasLtMatrixLayoutDestroy);
 
     cublasLtMatmulPreference_t raw_pref = nullptr;
-    KTUNE_LT(cublasLtMatmulPreferenceCreate(&raw_pref));
-    lt_ptr<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> pref(raw_pref);
+    KTUNE_LT(lt.cublasLtMatmulPreferenceCreate(&raw_pref));
+    lt_ptr<cublasLtMatmulPreference_t> pref(raw_pref, lt.cublasLtMatmulPreferenceDestroy);
     const std::size_t workspace_bytes = std::size_t{64} << 20;
-    KTUNE_LT(cublasLtMatmulPreferenceSetAttribute(pref.get(),
-                                                  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                  &workspace_bytes, sizeof workspace_bytes));
+    KTUNE_LT(lt.cublasLtMatmulPreferenceSetAttribute(pref.get(),
+                                                     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                     &workspace_bytes, sizeof workspace_bytes));
     cublasLtMatmulHeuristicResult_t heuristic{};
     int found = 0;
-    KTUNE_LT(cublasLtMatmulAlgoGetHeuristic(handle.get(), op.get(), layout.get(), layout.get(),
-                                            layout.get(), layout.get(), pref.get(), 1, &heuristic,
-                                            &found));
+    KTUNE_LT(lt.cublasLtMatmulAlgoGetHeuristic(handle.get(), op.get(), layout.get(), layout.get(),
+                                               layout.get(), layout.get(), pref.get(), 1,
+                                               &heuristic, &found));
     if (found == 0)
         throw error(error_kind::unsupported, "cuBLASLt has no bf16 GEMM algorithm here");
 
@@ -73,9 +75,10 @@ void time_bf16_gemm(std::size_t n, int repeats, std::vector<double>& ms) {
     cuda_stream stream;
     cuda_event start, stop;
     const auto run = [&] {
-        KTUNE_LT(cublasLtMatmul(handle.get(), op.get(), &alpha, a.data(), layout.get(), b.data(),
-                                layout.get(), &beta, c.data(), layout.get(), c.data(), layout.get(),
-                                &heuristic.algo, workspace.data(), workspace_bytes, stream.get()));
+        KTUNE_LT(lt.cublasLtMatmul(handle.get(), op.get(), &alpha, a.data(), layout.get(), b.data(),
+                                   layout.get(), &beta, c.data(), layout.get(), c.data(),
+                                   layout.get(), &heuristic.algo, workspace.data(), workspace_bytes,
+                                   stream.get()));
     };
     for (int i = 0; i < 3; ++i)
         run();

@@ -1,6 +1,7 @@
 // Exhaustive and random search, and the table of built-in strategies.
 #include "tune/strategies.hpp"
 #include "tune/strategy_util.hpp"
+#include "tune/surrogate.hpp"
 
 namespace ktune::tune::detail {
 namespace {
@@ -60,10 +61,11 @@ std::vector<std::pair<strategy_info, factory>> builtin_strategies() {
         {{"tpe", "space-filling design, then tree-structured Parzen estimator proposals"},
          make_tpe},
     };
-    if (make_model())
+    // Listed by the build, not by loading XGBoost: the registry is built at every start-up.
+    if (surrogate_compiled())
         v.push_back({{"model", "XGBoost surrogate ensemble, lower-confidence-bound acquisition"},
                      make_model});
-    if (make_model())
+    if (surrogate_compiled())
         v.push_back(
             {{"hybrid", "XGBoost-screened genetic offspring + incumbent refinement"}, make_hybrid});
     return v;

@@ -189,7 +189,8 @@ private:
 } // namespace
 
 std::unique_ptr<searcher> make_model() {
-    if (!surrogate_available()) return nullptr;
+    if (!surrogate_compiled()) return nullptr;
+    require_surrogate(); // a build with XGBoost on a machine without it: say which library
     return std::make_unique<model_guided>(knobs{"model", false, false, 1.0});
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #ifdef KTUNE_WITH_XGBOOST
-#include <xgboost/c_api.h>
+#include "tune/xgboost_api.hpp"
 #endif
 
 namespace ktune::tune::detail {
@@ -20,10 +20,10 @@ namespace ktune::tune::detail {
 namespace {
 
 struct matrix_deleter {
-    void operator()(DMatrixHandle h) const noexcept { XGDMatrixFree(h); }
+    void operator()(DMatrixHandle h) const noexcept { xgboost().XGDMatrixFree(h); }
 };
 struct booster_deleter {
-    void operator()(BoosterHandle h) const noexcept { XGBoosterFree(h); }
+    void operator()(BoosterHandle h) const noexcept { xgboost().XGBoosterFree(h); }
 };
 using matrix = unique_handle<DMatrixHandle, matrix_deleter>;
 using booster = unique_handle<BoosterHandle, booster_deleter>;
@@ -31,12 +31,12 @@ using booster = unique_handle<BoosterHandle, booster_deleter>;
 void check(int rc, const char* call) {
     if (rc != 0)
         throw error(error_kind::internal,
-                    fmt::format("XGBoost {} failed: {}", call, XGBGetLastError()));
+                    fmt::format("XGBoost {} failed: {}", call, xgboost().XGBGetLastError()));
 }
 
 matrix make_matrix(const std::vector<float>& x, std::size_t ncol) {
     DMatrixHandle h = nullptr;
-    check(XGDMatrixCreateFromMat(x.data(), x.size() / ncol, ncol, std::nanf(""), &h),
+    check(xgboost().XGDMatrixCreateFromMat(x.data(), x.size() / ncol, ncol, std::nanf(""), &h),
           "XGDMatrixCreateFromMat");
     return matrix(h);
 }
@@ -48,8 +48,16 @@ struct surrogate::impl {
     std::vector<booster> boosters;
 };
 
-bool surrogate_available() noexcept {
+bool surrogate_compiled() noexcept {
     return true;
+}
+
+bool surrogate_available() noexcept {
+    return xgboost_or_null() != nullptr;
+}
+
+void require_surrogate() {
+    (void)xgboost();
 }
 
 surrogate::surrogate(int members, int rounds, int depth)
@@ -59,12 +67,13 @@ surrogate::~surrogate() = default;
 void surrogate::fit(const std::vector<float>& x, const std::vector<float>& y, std::size_t ncol,
                     std::uint64_t seed) {
     matrix train = make_matrix(x, ncol);
-    check(XGDMatrixSetFloatInfo(train.get(), "label", y.data(), y.size()), "XGDMatrixSetFloatInfo");
+    check(xgboost().XGDMatrixSetFloatInfo(train.get(), "label", y.data(), y.size()),
+          "XGDMatrixSetFloatInfo");
     impl_->boosters.clear();
     for (int m = 0; m < impl_->members; ++m) {
         DMatrixHandle dm[] = {train.get()};
         BoosterHandle h = nullptr;
-        check(XGBoosterCreate(dm, 1, &h), "XGBoosterCreate");
+        check(xgboost().XGBoosterCreate(dm, 1, &h), "XGBoosterCreate");
         booster b(h);
         // One thread: deterministic, and rows are few (the search's history), so threads
         // would cost more than they save.
@@ -80,9 +89,9 @@ void surrogate::fit(const std::vector<float>& x, const std::vector<float>& y, st
             {"seed", std::to_string((seed + 7919 * static_cast<std::uint64_t>(m)) % 2147483647)},
         };
         for (const auto& [k, v] : params)
-            check(XGBoosterSetParam(h, k, v.c_str()), "XGBoosterSetParam");
+            check(xgboost().XGBoosterSetParam(h, k, v.c_str()), "XGBoosterSetParam");
         for (int it = 0; it < impl_->rounds; ++it)
-            check(XGBoosterUpdateOneIter(h, it, train.get()), "XGBoosterUpdateOneIter");
+            check(xgboost().XGBoosterUpdateOneIter(h, it, train.get()), "XGBoosterUpdateOneIter");
         impl_->boosters.push_back(std::move(b));
     }
 }
@@ -98,7 +107,8 @@ void surrogate::predict(const std::vector<float>& x, std::size_t ncol, std::vect
     for (const auto& b : impl_->boosters) {
         bst_ulong len = 0;
         const float* out = nullptr;
-        check(XGBoosterPredict(b.get(), m.get(), 0, 0, 0, &len, &out), "XGBoosterPredict");
+        check(xgboost().XGBoosterPredict(b.get(), m.get(), 0, 0, 0, &len, &out),
+              "XGBoosterPredict");
         for (std::size_t r = 0; r < rows && r < len; ++r) {
             sum[r] += out[r];
             sum2[r] += double(out[r]) * out[r];
@@ -115,8 +125,14 @@ void surrogate::predict(const std::vector<float>& x, std::size_t ncol, std::vect
 #else
 
 struct surrogate::impl {};
+bool surrogate_compiled() noexcept {
+    return false;
+}
 bool surrogate_available() noexcept {
     return false;
+}
+void require_surrogate() {
+    throw error(error_kind::unsupported, "ktune was built without XGBoost (KTUNE_WITH_XGBOOST)");
 }
 surrogate::surrogate(int, int, int) {}
 surrogate::~surrogate() = default;

@@ -14,8 +14,13 @@
 
 namespace ktune::tune::detail {
 
-/// True when built with XGBoost (the model and auto's model-guided parts need it).
+/// True when built with XGBoost's header: the strategy registry lists the model strategies.
+/// Cheap: the library itself is opened only when a surrogate is first needed.
+bool surrogate_compiled() noexcept;
+/// True when XGBoost can be used here: built with it and libxgboost loads (opens it once).
 bool surrogate_available() noexcept;
+/// Throws error_kind::unsupported naming the library (or the build option) where it cannot.
+void require_surrogate();
 
 class surrogate {
 public:

@@ -34,3 +34,8 @@ if(TEST cli_cache_merge)
   set_tests_properties(cli_cache_merge PROPERTIES FIXTURES_SETUP cache_merged)
   set_tests_properties(cli_cache_rm PROPERTIES FIXTURES_REQUIRED cache_merged)
 endif()
+# Without a GPU (every GPU hidden), a key with no --arch/--toolkit/--driver is a usage error
+# that says what to give, never a lookup for arch "unknown".
+ktune_cli_test(cache_get_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
+  ARGS cache get softmax --shape 8192x8192 -f tests/data/cache/small.json
+  EXPECT "no CUDA GPU" "give --arch")

@@ -131,6 +131,7 @@ int run_get(const cache_options& o) {
         environment env;
         try {
             env = environment::current();
+            if (!env.has_gpu()) throw error(error_kind::no_device, "no CUDA GPU for a cache key");
         } catch (const error& e) {
             throw error(error_kind::usage,
                         fmt::format("{}; give --arch, --toolkit and --driver to look up a key "

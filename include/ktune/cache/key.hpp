@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ktune::cache {
@@ -60,7 +61,15 @@ struct environment {
     int protocol = current_protocol;
     bool operator==(const environment&) const = default;
 
-    /// Queries device `ordinal`; throws ktune::error(no_device) where it does not exist.
+    /// The arch of an environment with no usable GPU: no tuned entry carries it, so every
+    /// lookup answers the caller's default (tier `default`), which the caller can show.
+    static constexpr std::string_view unknown_arch = "unknown";
+    /// False where current() found no GPU (arch is unknown_arch).
+    [[nodiscard]] bool has_gpu() const noexcept { return arch != unknown_arch; }
+
+    /// Queries device `ordinal`. Without any usable GPU it returns arch unknown_arch, the CUDA
+    /// runtime's version and driver 0, so an application still starts and runs its defaults;
+    /// throws ktune::error(no_device) only for an ordinal beyond the GPUs that exist.
     static environment current(int ordinal = 0);
 };
 

@@ -40,12 +40,13 @@ TEST_CASE("a missing driver is the no_device kind, not a CUDA fault") {
 }
 
 TEST_CASE("KTUNE_NVRTC_CALL attaches the compile log of a failing program") {
+    const auto& rtc = ktune::detail::nvrtc(); // NVRTC is opened at run time (nvrtc_api.hpp)
     nvrtcProgram prog = nullptr;
-    REQUIRE(nvrtcCreateProgram(&prog, "__global__ void k() { undeclared_thing(); }", "bad.cu", 0,
-                               nullptr, nullptr) == NVRTC_SUCCESS);
+    REQUIRE(rtc.nvrtcCreateProgram(&prog, "__global__ void k() { undeclared_thing(); }", "bad.cu",
+                                   0, nullptr, nullptr) == NVRTC_SUCCESS);
     const char* opts[] = {"--gpu-architecture=compute_90"};
     try {
-        KTUNE_NVRTC_CALL(nvrtcCompileProgram(prog, 1, opts), prog);
+        KTUNE_NVRTC_CALL(rtc.nvrtcCompileProgram(prog, 1, opts), prog);
         FAIL("no throw");
     } catch (const ktune::error& e) {
         const std::string m = e.what();
@@ -53,7 +54,7 @@ TEST_CASE("KTUNE_NVRTC_CALL attaches the compile log of a failing program") {
         CHECK(m.find("NVRTC_ERROR_COMPILATION") != std::string::npos);
         CHECK(m.find("undeclared_thing") != std::string::npos);
     }
-    nvrtcDestroyProgram(&prog);
+    rtc.nvrtcDestroyProgram(&prog);
 }
 
 TEST_CASE("KTUNE_CUPTI_CALL_NOEXCEPT logs and reports failure instead of throwing") {
