@@ -6,6 +6,7 @@
 
 #include "ktune/analysis/aggregate.hpp"
 #include "ktune/analysis/top.hpp"
+#include "ktune/store/ingest.hpp"
 #include "ktune/trace/launch.hpp"
 
 #include <fmt/format.h>
@@ -20,6 +21,8 @@ struct profile_options {
     std::size_t limit = 15;
     bool no_top = false;
     profile_metrics_options metrics;
+    std::string db;    ///< ingest the traces into this store as the run ends ("" = don't)
+    std::string build; ///< build id recorded with the ingested runs
 };
 
 } // namespace
@@ -49,6 +52,10 @@ command add_profile(CLI::App& root) {
         ->capture_default_str();
     app->add_flag("--no-top", o->no_top, "Do not print the top table");
     add_profile_metrics_options(*app, o->metrics);
+    app->add_option("--db", o->db,
+                    "Ingest the traces into this profile store as the run ends (sqlite:PATH or "
+                    "postgresql://…; see `ktune ingest`)");
+    app->add_option("--build", o->build, "With --db: build id recorded with the runs");
     app->add_option("command", o->request.command, "The program and its arguments (after --)")
         ->required();
     app->positionals_at_end();
@@ -67,6 +74,15 @@ command add_profile(CLI::App& root) {
                 }
                 for (const auto& t : r.traces)
                     fmt::print(stderr, "ktune profile: wrote {}\n", t);
+                if (!o->db.empty()) {
+                    auto db = store::open_store(o->db);
+                    for (const auto& t : r.traces) {
+                        const auto in = store::ingest_trace(db, t, {.build = o->build});
+                        fmt::print(stderr, "ktune profile: {} run {:.12} in {}\n",
+                                   in.already_stored ? "already stored:" : "stored", in.run.id,
+                                   db.describe());
+                    }
+                }
                 if (!o->metrics.set.empty())
                     fmt::print(stderr, "ktune profile: roofline verdicts: ktune roofline {}\n",
                                r.traces.front());
