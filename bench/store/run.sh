@@ -27,7 +27,6 @@ if [ "$step" = all ] || [ "$step" = fleet ]; then
 fi
 if [ "$step" = all ] || [ "$step" = postgres ]; then
     # Claim: 16 concurrent ingesters x 100 traces into PostgreSQL: every run present once.
-    "$build/tests/unit/unit_store_pg" --list-tests >/dev/null 2>&1 || true
     bench/store/pg_concurrent.sh "$bin" "$dir/pg" 16 100
 fi
 [ "${KEEP:-0}" = 1 ] || rm -rf "$dir"
