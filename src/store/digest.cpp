@@ -125,7 +125,7 @@ run_digest digest_trace(const std::string& path, const ingest_options& options, 
         !env.driver_version.empty() ? env.driver_version : version_text(env.driver_api_version);
     r.toolkit = version_text(env.toolkit_version);
     r.command = join(env.command_line);
-    r.sampling = "all";
+    r.sampling = options.sampling.empty() ? "all" : options.sampling;
     r.start_unix_ns = env.start_unix_ns;
     r.trace_bytes = std::filesystem::file_size(path);
     r.complete = status.complete;

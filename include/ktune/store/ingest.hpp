@@ -16,6 +16,7 @@ namespace ktune::store {
 struct ingest_options {
     std::string build{};     ///< build id recorded with the run ("" = unknown)
     bool keep_object = true; ///< copy the trace into the object directory
+    std::string sampling{};  ///< run sampling it was taken under ("" = "all")
 };
 
 struct ingest_result {

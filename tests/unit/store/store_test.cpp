@@ -236,8 +236,16 @@ TEST_CASE("regressions: a slower kernel is found and blamed on the code or the e
     const auto e = regressions(db, {.baseline = "v1", .candidate = "v3"});
     CHECK(e.matrix.size() == 2);
     CHECK(e.environment_differences.size() == 1);
-    for (const auto& k : e.kernels)
+    int gemm_keys = 0;
+    for (const auto& k : e.kernels) {
         if (k.overall.result == guard::verdict::slower) CHECK(k.attributed_to == "environment");
+        if (k.overall.name != "gemm(float const*, float const*, float*)") continue;
+        ++gemm_keys; // inside the shared environment the gemm did not change
+        REQUIRE(k.cells.size() == 1);
+        CHECK(k.cells[0].driver == "580.159.04");
+        CHECK(k.cells[0].result == guard::verdict::same);
+    }
+    CHECK(gemm_keys == 2);
     CHECK(e.exit_code() != 1);
     CHECK(nlohmann::json::parse(regressions_json(e))["schema"] == "ktune.regressions");
     CHECK_THROWS_AS(regressions(db, {.baseline = "v1", .candidate = "nope"}), error);
