@@ -57,11 +57,12 @@ std::vector<kernel_kind> step_kernels(std::mt19937_64& rng) {
                       1 + i % 3});
     for (int i = 0; i < 48; ++i) {
         const auto& n = aten[static_cast<std::size_t>(i) % aten.size()];
-        ks.push_back({fmt::format("_ZN2at6native{}{}ILi{}EEEvPfi", n.size(), n, (64 << (i % 4)) + i),
-                      base(rng) / 4,
-                      {static_cast<std::uint32_t>(1024 << (i % 3)), 1, 1},
-                      {static_cast<std::uint32_t>(128 << (i % 2)), 1, 1},
-                      1 + i % 4});
+        ks.push_back(
+            {fmt::format("_ZN2at6native{}{}ILi{}EEEvPfi", n.size(), n, (64 << (i % 4)) + i),
+             base(rng) / 4,
+             {static_cast<std::uint32_t>(1024 << (i % 3)), 1, 1},
+             {static_cast<std::uint32_t>(128 << (i % 2)), 1, 1},
+             1 + i % 4});
     }
     return ks;
 }

@@ -95,6 +95,18 @@ TEST_CASE("ingest stores a run once: re-ingesting changes nothing") {
     CHECK(count_rows(d.file("k.db"), "kernel_aggregates") == before);
 }
 
+TEST_CASE("a trace cut short is stored with what it holds, and says so") {
+    temp_dir d;
+    const auto whole = slurp(write_trace(d.file("a.ktrace"), "node1"));
+    std::ofstream(d.file("cut.ktrace"), std::ios::binary) << whole.substr(0, whole.size() - 40);
+    auto db = open_store("sqlite:" + d.file("k.db"));
+    const auto r = ingest_trace(db, d.file("cut.ktrace"));
+    CHECK_FALSE(r.already_stored);
+    CHECK_FALSE(r.run.complete);
+    CHECK(r.note.find("trace damaged") != std::string::npos);
+    CHECK_FALSE(db.runs().at(0).complete);
+}
+
 TEST_CASE("backlog ranks kernels by fleet time and names the tune command") {
     temp_dir d;
     auto db = open_store("sqlite:" + d.file("k.db"));
