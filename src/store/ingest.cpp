@@ -2,16 +2,19 @@
 #include "ktune/store/ingest.hpp"
 
 #include "ktune/core/error.hpp"
+#include "ktune/guard/results.hpp"
 #include "ktune/trace/trace_file.hpp"
 #include "store/sha256.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 #include <vector>
 
@@ -58,6 +61,46 @@ void copy_durably(const std::string& from, const std::string& to) {
     if (::close(out.release()) != 0) io_fail("cannot close", to);
 }
 
+// A JSON file naming the ktune.results schema near its start (guard/results.hpp).
+bool looks_like_results(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    const auto first = head.find_first_not_of(" \t\r\n");
+    return first != std::string::npos && head[first] == '{' &&
+           head.find("\"ktune.results\"") != std::string::npos;
+}
+
+void ingest_bench(profile_store& db, const std::string& path, const ingest_options& options,
+                  ingest_result& r) {
+    r.kind = "bench";
+    const auto results = guard::read_results(path); // errors name the file and JSON path
+    bench_digest d;
+    d.hash = detail::sha256_file(path);
+    d.suite = results.suite;
+    d.gpu = results.env.gpu;
+    d.build = options.build;
+    d.recorded_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+    for (const auto& e : results.entries) {
+        if (e.status != "ok" || e.data.samples.empty()) continue;
+        bench_row row{e.data.name, e.data.shape, e.data.unit, 0, e.data.samples};
+        auto sorted = row.samples;
+        std::sort(sorted.begin(), sorted.end());
+        const auto n = sorted.size();
+        row.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        d.rows.push_back(std::move(row));
+    }
+    r.run.id = d.hash;
+    r.run.build = d.build;
+    r.run.gpu = d.gpu;
+    r.groups = d.rows.size();
+    r.already_stored = !db.add_bench(d);
+    if (r.already_stored) r.groups = 0;
+}
+
 } // namespace
 
 std::string store_object(const std::string& objects_dir, const std::string& path,
@@ -90,6 +133,11 @@ ingest_result ingest_trace(profile_store& db, const std::string& path,
     const auto t0 = std::chrono::steady_clock::now();
     ingest_result r;
     r.path = path;
+    if (!trace::is_trace_file(path) && looks_like_results(path)) {
+        ingest_bench(db, path, options, r);
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
     if (!trace::is_trace_file(path))
         throw error(error_kind::input,
                     path + ": not a .ktrace file (no KTRACE magic at byte 0); record one with "
@@ -125,7 +173,10 @@ std::string ingest_json(const std::vector<ingest_result>& results, const std::st
         t["path"] = r.path;
         t["run"] = r.run.id;
         t["status"] = r.already_stored ? "already_stored" : "stored";
-        if (!r.already_stored) {
+        if (r.kind == "bench") {
+            t["kind"] = "bench";
+            if (!r.already_stored) t["entries"] = r.groups;
+        } else if (!r.already_stored) {
             t["build"] = r.run.build;
             t["gpu"] = r.run.gpu;
             t["kernels"] = r.run.kernels;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <unordered_map>
@@ -170,6 +171,46 @@ bool profile_store::add_run(const run_digest& d) {
     }
     tx.commit();
     return true;
+}
+
+bool profile_store::add_bench(const bench_digest& d) {
+    transaction tx(*db_);
+    auto seen = db_->prepare("SELECT 1 FROM bench_results WHERE run_hash = $1");
+    seen->bind_text(1, d.hash);
+    if (seen->step()) return false;
+    seen.reset();
+    // ON CONFLICT: a concurrent ingester of the same file has inserted the same rows.
+    auto ins = db_->prepare("INSERT INTO bench_results (run_hash, suite, name, shape, gpu, build, "
+                            "unit, median, samples, recorded_unix_ns) VALUES ($1, $2, $3, $4, $5, "
+                            "$6, $7, $8, $9, $10) ON CONFLICT (run_hash, name, shape) DO NOTHING");
+    bool added = false;
+    for (const auto& r : d.rows) {
+        // Samples as little-endian IEEE doubles: exact, and the same bytes on every platform
+        // this runs on (x86-64, aarch64).
+        std::string blob(r.samples.size() * sizeof(double), '\0');
+        std::memcpy(blob.data(), r.samples.data(), blob.size());
+        ins->bind_text(1, d.hash);
+        ins->bind_text(2, d.suite);
+        ins->bind_text(3, r.name);
+        ins->bind_text(4, r.shape);
+        ins->bind_text(5, d.gpu);
+        ins->bind_text(6, d.build);
+        ins->bind_text(7, r.unit);
+        ins->bind_double(8, r.median);
+        ins->bind_blob(9, bytes(blob));
+        ins->bind_int(10, d.recorded_unix_ns);
+        ins->step();
+        ins->reset();
+        added = true;
+    }
+    tx.commit();
+    return added;
+}
+
+std::size_t profile_store::bench_rows(std::string_view hash) {
+    auto s = db_->prepare("SELECT COUNT(*) FROM bench_results WHERE run_hash = $1");
+    s->bind_text(1, hash);
+    return s->step() ? static_cast<std::size_t>(s->column_int(0)) : 0;
 }
 
 std::vector<run_info> profile_store::runs(const run_filter& filter) {

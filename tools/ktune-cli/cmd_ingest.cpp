@@ -23,7 +23,8 @@ command add_ingest(CLI::App& root) {
     auto o = std::make_shared<ingest_cli_options>();
     auto* app = root.add_subcommand("ingest", "Store traces' kernel aggregates in the profile "
                                               "database (idempotent)");
-    app->add_option("trace", o->traces, "One or more .ktrace files")
+    app->add_option("trace", o->traces,
+                    "One or more .ktrace files (or `ktune bench` results files)")
         ->required()
         ->check(CLI::ExistingFile);
     app->add_option("--db", o->db,
@@ -49,7 +50,11 @@ command add_ingest(CLI::App& root) {
                     return static_cast<int>(ok);
                 }
                 for (const auto& r : results) {
-                    if (r.already_stored)
+                    if (r.kind == "bench")
+                        std::printf("%s: %s bench results %.12s (%zu entries)\n", r.path.c_str(),
+                                    r.already_stored ? "already stored:" : "stored",
+                                    r.run.id.c_str(), r.groups);
+                    else if (r.already_stored)
                         std::printf("%s: already stored (run %.12s)\n", r.path.c_str(),
                                     r.run.id.c_str());
                     else

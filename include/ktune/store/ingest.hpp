@@ -21,6 +21,7 @@ struct ingest_options {
 
 struct ingest_result {
     std::string path;
+    std::string kind = "trace"; ///< "trace" or "bench" (a `ktune bench` results file)
     run_info run;
     bool already_stored = false; ///< the same trace was stored before: nothing changed
     std::size_t groups = 0;      ///< (kernel, launch) aggregates written
@@ -34,7 +35,9 @@ struct ingest_result {
 run_digest digest_trace(const std::string& path, const ingest_options& options = {},
                         std::string* note = nullptr);
 
-/// Stores `path` in `db` in one transaction (see ingest.hpp's header comment).
+/// Stores `path` in `db` in one transaction (see ingest.hpp's header comment). A `ktune bench`
+/// results file (schema ktune.results) goes to the bench_results table, also idempotently
+/// (run id = its SHA-256).
 ingest_result ingest_trace(profile_store& db, const std::string& path,
                            const ingest_options& options = {});
 

@@ -101,6 +101,20 @@ struct stored_distribution {
     duration_reservoir reservoir;
 };
 
+/// One `ktune bench` entry (schema ktune.results) as stored in bench_results.
+struct bench_row {
+    std::string name, shape, unit;
+    double median = 0;
+    std::vector<double> samples;
+};
+
+/// A `ktune bench` results file: its hash is the idempotence key, as a trace's is.
+struct bench_digest {
+    std::string hash, suite, gpu, build;
+    std::int64_t recorded_unix_ns = 0;
+    std::vector<bench_row> rows;
+};
+
 /// A store over one database. Move-only; one connection, used from one thread.
 class profile_store {
 public:
@@ -113,6 +127,10 @@ public:
     /// the same id is stored already, also when another process stored it concurrently.
     bool add_run(const run_digest& digest);
     [[nodiscard]] bool has_run(std::string_view id);
+    /// Inserts a bench results file's entries in one transaction; false when the file (by
+    /// hash) is stored already.
+    bool add_bench(const bench_digest& digest);
+    [[nodiscard]] std::size_t bench_rows(std::string_view hash);
     [[nodiscard]] std::vector<run_info> runs(const run_filter& filter = {});
     /// Kernels by fleet GPU time, largest first; `limit` 0 = all.
     [[nodiscard]] std::vector<kernel_total> kernel_totals(const run_filter& filter,

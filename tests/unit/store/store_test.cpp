@@ -107,6 +107,24 @@ TEST_CASE("a trace cut short is stored with what it holds, and says so") {
     CHECK_FALSE(db.runs().at(0).complete);
 }
 
+TEST_CASE("ktune bench results files are stored once, entry by entry") {
+    temp_dir d;
+    auto db = open_store("sqlite:" + d.file("k.db"));
+    const std::string results = std::string(KTUNE_TEST_DATA_DIR) + "/guard/base.json";
+    const auto r1 = ingest_trace(db, results, {.build = "v1"});
+    CHECK(r1.kind == "bench");
+    CHECK_FALSE(r1.already_stored);
+    CHECK(r1.groups == 5);
+    CHECK(db.bench_rows(r1.run.id) == 5);
+    const auto r2 = ingest_trace(db, results);
+    CHECK(r2.already_stored);
+    CHECK(db.bench_rows(r1.run.id) == 5);
+    CHECK(db.runs().empty()); // not a profiled run
+    const auto j = nlohmann::json::parse(ingest_json({r1, r2}, "x"));
+    CHECK(j["traces"][0]["kind"] == "bench");
+    CHECK(j["traces"][0]["entries"] == 5);
+}
+
 TEST_CASE("backlog ranks kernels by fleet time and names the tune command") {
     temp_dir d;
     auto db = open_store("sqlite:" + d.file("k.db"));
