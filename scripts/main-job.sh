@@ -71,6 +71,13 @@ else
     "$ktune" roofline tests/data/metrics/h200_train_launches.metrics.ktrace
     say "ktune ops: the built-in tunable ops"
     "$ktune" ops
+    say "ktune ingest + backlog: the bundled traces in a profile store (SQLite), what to tune next"
+    store_dir=$(mktemp -d)
+    "$ktune" ingest --db "sqlite:$store_dir/ktune.db" --build bundled examples/data/*.ktrace \
+        tests/data/metrics/h200_transformer_layer.metrics.ktrace
+    "$ktune" ingest --db "sqlite:$store_dir/ktune.db" examples/data/transformer_layer_h200.ktrace
+    "$ktune" backlog --db "sqlite:$store_dir/ktune.db" --limit 10
+    rm -rf "$store_dir"
 fi
 
 say "ktune tune --space: search strategies replayed on a softmax space brute-forced on an H200"

@@ -15,6 +15,7 @@ have_header CLI/CLI.hpp || need+=(libcli11-dev)
 { have_header catch2/catch.hpp || have_header catch2/catch_all.hpp; } || need+=(catch2)
 have_header zstd.h || need+=(libzstd-dev)
 have_header zlib.h || need+=(zlib1g-dev)
+have_header sqlite3.h || need+=(libsqlite3-dev)
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
@@ -27,6 +28,10 @@ fi
 optional=()
 have_header xgboost/c_api.h || optional+=(libxgboost-dev)
 have_header simdjson.h || optional+=(libsimdjson-dev)
+# The profile store's PostgreSQL backend (libpq) and the server its tests start in a temp dir.
+have_header libpq-fe.h /usr/include/postgresql || optional+=(libpq-dev)
+{ command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; } ||
+    optional+=(postgresql)
 if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
     command -v rsvg-convert >/dev/null || optional+=(librsvg2-bin)
 fi

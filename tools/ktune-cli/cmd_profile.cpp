@@ -6,6 +6,8 @@
 
 #include "ktune/analysis/aggregate.hpp"
 #include "ktune/analysis/top.hpp"
+#include "ktune/store/ingest.hpp"
+#include "ktune/store/run_sampling.hpp"
 #include "ktune/trace/launch.hpp"
 
 #include <fmt/format.h>
@@ -20,7 +22,31 @@ struct profile_options {
     std::size_t limit = 15;
     bool no_top = false;
     profile_metrics_options metrics;
+    std::string db;    ///< ingest the traces into this store as the run ends ("" = don't)
+    std::string build; ///< build id recorded with the ingested runs
+    std::string sample_runs, ranks; ///< fleet run sampling (store/run_sampling.hpp)
 };
+
+// Fleet run sampling: whether this run is profiled, and its per-rank trace name.
+store::sampling_decision apply_run_sampling(profile_options& o) {
+    const auto d = store::decide(store::parse_run_sampling(o.sample_runs, o.ranks),
+                                 store::identity_from_environment());
+    if (!d.profile) fmt::print(stderr, "ktune profile: not profiled: {}\n", d.reason);
+    if (!o.sample_runs.empty() || !o.ranks.empty())
+        o.request.output = store::with_suffix(o.request.output, d.rank_suffix);
+    return d;
+}
+
+void ingest_traces(const profile_options& o, const std::vector<std::string>& traces,
+                   const std::string& sampling) {
+    if (o.db.empty()) return;
+    auto db = store::open_store(o.db);
+    for (const auto& t : traces) {
+        const auto in = store::ingest_trace(db, t, {.build = o.build, .sampling = sampling});
+        fmt::print(stderr, "ktune profile: {} run {:.12} in {}\n",
+                   in.already_stored ? "already stored:" : "stored", in.run.id, db.describe());
+    }
+}
 
 } // namespace
 
@@ -54,11 +80,23 @@ command add_profile(CLI::App& root) {
         ->capture_default_str();
     app->add_flag("--no-top", o->no_top, "Do not print the top table");
     add_profile_metrics_options(*app, o->metrics);
+    app->add_option("--db", o->db,
+                    "Ingest the traces into this profile store as the run ends (sqlite:PATH or "
+                    "postgresql://…; see `ktune ingest`)");
+    app->add_option("--build", o->build, "With --db: build id recorded with the runs");
+    app->add_option("--sample-runs", o->sample_runs,
+                    "Profile 1 job in N (1/N), chosen by a hash of the job id (SLURM_JOB_ID, "
+                    "KTUNE_JOB_ID, …): every rank of a chosen job; the others run unprofiled");
+    app->add_option("--ranks", o->ranks,
+                    "Profile only these ranks (RANK, SLURM_PROCID, …), e.g. 0,8-15; each rank "
+                    "writes <stem>.rank<R>.ktrace");
     app->add_option("command", o->request.command, "The program and its arguments (after --)")
         ->required();
     app->positionals_at_end();
     return {app, [o] {
                 export_profile_metrics(o->metrics); // validated (and refused) before the run
+                const auto sampling = apply_run_sampling(*o);
+                if (!sampling.profile) return store::run_unprofiled(o->request.command);
                 const auto r = trace::run_profiled(o->request);
                 if (r.traces.empty()) {
                     fmt::print(stderr,
@@ -72,6 +110,7 @@ command add_profile(CLI::App& root) {
                 }
                 for (const auto& t : r.traces)
                     fmt::print(stderr, "ktune profile: wrote {}\n", t);
+                ingest_traces(*o, r.traces, sampling.label);
                 if (!o->metrics.set.empty())
                     fmt::print(stderr, "ktune profile: roofline verdicts: ktune roofline {}\n",
                                r.traces.front());

@@ -42,8 +42,10 @@ int main(int argc, char** argv) {
     root.require_subcommand(1);
 
     const std::vector<command> commands{
-        add_profile(root), add_top(root),   add_roofline(root), add_export(root), add_tune(root),
-        add_cache(root),   add_bench(root), add_diff(root),     add_device(root), add_ops(root),
+        add_profile(root),     add_top(root),   add_roofline(root), add_export(root),
+        add_tune(root),        add_cache(root), add_bench(root),    add_diff(root),
+        add_device(root),      add_ops(root),   add_ingest(root),   add_backlog(root),
+        add_regressions(root),
     };
 
     if (argc > 1 && argv[1][0] != '-') {
