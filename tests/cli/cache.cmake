@@ -34,3 +34,16 @@ if(TEST cli_cache_merge)
   set_tests_properties(cli_cache_merge PROPERTIES FIXTURES_SETUP cache_merged)
   set_tests_properties(cli_cache_rm PROPERTIES FIXTURES_REQUIRED cache_merged)
 endif()
+
+# Outputs: never over an input, atomic when the command fails (atomic_outputs.cmake).
+add_test(NAME cli_atomic_outputs
+         COMMAND ${CMAKE_COMMAND} -DKTUNE=$<TARGET_FILE:ktune_cli>
+                 -DTRACE=${PROJECT_SOURCE_DIR}/tests/data/metrics/h200_train_loop.ktrace
+                 -DCACHE=${_c}/small.json -DWORK=${CMAKE_CURRENT_BINARY_DIR}/atomic_outputs
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/atomic_outputs.cmake)
+set_tests_properties(cli_atomic_outputs PROPERTIES LABELS "unit;cli" TIMEOUT 120)
+add_test(NAME cli_cache_parallel_merge
+         COMMAND ${CMAKE_COMMAND} -DKTUNE=$<TARGET_FILE:ktune_cli>
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cache_parallel_merge
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/cache_parallel_merge.cmake)
+set_tests_properties(cli_cache_parallel_merge PROPERTIES LABELS "unit;cli" TIMEOUT 120)

@@ -167,26 +167,18 @@ int run_get(const cache_options& o) {
 }
 
 int run_merge(const cache_options& o) {
-    std::vector<entry> all;
-    for (const auto& in : o.inputs) {
-        if (!std::filesystem::exists(in))
-            throw error(error_kind::not_found, fmt::format("no cache file {}", in));
-        auto es = read_cache(in);
-        all.insert(all.end(), std::make_move_iterator(es.begin()),
-                   std::make_move_iterator(es.end()));
-    }
-    const auto merged = merge(all);
-    write_cache(o.output, merged);
+    const std::vector<std::filesystem::path> inputs(o.inputs.begin(), o.inputs.end());
+    const merge_report r = merge_files(inputs, o.output);
     if (o.json) {
         ojson j = doc("merge");
         j["inputs"] = o.inputs;
         j["output"] = o.output;
-        j["entries_in"] = all.size();
-        j["entries_out"] = merged.size();
+        j["entries_in"] = r.entries_in;
+        j["entries_out"] = r.entries_out;
         fmt::print("{}\n", j.dump(2));
     } else {
-        fmt::print("merged {} entries from {} files into {} entries in {}\n", all.size(),
-                   o.inputs.size(), merged.size(), o.output);
+        fmt::print("merged {} entries from {} files into {} entries in {}\n", r.entries_in,
+                   o.inputs.size(), r.entries_out, o.output);
     }
     return ok;
 }
