@@ -38,6 +38,19 @@ std::filesystem::path file_or_default(const std::string& f) {
     return f.empty() ? default_cache_path() : std::filesystem::path(f);
 }
 
+// A cache named on the command line must exist: a mistyped path is an error, not an empty
+// cache. The default path may be missing (nothing tuned yet).
+std::filesystem::path existing_file_or_default(const std::string& f) {
+    if (f.empty()) return default_cache_path();
+    std::error_code ec;
+    if (!std::filesystem::exists(f, ec))
+        throw error(error_kind::not_found,
+                    fmt::format("no cache file {}: check the path (without one, the default "
+                                "cache {} is used)",
+                                f, default_cache_path().string()));
+    return f;
+}
+
 // The stored form of the entry (the library's), with its readable key first.
 ojson entry_json(const entry& e) {
     ojson j{{"key", e.key.to_string()}};
@@ -94,7 +107,7 @@ void add_filter_options(CLI::App* app, filter_options& f) {
 }
 
 int run_ls(const cache_options& o) {
-    const auto file = file_or_default(o.file);
+    const auto file = existing_file_or_default(o.file);
     const cache_index idx = cache_index::load(file);
     const key_filter f = filter_from(o.filter);
     if (o.json) {
@@ -145,7 +158,7 @@ int run_get(const cache_options& o) {
         k.toolkit = toolkit_from(o.toolkit);
         k.driver_major = o.driver;
     }
-    const auto file = file_or_default(o.file);
+    const auto file = existing_file_or_default(o.file);
     const cache_index idx = cache_index::load(file);
     const auto r = idx.lookup(prepared_key(k));
     if (o.json) {
@@ -184,7 +197,7 @@ int run_merge(const cache_options& o) {
 }
 
 int run_verify(const cache_options& o) {
-    const auto file = file_or_default(o.file);
+    const auto file = existing_file_or_default(o.file);
     const auto issues = verify(file);
     if (o.json) {
         ojson j = doc("verify");
