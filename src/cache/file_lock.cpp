@@ -28,7 +28,17 @@ bool same_inode(int fd, const std::filesystem::path& p) {
 
 } // namespace
 
-file_lock::file_lock(const std::filesystem::path& file) : path_(file.string() + ".lock") {
+namespace {
+// Two links to one cache must take one lock: the sidecar belongs to the file they resolve to.
+std::filesystem::path resolved(const std::filesystem::path& file) {
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(file, ec)) return file;
+    auto real = std::filesystem::weakly_canonical(file, ec);
+    return ec ? file : real;
+}
+} // namespace
+
+file_lock::file_lock(const std::filesystem::path& file) : path_(resolved(file).string() + ".lock") {
     for (;;) {
         fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd_ < 0) lock_fail("cannot open lock file", path_, errno);

@@ -37,6 +37,11 @@ void fsync_directory(const std::filesystem::path& dir) {
 } // namespace
 
 atomic_file::atomic_file(std::filesystem::path target) : target_(std::move(target)) {
+    // A link is written through, as fopen would: the renamed file replaces the link's target,
+    // and the link stays (a cache on a shared mount is often reached by one).
+    std::error_code ec;
+    if (std::filesystem::is_symlink(target_, ec))
+        if (auto real = std::filesystem::weakly_canonical(target_, ec); !ec) target_ = real;
     // A device or pipe (-o /dev/stdout) cannot be replaced by rename: it is written in place.
     struct stat st {};
     if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {

@@ -4,7 +4,8 @@
 // fsynced, renamed over the target and made durable by an fsync of the directory. Until commit()
 // the target keeps its old contents; a writer that throws or is killed leaves the old file (an
 // abandoned temporary is removed by the destructor; only SIGKILL can leave one behind). A target
-// that exists and is not a regular file (/dev/stdout, a pipe) is written in place.
+// that exists and is not a regular file (/dev/stdout, a pipe) is written in place; a symbolic
+// link is written through (its target is replaced, the link stays).
 //
 //   ktune::atomic_file out("report.json");
 //   out.write(text);

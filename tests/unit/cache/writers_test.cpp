@@ -154,3 +154,18 @@ TEST_CASE("store, merge and rm leave no lock or temporary file behind") {
     CHECK_THROWS_AS(store(file, make(key({2}), 2, 1.0)), ktune::error);
     CHECK(leftovers(dir.path, file).empty());
 }
+
+TEST_CASE("writers through two links to one cache share its lock and lose nothing") {
+    cache_test::temp_dir dir;
+    const auto real = dir.path / "cache.json";
+    store(real, make(key({0}, "seed"), 1, 1.0));
+    std::filesystem::create_symlink(real, dir.path / "a.json");
+    std::filesystem::create_symlink(real, dir.path / "b.json");
+    run_in_parallel([&](int p) {
+        const auto via = dir.path / (p % 2 ? "a.json" : "b.json");
+        for (int i = 0; i < 5; ++i)
+            store(via, make(key({p, i}), i, 1.0));
+    });
+    CHECK(std::filesystem::is_symlink(dir.path / "a.json"));
+    CHECK(read_cache(real).size() == static_cast<std::size_t>(procs * 5 + 1));
+}

@@ -130,3 +130,15 @@ TEST_CASE("an output in a directory that does not exist is an io error naming it
         CHECK(std::string(e.what()).find("out.json") != std::string::npos);
     }
 }
+
+TEST_CASE("a symbolic link is written through: its target changes, the link stays") {
+    temp_dir d;
+    const auto real = d.path / "real.json";
+    const auto link = d.path / "link.json";
+    ktune::write_file_atomically(real, "old");
+    std::filesystem::create_symlink(real, link);
+    ktune::write_file_atomically(link, "new");
+    CHECK(std::filesystem::is_symlink(link));
+    CHECK(slurp(real) == "new");
+    CHECK(d.files() == 2);
+}
