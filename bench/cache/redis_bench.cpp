@@ -1,5 +1,5 @@
 // The Redis shared tier's claims, measured against a real redis-server on a unix socket
-// (docs/perf/cache.md#redis-shared-tier):
+// (docs/perf/cache.md, "Redis shared tier"):
 //   cache_redis_bench fleet  [P] [N]   P processes x N stores, then N lookups each; lost entries
 //   cache_redis_bench outage [R]       R times: Redis SIGKILLed (then SIGSTOPped) under a lookup
 //                                      loop: the added latency once, the back-off retries

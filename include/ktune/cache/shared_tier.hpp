@@ -5,11 +5,14 @@
 // never a dependency: when it is down or slow a call returns within the timeout (a miss, or
 // "not stored"); after that failure calls return at once while a background thread reconnects
 // with back-off (doubling up to a ceiling), so a caller pays the timeout once per outage.
-// Key and value format: docs/formats.md#redis-shared-cache-tier.
+// Key and value format: docs/formats.md#ktunecache-in-redis--the-shared-cache-tier.
 //
 //   ktune::cache::shared_tier redis({.url = "redis://cache-host:6379/0"});
 //   auto idx = ktune::cache::cache_index::load(file);
 //   auto r = ktune::cache::lookup_through(file, idx, redis, ktune::cache::prepared_key(key));
+//
+// One shared_tier per process: a child forked while Redis is down inherits no reconnect thread
+// (create the child's own tier after the fork).
 //
 // Built only where hiredis was found; elsewhere constructing a shared_tier throws
 // error(unsupported) saying so (shared_tier::supported() tells beforehand).
@@ -32,7 +35,7 @@ struct shared_tier_options {
     /// redis://host[:port][/db] or unix:///path/to/redis.sock[?db=N]
     std::string url;
     /// Bound on connecting and on each command. 40 ms leaves room for scheduling inside the
-    /// 50 ms a lookup may lose to an outage (docs/perf/cache.md#redis-shared-tier).
+    /// 50 ms a lookup may lose to an outage (docs/perf/cache.md, "Redis shared tier").
     std::chrono::milliseconds timeout{40};
     /// Entries expire from Redis after this long unless stored again.
     std::chrono::seconds ttl{std::chrono::hours(24 * 30)};
