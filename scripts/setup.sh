@@ -35,6 +35,11 @@ have_header libpq-fe.h /usr/include/postgresql || optional+=(libpq-dev)
 if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
     command -v rsvg-convert >/dev/null || optional+=(librsvg2-bin)
 fi
+# The Redis shared cache tier: hiredis builds it, redis-server runs its tests (skipped without).
+have_header hiredis/hiredis.h || optional+=(libhiredis-dev)
+if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
+    command -v redis-server >/dev/null || optional+=(redis-server)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
     echo "ktune setup: installing ${need[*]}"

@@ -1,12 +1,14 @@
 // ktune's config-cache claims, measured (docs/perf/cache.md):
 //   cache_bench lookup  [N]        hot lookup latency on an N-entry index (default 10^5)
 //   cache_bench threads [N]        aggregate lookup rate with 1..cores reader threads
-//   cache_bench load    [N]        cold load (read + parse + index) of an N-entry file
+//   cache_bench load    [N] [minified]  cold load (read + parse + index) of an N-entry file;
+//                                  "minified": the same document on one line (another tool's)
 //   cache_bench stores  [P] [S]    P processes x S concurrent stores into one file
 //   cache_bench kill    [R]        R writers SIGKILLed at random moments mid-store
 // Every timing is repeated; medians with p10/p90 (or min/max) are printed.
 #include "cache/cache_json.hpp"
 #include "ktune/cache/cache.hpp"
+#include "ktune/core/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -170,12 +172,19 @@ int bench_threads(std::size_t n) {
     return 0;
 }
 
-int bench_load(std::size_t n) {
+int bench_load(std::size_t n, bool minified) {
     const auto dir = std::filesystem::temp_directory_path() / "ktune-cache-bench";
     std::filesystem::create_directories(dir);
     const auto file = dir / "load.json";
     write_cache(file, bench_entries(n));
-    fmt::print("{} entries, {:.1f} MB file (simdjson reader: {})\n", n,
+    if (minified) { // ktune's own layout minus every newline: one line, as `jq -c` writes it
+        bool exists = false;
+        std::string one = detail::read_all(file, exists);
+        std::erase(one, '\n');
+        ktune::write_file_atomically(file, one + "\n");
+    }
+    fmt::print("{} entries{}, {:.1f} MB file (simdjson reader: {})\n", n,
+               minified ? " on one line" : "",
                static_cast<double>(std::filesystem::file_size(file)) / 1e6,
                detail::have_simdjson() ? "yes" : "no");
     std::vector<double> ms, parse_ms, nl_ms;
@@ -311,7 +320,9 @@ int main(int argc, char** argv) {
     try {
         if (mode == "lookup") return bench_lookup(static_cast<std::size_t>(arg(2, 100000)));
         if (mode == "threads") return bench_threads(static_cast<std::size_t>(arg(2, 100000)));
-        if (mode == "load") return bench_load(static_cast<std::size_t>(arg(2, 100000)));
+        if (mode == "load")
+            return bench_load(static_cast<std::size_t>(arg(2, 100000)),
+                              argc > 3 && std::string(argv[3]) == "minified");
         if (mode == "stores")
             return bench_stores(static_cast<int>(arg(2, 16)), static_cast<int>(arg(3, 500)));
         if (mode == "kill") return bench_kill(static_cast<int>(arg(2, 100)));

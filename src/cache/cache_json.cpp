@@ -15,8 +15,8 @@ using ojson = nlohmann::ordered_json;
 
 [[noreturn]] void bad(std::string_view name, const std::string& path, std::string_view what) {
     throw error(error_kind::input,
-                fmt::format("{}: {}: {}; fix or remove that entry (`ktune cache rm`), or restore "
-                            "the file from a backup",
+                fmt::format("{}: {}: {}; the file is left as is: fix that entry in an editor, "
+                            "restore the file from a backup, or move it away to start a new cache",
                             name, path, what));
 }
 

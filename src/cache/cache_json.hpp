@@ -26,6 +26,12 @@ std::vector<entry> parse_cache_nlohmann(std::string_view text, std::string_view 
 std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text, std::string_view name,
                                                        bool padded = false);
 inline constexpr std::size_t padding_bytes = 64; // SIMDJSON_PADDING
+/// The entry-by-entry reader parse_cache_simdjson tries first: a document whose last key is
+/// "entries", one entry per line or all on one line; each entry parsed on its own, large files on
+/// several threads. nullopt for another layout, a JSON error, or a build without simdjson. Needs
+/// padding_bytes readable bytes after text's end.
+std::optional<std::vector<entry>> parse_cache_by_entry(std::string_view text,
+                                                       std::string_view name);
 bool have_simdjson() noexcept;
 
 /// Shared by both readers: the schema/version check.

@@ -1,79 +1,26 @@
-// The file store: an exclusive flock on "<file>.lock" around read-merge-write, and an atomic
-// replace (write "<file>.tmp", fsync, rename, fsync the directory). The lock lives on a sidecar
-// file because the cache file itself is replaced by rename: a lock on it would be lost.
+// The file store: the writers' lock (file_lock.hpp) around read-merge-write, and an atomic
+// replace (ktune/core/atomic_file.hpp: temporary, fsync, rename, fsync of the directory).
 #include "cache/cache_json.hpp"
+#include "cache/file_lock.hpp"
 #include "ktune/cache/store.hpp"
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
+#include <iterator>
 
 namespace ktune::cache {
 namespace {
 
-[[noreturn]] void io_fail(std::string_view what, const std::filesystem::path& p) {
-    throw error(error_kind::io, fmt::format("{} {}: {}", what, p.string(), std::strerror(errno)));
-}
-
-class file_lock {
-public:
-    explicit file_lock(const std::filesystem::path& file) : path_(file.string() + ".lock") {
-        fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd_ < 0) io_fail("cannot open lock file", path_);
-        while (::flock(fd_, LOCK_EX) != 0) {
-            if (errno == EINTR) continue;
-            const int err = errno;
-            ::close(fd_);
-            errno = err;
-            io_fail("cannot lock", path_);
-        }
-    }
-    ~file_lock() { ::close(fd_); } // closing releases the flock
-    file_lock(const file_lock&) = delete;
-    file_lock& operator=(const file_lock&) = delete;
-
-private:
-    std::filesystem::path path_;
-    int fd_ = -1;
-};
-
-void write_fully(int fd, std::string_view data, const std::filesystem::path& p) {
-    while (!data.empty()) {
-        const ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) io_fail("cannot write", p);
-        data.remove_prefix(static_cast<std::size_t>(n));
-    }
-}
+using detail::file_lock;
 
 // Readers see the old file or the new one, never a mix: the new bytes are durable before the
 // rename makes them visible, and the rename is durable before store() returns.
 void replace_atomically(const std::filesystem::path& file, std::string_view text) {
-    const std::filesystem::path tmp = file.string() + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) io_fail("cannot create", tmp);
-    try {
-        write_fully(fd, text, tmp);
-        if (::fsync(fd) != 0) io_fail("cannot fsync", tmp);
-    } catch (...) {
-        ::close(fd);
-        throw;
-    }
-    if (::close(fd) != 0) io_fail("cannot close", tmp);
-    if (::rename(tmp.c_str(), file.c_str()) != 0) io_fail("cannot rename onto", file);
-    const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) io_fail("cannot open directory", dir);
-    const int rc = ::fsync(dfd);
-    ::close(dfd);
-    if (rc != 0) io_fail("cannot fsync directory", dir);
+    write_file_atomically(file, text);
 }
 
 void ensure_parent(const std::filesystem::path& file) {
@@ -138,6 +85,31 @@ void write_cache(const std::filesystem::path& file, std::span<const entry> entri
     ensure_parent(file);
     const file_lock lock(file);
     replace_atomically(file, format_cache(merge(entries)));
+}
+
+merge_report merge_files(std::span<const std::filesystem::path> inputs,
+                         const std::filesystem::path& output) {
+    for (const auto& in : inputs)
+        if (!std::filesystem::exists(in))
+            throw error(error_kind::not_found, fmt::format("no cache file {}", in.string()));
+    ensure_parent(output);
+    // The output's lock is taken before any input is read: an input that is the output (the
+    // fleet file merged into itself) is then read as the last writer left it, so concurrent
+    // merges into one file each keep what the others added.
+    const file_lock lock(output);
+    std::vector<entry> all;
+    for (const auto& in : inputs) {
+        auto es = read_cache(in);
+        all.insert(all.end(), std::make_move_iterator(es.begin()),
+                   std::make_move_iterator(es.end()));
+    }
+    check_entries(all);
+    merge_report r;
+    r.entries_in = all.size();
+    const std::vector<entry> merged = merge(all);
+    r.entries_out = merged.size();
+    replace_atomically(output, format_cache(merged));
+    return r;
 }
 
 bool key_filter::matches(const cache_key& k) const noexcept {

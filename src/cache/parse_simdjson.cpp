@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <thread>
@@ -24,8 +25,8 @@ using simdjson::dom::object;
 
 [[noreturn]] void bad(std::string_view name, const std::string& path, std::string_view what) {
     throw error(error_kind::input,
-                fmt::format("{}: {}: {}; fix or remove that entry (`ktune cache rm`), or restore "
-                            "the file from a backup",
+                fmt::format("{}: {}: {}; the file is left as is: fix that entry in an editor, "
+                            "restore the file from a backup, or move it away to start a new cache",
                             name, path, what));
 }
 
@@ -223,23 +224,113 @@ void check_root(object root, std::string_view name) {
     check_schema(top_str("schema"), top_str("version"), name);
 }
 
-// The layout format_cache() writes: a header, `"entries": [`, one entry per line, `]`, `}`.
-// A raw newline cannot occur inside a JSON string, so line breaks are token boundaries and each
-// entry line parses on its own, with one small parser that stays in cache. Parsing the whole
+bool is_ws(char c) {
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+std::size_t skip_ws(std::string_view t, std::size_t pos) {
+    while (pos < t.size() && is_ws(t[pos]))
+        ++pos;
+    return pos;
+}
+
+// One past the '}' that closes the object opening at `pos`, or npos. Strings are skipped with
+// memchr (a quote counts as closing unless an odd run of backslashes precedes it), so the scan
+// touches few bytes one by one. Only braces are counted: the per-entry parse that follows
+// rejects anything that is not exactly one valid object.
+std::size_t object_end(std::string_view t, std::size_t pos) {
+    int depth = 0;
+    for (std::size_t i = pos; i < t.size(); ++i) {
+        const char c = t[i];
+        if (c == '"') {
+            for (;;) {
+                const void* q = std::memchr(t.data() + i + 1, '"', t.size() - i - 1);
+                if (!q) return std::string_view::npos;
+                i = static_cast<std::size_t>(static_cast<const char*>(q) - t.data());
+                std::size_t slashes = 0;
+                while (t[i - 1 - slashes] == '\\')
+                    ++slashes;
+                if (slashes % 2 == 0) break;
+            }
+        } else if (c == '{') {
+            ++depth;
+        } else if (c == '}' && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return std::string_view::npos;
+}
+
+struct entries_split {
+    std::size_t header_end = 0;            ///< where `"entries"` begins
+    std::vector<std::string_view> entries; ///< each element of the array, one object each
+};
+
+// A document whose last key is `"entries"` and whose array holds objects, in any whitespace
+// layout: ktune's one entry per line (split at newlines: memchr speed) or one line as `jq -c`
+// writes it (split by object_end). nullopt for any other shape.
+std::optional<entries_split> split_entries(std::string_view text) {
+    entries_split out;
+    out.header_end = text.find("\"entries\"");
+    if (out.header_end == std::string_view::npos) return std::nullopt;
+    std::size_t pos = skip_ws(text, out.header_end + 9);
+    if (pos >= text.size() || text[pos] != ':') return std::nullopt;
+    pos = skip_ws(text, pos + 1);
+    if (pos >= text.size() || text[pos] != '[') return std::nullopt;
+    const std::size_t first = skip_ws(text, pos + 1);
+    // One entry per line when a line break precedes the first entry; never searched for
+    // otherwise (on one line the search would run to the end of the document for every entry).
+    const bool by_line = text.substr(pos, first - pos).find('\n') != std::string_view::npos;
+    pos = first;
+    out.entries.reserve(text.size() / 256);
+    while (pos < text.size() && text[pos] == '{') {
+        // ktune's layout: the entry is the rest of the line, less a trailing comma. A raw
+        // newline cannot occur inside a JSON string, so the line ends the entry or the document
+        // is not in that layout (and the line then fails to parse as one object).
+        const std::size_t eol = by_line ? text.find('\n', pos) : std::string_view::npos;
+        std::size_t end = std::string_view::npos;
+        if (eol != std::string_view::npos && eol > pos + 1) {
+            const bool comma = text[eol - 1] == ',';
+            const std::size_t last = comma ? eol - 1 : eol;
+            const std::size_t next = skip_ws(text, eol);
+            if (text[last - 1] == '}' && next < text.size() && text[next] == (comma ? '{' : ']'))
+                end = last;
+        }
+        if (end == std::string_view::npos) end = object_end(text, pos);
+        if (end == std::string_view::npos) return std::nullopt;
+        out.entries.push_back(text.substr(pos, end - pos));
+        pos = skip_ws(text, end);
+        if (pos < text.size() && text[pos] == ',') {
+            pos = skip_ws(text, pos + 1);
+            if (pos >= text.size() || text[pos] != '{') return std::nullopt;
+        }
+    }
+    if (pos >= text.size() || text[pos] != ']') return std::nullopt;
+    pos = skip_ws(text, pos + 1);
+    if (pos >= text.size() || text[pos] != '}') return std::nullopt;
+    if (skip_ws(text, pos + 1) != text.size()) return std::nullopt;
+    return out;
+}
+
+// The layout format_cache() writes (a header, `"entries": [`, one entry per line, `]`, `}`) or
+// the same document on one line (split_entries): each entry parses on its own, with one small
+// parser that stays in cache. Parsing the whole
 // document instead builds a tape of ~10^8 bytes for 10^5 entries, and its page faults alone
 // cost more than the parse (docs/perf/cache.md). nullopt whenever the text is not in this
 // layout or a line is not valid JSON: the whole-document reader then decides and diagnoses.
 // `text` must have padding_bytes readable bytes after its end.
 constexpr std::size_t lines_per_thread = 8192; // below this a thread costs more than it saves
 
-std::optional<std::vector<entry>> parse_lines(std::string_view text, std::string_view name) {
-    constexpr std::string_view open = "\n\"entries\": [";
-    const std::size_t at = text.find(open);
-    if (at == std::string_view::npos) return std::nullopt;
+} // namespace
+
+std::optional<std::vector<entry>> parse_cache_by_entry(std::string_view text,
+                                                       std::string_view name) {
+    const std::optional<entries_split> split = split_entries(text);
+    if (!split) return std::nullopt;
     simdjson::dom::parser parser;
     {
         // The header with an empty entries array must be a complete object of its own.
-        const simdjson::padded_string header(std::string(text.substr(0, at)) + "\"entries\": []}");
+        const simdjson::padded_string header(std::string(text.substr(0, split->header_end)) +
+                                             "\"entries\": []}");
         element doc;
         object root;
         if (parser.parse(header).get(doc) != simdjson::SUCCESS ||
@@ -251,31 +342,7 @@ std::optional<std::vector<entry>> parse_lines(std::string_view text, std::string
         if (entries_keys != 1) return std::nullopt;
         check_root(root, name);
     }
-    // Pass 1: split the entry lines and check the layout (memchr speed).
-    std::size_t pos = at + open.size();
-    std::vector<std::string_view> lines;
-    if (text.substr(pos, 1) != "]") {
-        if (text.substr(pos, 1) != "\n") return std::nullopt;
-        ++pos;
-        lines.reserve(text.size() / 256);
-        for (bool last = false; !last;) {
-            const std::size_t eol = text.find('\n', pos);
-            if (eol == std::string_view::npos) return std::nullopt;
-            std::string_view line = text.substr(pos, eol - pos);
-            if (line.size() >= 3 && line.substr(line.size() - 2) == "},")
-                line.remove_suffix(1);
-            else if (line.size() >= 2 && line.back() == '}')
-                last = true;
-            else
-                return std::nullopt;
-            if (line.front() != '{') return std::nullopt;
-            lines.push_back(line);
-            pos = eol + 1;
-        }
-    }
-    std::string_view tail = text.substr(pos);
-    if (tail.substr(0, 3) != "]\n}") return std::nullopt;
-    if (tail.find_first_not_of(" \t\r\n", 3) != std::string_view::npos) return std::nullopt;
+    const std::vector<std::string_view>& lines = split->entries;
 
     // Pass 2: parse the lines, in chunks on several threads for a large file. Each chunk stops
     // at its first problem; taking chunks in order then reports exactly what a serial pass
@@ -324,12 +391,10 @@ std::optional<std::vector<entry>> parse_lines(std::string_view text, std::string
     return out;
 }
 
-} // namespace
-
 std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view text, std::string_view name,
                                                        bool padded) {
     if (padded)
-        if (auto fast = parse_lines(text, name)) return fast;
+        if (auto fast = parse_cache_by_entry(text, name)) return fast;
     simdjson::dom::parser parser;
     element doc;
     if (padded) {
@@ -365,6 +430,9 @@ bool have_simdjson() noexcept {
     return false;
 }
 std::optional<std::vector<entry>> parse_cache_simdjson(std::string_view, std::string_view, bool) {
+    return std::nullopt;
+}
+std::optional<std::vector<entry>> parse_cache_by_entry(std::string_view, std::string_view) {
     return std::nullopt;
 }
 } // namespace ktune::cache::detail

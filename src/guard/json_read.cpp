@@ -1,6 +1,7 @@
 // Checked JSON reading with file + JSON path in every error.
 #include "guard/json_read.hpp"
 
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 
 #include <cmath>
@@ -133,18 +134,7 @@ std::string read_text_file(const std::string& path) {
 }
 
 void write_text_file_atomic(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw error(error_kind::io, tmp + ": cannot open for writing");
-        out << text;
-        out.flush();
-        if (!out) throw error(error_kind::io, tmp + ": write failed");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw error(error_kind::io, path + ": cannot replace (rename failed)");
-    }
+    write_file_atomically(path, text);
 }
 
 } // namespace ktune::guard::detail

@@ -1,5 +1,6 @@
 #include "ktune/metrics/kernel_metrics.hpp"
 
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 
 #include <fmt/format.h>
@@ -201,16 +202,7 @@ measured_peaks read_measured_peaks(const std::filesystem::path& path) {
 }
 
 void write_kernel_metrics(const std::filesystem::path& path, const kernel_metrics_doc& doc) {
-    // Write then rename, so a reader never sees half a file.
-    const auto tmp = std::filesystem::path(path.string() + ".tmp");
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw error(error_kind::io, fmt::format("{}: cannot open for writing", tmp.string()));
-        out << to_json(doc) << '\n';
-        if (!out) throw error(error_kind::io, fmt::format("{}: write failed", tmp.string()));
-    }
-    std::filesystem::rename(tmp, path);
+    write_file_atomically(path, to_json(doc) + '\n');
 }
 
 } // namespace ktune::metrics

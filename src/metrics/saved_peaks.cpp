@@ -1,5 +1,6 @@
 // Measured peaks kept per GPU: measuring takes seconds of a busy GPU, so it is done once by
 // `ktune device --measure` and then found by name whenever a trace is recorded on that GPU.
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/metrics/device_measure.hpp"
 
@@ -38,11 +39,13 @@ std::filesystem::path save_measured_peaks(std::string_view gpu_name, const measu
                             {{"dram_gbs", p.dram_gbs},
                              {"fp32_tflops", p.fp32_tflops},
                              {"bf16_tensor_tflops", p.bf16_tensor_tflops}}}};
-    std::ofstream out(path, std::ios::trunc);
-    out << j.dump(2) << "\n";
-    if (!out)
-        throw error(error_kind::io, path.string() + ": cannot save the measured peaks (set "
-                                                    "KTUNE_PEAKS_DIR to a writable directory)");
+    try {
+        write_file_atomically(path, j.dump(2) + "\n");
+    } catch (const error& e) {
+        throw error(error_kind::io, std::string(e.what()) + ": cannot save the measured peaks "
+                                                            "(set KTUNE_PEAKS_DIR to a writable "
+                                                            "directory)");
+    }
     return path;
 }
 

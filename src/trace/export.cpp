@@ -1,6 +1,7 @@
 // Streaming exports of a .ktrace: Chrome trace event JSON (Perfetto) and CSV.
 #include "ktune/trace/export.hpp"
 
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/trace/trace_file.hpp"
 
@@ -27,20 +28,12 @@ export_format parse_export_format(std::string_view name) {
 
 namespace {
 
+// The output replaces its file only once the export is complete (ktune/core/atomic_file.hpp).
 struct out_file {
-    std::FILE* f = nullptr;
-    std::string path;
-    explicit out_file(const std::string& p) : f(std::fopen(p.c_str(), "wb")), path(p) {
-        if (!f) throw error(error_kind::io, p + ": cannot create: " + std::strerror(errno));
-    }
-    ~out_file() {
-        if (f) std::fclose(f);
-    }
-    void close() {
-        const int rc = std::fclose(f);
-        f = nullptr;
-        if (rc != 0) throw error(error_kind::io, path + ": write failed: " + std::strerror(errno));
-    }
+    atomic_file file;
+    std::FILE* f;
+    explicit out_file(const std::string& p) : file(p), f(file.stream()) {}
+    void close() { file.commit(); }
 };
 
 // Escaped JSON names, computed once per string id.
@@ -214,6 +207,7 @@ private:
 
 export_summary export_trace(const std::string& trace_path, const std::string& out_path,
                             export_format format) {
+    refuse_same_file(out_path, {trace_path});
     trace_reader reader(trace_path);
     out_file out(out_path);
     export_summary s;

@@ -39,3 +39,38 @@ endif()
 ktune_cli_test(cache_get_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
   ARGS cache get softmax --shape 8192x8192 -f tests/data/cache/small.json
   EXPECT "no CUDA GPU" "give --arch")
+
+
+# A cache path given explicitly must exist (a typo is not an empty cache).
+ktune_cli_test(cache_ls_missing_file RC 2 ARGS cache ls ${_c}/no_such_cache.json
+  EXPECT "no_such_cache.json" "check the path")
+ktune_cli_test(cache_get_missing_file RC 2 ARGS cache get gemm --shape 4096x4096 --arch sm_90
+  --toolkit 13.0 --driver 580 -f ${_c}/no_such_cache.json EXPECT "no_such_cache.json")
+ktune_cli_test(cache_verify_missing_file RC 2 ARGS cache verify ${_c}/no_such_cache.json
+  EXPECT "no_such_cache.json")
+# A damaged file's advice must be something that works: `cache rm` cannot read it either.
+ktune_cli_test(cache_verify_advice RC 2 ARGS cache verify ${_c}/bad_field.json
+  EXPECT "move it away" REJECT "cache rm")
+
+# Outputs: never over an input, atomic when the command fails (atomic_outputs.cmake).
+add_test(NAME cli_atomic_outputs
+         COMMAND ${CMAKE_COMMAND} -DKTUNE=$<TARGET_FILE:ktune_cli>
+                 -DTRACE=${PROJECT_SOURCE_DIR}/tests/data/metrics/h200_train_loop.ktrace
+                 -DCACHE=${_c}/small.json -DWORK=${CMAKE_CURRENT_BINARY_DIR}/atomic_outputs
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/atomic_outputs.cmake)
+set_tests_properties(cli_atomic_outputs PROPERTIES LABELS "unit;cli" TIMEOUT 120)
+add_test(NAME cli_cache_parallel_merge
+         COMMAND ${CMAKE_COMMAND} -DKTUNE=$<TARGET_FILE:ktune_cli>
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cache_parallel_merge
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/cache_parallel_merge.cmake)
+set_tests_properties(cli_cache_parallel_merge PROPERTIES LABELS "unit;cli" TIMEOUT 120)
+
+# The Redis shared tier from the command line (cache_redis.cmake starts its own redis-server).
+ktune_cli_test(cache_redis_bad_url RC 2 ARGS cache push ${_c}/small.json --redis localhost:6379
+  EXPECT "redis://host:port/db")
+add_test(NAME cli_cache_redis
+         COMMAND ${CMAKE_COMMAND} -DKTUNE=$<TARGET_FILE:ktune_cli> -DCACHE=${_c}/small.json
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cache_redis
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/cache_redis.cmake)
+set_tests_properties(cli_cache_redis PROPERTIES LABELS "unit;cli" TIMEOUT 120
+                                     SKIP_REGULAR_EXPRESSION "SKIPPED:")

@@ -2,6 +2,7 @@
 #include "bench_ops.hpp"
 #include "command.hpp"
 
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/guard/suite.hpp"
 
 #include <fmt/format.h>
@@ -22,6 +23,7 @@ struct bench_cli {
 
 int run_bench(const bench_cli& o) {
     const guard::suite s = guard::read_suite(o.suite);
+    refuse_same_file(o.output, {o.suite});
     guard::bench_options opts;
     opts.repeat_override = o.repeat;
     opts.skip_unavailable = o.skip_unavailable;

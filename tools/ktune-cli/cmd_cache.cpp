@@ -1,7 +1,8 @@
-// ktune cache ls|get|merge|verify|rm: parsing and printing around ktune/cache.
+// ktune cache ls|get|merge|verify|rm|push|pull: parsing and printing around ktune/cache.
 #include "command.hpp"
 
 #include "ktune/cache/cache.hpp"
+#include "ktune/cache/shared_tier.hpp"
 #include "ktune/core/error.hpp"
 
 #include <fmt/format.h>
@@ -32,10 +33,29 @@ struct cache_options {
     filter_options filter;
     bool all = false;
     bool json = false;
+    std::string redis;
+    int redis_timeout_ms = 40;
 };
+
+shared_tier redis_tier(const cache_options& o) {
+    return shared_tier({.url = o.redis, .timeout = std::chrono::milliseconds(o.redis_timeout_ms)});
+}
 
 std::filesystem::path file_or_default(const std::string& f) {
     return f.empty() ? default_cache_path() : std::filesystem::path(f);
+}
+
+// A cache named on the command line must exist: a mistyped path is an error, not an empty
+// cache. The default path may be missing (nothing tuned yet).
+std::filesystem::path existing_file_or_default(const std::string& f) {
+    if (f.empty()) return default_cache_path();
+    std::error_code ec;
+    if (!std::filesystem::exists(f, ec))
+        throw error(error_kind::not_found,
+                    fmt::format("no cache file {}: check the path (without one, the default "
+                                "cache {} is used)",
+                                f, default_cache_path().string()));
+    return f;
 }
 
 // The stored form of the entry (the library's), with its readable key first.
@@ -94,7 +114,7 @@ void add_filter_options(CLI::App* app, filter_options& f) {
 }
 
 int run_ls(const cache_options& o) {
-    const auto file = file_or_default(o.file);
+    const auto file = existing_file_or_default(o.file);
     const cache_index idx = cache_index::load(file);
     const key_filter f = filter_from(o.filter);
     if (o.json) {
@@ -146,19 +166,30 @@ int run_get(const cache_options& o) {
         k.toolkit = toolkit_from(o.toolkit);
         k.driver_major = o.driver;
     }
-    const auto file = file_or_default(o.file);
+    // With --redis a missing file is fine: a shared hit creates it.
+    const auto file = o.redis.empty() ? existing_file_or_default(o.file) : file_or_default(o.file);
     const cache_index idx = cache_index::load(file);
-    const auto r = idx.lookup(prepared_key(k));
+    through_result r;
+    if (o.redis.empty()) {
+        const auto local = idx.lookup(prepared_key(k));
+        r.tier = local.tier;
+        if (local.hit) r.hit = *local.hit;
+    } else {
+        shared_tier tier = redis_tier(o);
+        r = lookup_through(file, idx, tier, prepared_key(k));
+    }
+    const char* source = r.from_shared ? " (from Redis)" : "";
     if (o.json) {
         ojson j = doc("get");
         j["file"] = file.string();
         j["query"] = k.to_string();
         j["tier"] = std::string(to_string(r.tier));
+        if (!o.redis.empty()) j["from_redis"] = r.from_shared;
         if (r.hit) j["entry"] = entry_json(*r.hit);
         fmt::print("{}\n", j.dump(2));
     } else if (r.hit) {
-        fmt::print("{}: {}\n  {}\n  median {:.4g} us [{:.4g}, {:.4g}] n={}  {} {}\n",
-                   to_string(r.tier), r.hit->key.to_string(), r.hit->cfg.to_string(),
+        fmt::print("{}{}: {}\n  {}\n  median {:.4g} us [{:.4g}, {:.4g}] n={}  {} {}\n",
+                   to_string(r.tier), source, r.hit->key.to_string(), r.hit->cfg.to_string(),
                    r.hit->time.median_us, r.hit->time.ci_low_us, r.hit->time.ci_high_us,
                    r.hit->time.samples, r.hit->origin.gpu_name, r.hit->origin.date);
     } else {
@@ -168,32 +199,24 @@ int run_get(const cache_options& o) {
 }
 
 int run_merge(const cache_options& o) {
-    std::vector<entry> all;
-    for (const auto& in : o.inputs) {
-        if (!std::filesystem::exists(in))
-            throw error(error_kind::not_found, fmt::format("no cache file {}", in));
-        auto es = read_cache(in);
-        all.insert(all.end(), std::make_move_iterator(es.begin()),
-                   std::make_move_iterator(es.end()));
-    }
-    const auto merged = merge(all);
-    write_cache(o.output, merged);
+    const std::vector<std::filesystem::path> inputs(o.inputs.begin(), o.inputs.end());
+    const merge_report r = merge_files(inputs, o.output);
     if (o.json) {
         ojson j = doc("merge");
         j["inputs"] = o.inputs;
         j["output"] = o.output;
-        j["entries_in"] = all.size();
-        j["entries_out"] = merged.size();
+        j["entries_in"] = r.entries_in;
+        j["entries_out"] = r.entries_out;
         fmt::print("{}\n", j.dump(2));
     } else {
-        fmt::print("merged {} entries from {} files into {} entries in {}\n", all.size(),
-                   o.inputs.size(), merged.size(), o.output);
+        fmt::print("merged {} entries from {} files into {} entries in {}\n", r.entries_in,
+                   o.inputs.size(), r.entries_out, o.output);
     }
     return ok;
 }
 
 int run_verify(const cache_options& o) {
-    const auto file = file_or_default(o.file);
+    const auto file = existing_file_or_default(o.file);
     const auto issues = verify(file);
     if (o.json) {
         ojson j = doc("verify");
@@ -233,6 +256,52 @@ int run_rm(const cache_options& o) {
     return ok;
 }
 
+int run_push(const cache_options& o) {
+    const auto file = existing_file_or_default(o.file);
+    const auto entries = read_cache(file);
+    shared_tier tier = redis_tier(o);
+    const std::size_t written = tier.push(entries);
+    if (o.json) {
+        ojson j = doc("push");
+        j["file"] = file.string();
+        j["redis"] = o.redis;
+        j["entries"] = entries.size();
+        j["written"] = written;
+        fmt::print("{}\n", j.dump(2));
+    } else {
+        fmt::print("pushed {} of {} entries from {} to {} (the rest: Redis holds a better one)\n",
+                   written, entries.size(), file.string(), o.redis);
+    }
+    return ok;
+}
+
+int run_pull(const cache_options& o) {
+    const auto file = file_or_default(o.file);
+    shared_tier tier = redis_tier(o);
+    const auto entries = tier.pull();
+    const store_report r = store(file, entries);
+    const std::size_t rejected = tier.stats().rejected;
+    if (o.json) {
+        ojson j = doc("pull");
+        j["file"] = file.string();
+        j["redis"] = o.redis;
+        j["entries"] = entries.size();
+        j["added"] = r.added;
+        j["replaced"] = r.replaced;
+        j["kept"] = r.kept;
+        j["rejected"] = rejected;
+        j["total"] = r.total;
+        fmt::print("{}\n", j.dump(2));
+    } else {
+        fmt::print("pulled {} entries from {} into {}: {} added, {} replaced, {} kept; {} now\n",
+                   entries.size(), o.redis, file.string(), r.added, r.replaced, r.kept, r.total);
+        if (rejected)
+            fmt::print("warning: {} values in Redis were not valid entries and were skipped\n",
+                       rejected);
+    }
+    return ok;
+}
+
 } // namespace
 
 command add_cache(CLI::App& root) {
@@ -259,6 +328,10 @@ command add_cache(CLI::App& root) {
     get->add_option("--protocol", o->protocol, "Measurement-protocol version");
     get->add_option("-f,--file", o->file, file_help);
     get->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.get 1.0.0)");
+    const std::string redis_help = "Redis shared tier: redis://host:port/db or unix:///path.sock";
+    const std::string timeout_help = "Bound on each Redis call in ms (default 40)";
+    get->add_option("--redis", o->redis, redis_help + " (asked on a local miss)");
+    get->add_option("--redis-timeout-ms", o->redis_timeout_ms, timeout_help);
 
     auto* mg = app->add_subcommand("merge", "Merge cache files by the tie rule");
     mg->add_option("inputs", o->inputs, "Cache files to merge")->required();
@@ -275,12 +348,26 @@ command add_cache(CLI::App& root) {
     rm->add_flag("--all", o->all, "Remove every entry");
     rm->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.rm 1.0.0)");
 
-    return {app, [o, ls, get, mg, vf, rm]() -> int {
+    auto* push = app->add_subcommand("push", "Write the file's entries to the Redis shared tier");
+    push->add_option("file", o->file, file_help);
+    push->add_option("--redis", o->redis, redis_help)->required();
+    push->add_option("--redis-timeout-ms", o->redis_timeout_ms, timeout_help);
+    push->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.push 1.0.0)");
+
+    auto* pull = app->add_subcommand("pull", "Merge the Redis shared tier's entries into the file");
+    pull->add_option("file", o->file, file_help);
+    pull->add_option("--redis", o->redis, redis_help)->required();
+    pull->add_option("--redis-timeout-ms", o->redis_timeout_ms, timeout_help);
+    pull->add_flag("--json", o->json, "Machine-readable output (schema ktune.cache.pull 1.0.0)");
+
+    return {app, [o, ls, get, mg, vf, rm, push, pull]() -> int {
                 if (ls->parsed()) return run_ls(*o);
                 if (get->parsed()) return run_get(*o);
                 if (mg->parsed()) return run_merge(*o);
                 if (vf->parsed()) return run_verify(*o);
                 if (rm->parsed()) return run_rm(*o);
+                if (push->parsed()) return run_push(*o);
+                if (pull->parsed()) return run_pull(*o);
                 return usage_error;
             }};
 }

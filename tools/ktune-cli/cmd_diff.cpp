@@ -1,6 +1,7 @@
 // ktune diff <baseline>... <candidate> [--threshold 5%] [--format text|md|json|junit] [-o file]
 #include "command.hpp"
 
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/guard/compare.hpp"
 #include "ktune/guard/report.hpp"
@@ -59,9 +60,10 @@ int run_diff(diff_cli& o) {
     if (o.output.empty()) {
         std::fputs(rendered.c_str(), stdout);
     } else {
-        std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
-        out << rendered;
-        if (!out) throw error(error_kind::io, o.output + ": cannot write the report");
+        std::vector<std::filesystem::path> read(base.begin(), base.end());
+        read.insert(read.end(), cand.begin(), cand.end());
+        refuse_same_file(o.output, read);
+        write_file_atomically(o.output, rendered);
         // The verdict line still reaches the CI log.
         std::fputs(guard::render(report, guard::report_format::text).c_str(), stdout);
     }

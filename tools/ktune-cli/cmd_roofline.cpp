@@ -3,6 +3,7 @@
 
 #include "ktune/analysis/roofline.hpp"
 #include "ktune/analysis/roofline_svg.hpp"
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/trace/trace_file.hpp"
@@ -160,16 +161,21 @@ int run(const roofline_options& o) {
     } else {
         doc = metrics::read_kernel_metrics(o.input);
     }
-    if (!o.dump_metrics.empty()) metrics::write_kernel_metrics(o.dump_metrics, doc);
+    if (!o.dump_metrics.empty()) {
+        refuse_same_file(o.dump_metrics, {o.input});
+        metrics::write_kernel_metrics(o.dump_metrics, doc);
+    }
     if (!o.peaks.empty()) doc.measured = metrics::read_measured_peaks(o.peaks);
     analysis::join_trace_timeline(doc, o.traces);
     analysis::roofline_thresholds t;
     t.latency_pct = o.latency_pct;
     const auto a = analysis::analyse_roofline(doc, o.gpu, t);
     if (!o.svg.empty()) {
-        std::ofstream out(o.svg, std::ios::binary | std::ios::trunc);
-        out << analysis::render_roofline_svg(a.points, a.roofs);
-        if (!out) throw error(error_kind::io, fmt::format("{}: cannot write the SVG", o.svg));
+        std::vector<std::filesystem::path> read{o.input};
+        if (!o.peaks.empty()) read.emplace_back(o.peaks);
+        read.insert(read.end(), o.traces.begin(), o.traces.end());
+        refuse_same_file(o.svg, read);
+        write_file_atomically(o.svg, analysis::render_roofline_svg(a.points, a.roofs));
     }
     if (o.json) {
         auto j = to_json(a, doc);

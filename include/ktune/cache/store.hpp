@@ -1,11 +1,11 @@
 #pragma once
 // The cache file: JSON with a schema name and version, one entry per key.
 //
-// Writers never lose each other's entries: store() takes an exclusive flock on "<file>.lock",
-// reads the file, merges (tie rule), writes "<file>.tmp", fsyncs it, renames it over the file
-// and fsyncs the directory. A reader therefore sees the old or the new file, never a torn one,
-// even when a writer is killed mid-write. A file that does not parse is never overwritten: the
-// error names the file and byte offset and says what to do.
+// Writers never lose each other's entries: store() takes an exclusive flock on "<file>.lock"
+// (removed again on release), reads the file, merges (tie rule), writes a temporary beside it,
+// fsyncs it, renames it over the file and fsyncs the directory. A reader therefore sees the old or
+// the new file, never a torn one, even when a writer is killed mid-write. A file that does not
+// parse is never overwritten: the error names the file and byte offset and says what to do.
 //
 //   ktune::cache::store(ktune::cache::default_cache_path(), winner);
 
@@ -67,6 +67,17 @@ std::size_t remove(const std::filesystem::path& file, const key_filter& f);
 
 /// Atomically replaces the file with exactly `entries` (merged first), under the file lock.
 void write_cache(const std::filesystem::path& file, std::span<const entry> entries);
+
+struct merge_report {
+    std::size_t entries_in = 0;  ///< entries read from all inputs
+    std::size_t entries_out = 0; ///< entries in the output afterwards
+};
+/// Merges the input files (tie rule) into `output`, replacing it atomically. The output's lock
+/// is held from before the first input is read until the output is replaced, so the output may
+/// be one of the inputs and concurrent merges into one output lose nothing. A missing input
+/// throws error(not_found).
+merge_report merge_files(std::span<const std::filesystem::path> inputs,
+                         const std::filesystem::path& output);
 
 struct verify_issue {
     std::size_t index = 0; ///< entry position in the file

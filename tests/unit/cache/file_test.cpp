@@ -183,3 +183,29 @@ TEST_CASE("a large file parses in chunks and reports the first bad entry like a 
     const auto err = error_of([&] { (void)parse_cache(broken, "big.json"); });
     CHECK(err.find("$.entries[3000].samples") != std::string::npos);
 }
+
+TEST_CASE("a cache written on one line keeps the entry-by-entry reader") {
+    if (!detail::have_simdjson()) return; // the nlohmann reader serves alone in that build
+    std::vector<entry> es;
+    for (int i = 0; i < 20000; ++i) // several parse chunks
+        es.push_back(make(key({i}), i, 1.0 + i));
+    es.front().cfg = ktune::config{{"name", std::string("a \"quoted\" {brace}\\")}};
+    es.back().origin.host = "}]\\\\";
+    std::string one = format_cache(es);
+    std::erase(one, '\n');
+    const std::string padded = one + std::string(detail::padding_bytes, ' ');
+    const auto fast =
+        detail::parse_cache_by_entry(std::string_view(padded.data(), one.size()), "m");
+    REQUIRE(fast.has_value());
+    CHECK(*fast == merge(es));
+    CHECK(parse_cache(one, "m") == merge(es));
+    // Whitespace anywhere between tokens, as other tools write it, still reads.
+    const std::string spaced = nlohmann::ordered_json::parse(one).dump(1, '\t');
+    CHECK(parse_cache(spaced, "spaced") == merge(es));
+    // A bad entry on one line is reported by its JSON path, as for the line layout.
+    std::string broken = one;
+    broken.replace(broken.find("\"samples\":", broken.find("\"bucket\":[7000]")), 10,
+                   "\"samples\":-");
+    const auto err = error_of([&] { (void)parse_cache(broken, "one.json"); });
+    CHECK(err.find("$.entries[7000].samples") != std::string::npos);
+}
