@@ -87,7 +87,7 @@ int run_replay(const tune_options& o) {
     // Random draws failed configs too, so its baseline counts all M recorded configs; the
     // ratios divide like by like (median by median) and, for reference, by random's mean.
     fmt::print("  random search expects: median {}, mean (M+1)/(K+1) = ({}+1)/({}+1) = {:.1f} "
-               "(M: every recorded config, failed ones too: random draws them)\n",
+               "(M counts failed configs: random draws them too)\n",
                evals_text(s.random.median, budget), s.recorded, s.within, s.random.mean);
     if (s.evals.median <= static_cast<double>(budget))
         fmt::print("  {}'s median is {:.3f}x random's median and {:.3f}x its mean\n", ro.strategy,
