@@ -2,7 +2,8 @@
 """Kernel Tuner's strategies on the same recorded spaces, in its simulation mode.
 
 Usage: kernel_tuner_replay.py --repeat R --budget N [--strategies a,b] SPACE.json[.gz]...
-Prints the same TSV columns as bench_search_replay.
+Prints the same TSV columns as bench_search_replay (random_median: random search's exact median
+at the budget, misses as budget + 1; random_mean: (M+1)/(K+1), M counting failed configs).
 
 How Kernel Tuner (1.5) is driven, as its own `tune_cache` does it: the kernel arguments come from
 the cache (util.infer_args_from_cache: kernel name, problem size, tune_params; an empty kernel
@@ -29,6 +30,17 @@ def quartiles(v):
     return float(a[0]), float(a[1]), float(a[2])
 
 
+def random_median(m, k, budget):
+    """Exact median of random search's evaluations to its first hit (without replacement)."""
+    above = 1.0
+    for t in range(1, budget + 1):
+        i = t - 1
+        above *= (m - k - i) / (m - i) if i < m - k else 0.0
+        if above <= 0.5:
+            return t
+    return budget + 1
+
+
 def numeric(t):
     return isinstance(t, (int, float)) and not isinstance(t, bool) and t < 1e19
 
@@ -50,6 +62,9 @@ def main():
         raise TimeoutError(f"run over {a.run_timeout} s (Kernel Tuner 1.5 loops on some small spaces)")
 
     signal.signal(signal.SIGALRM, overtime)
+    print("space\tstrategy\tbudget\tM\tN\tK\trandom_median\trandom_mean\tmedian_evals\tq1\tq3\t"
+          "reached\truns\tratio_to_random_median\tratio_to_random_mean\tbest_over_opt\tseconds",
+          flush=True)
     for path in a.spaces:
         d = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
         keys = d["tune_params_keys"]
@@ -104,10 +119,12 @@ def main():
                 continue
             q1, med, q3 = quartiles(evals)
             reached = sum(e <= budget for e in evals)
-            exp = (N + 1) / (K + 1)
-            print(f"{name}\tKT:{strat}\t{N}\t{K}\t{exp:.1f}\t{med:.1f}\t{q1:.1f}\t{q3:.1f}\t"
-                  f"{reached}\t{len(evals)}\t{med/exp:.3f}\t{statistics.median(best):.4f}\t"
-                  f"{time.time()-t0:.2f}", flush=True)
+            M = len(cache)
+            exp = (M + 1) / (K + 1)
+            rmed = random_median(M, K, budget)
+            print(f"{name}\tKT:{strat}\t{a.budget}\t{M}\t{N}\t{K}\t{rmed:.1f}\t{exp:.1f}\t{med:.1f}\t"
+                  f"{q1:.1f}\t{q3:.1f}\t{reached}\t{len(evals)}\t{med/rmed:.4f}\t{med/exp:.4f}\t"
+                  f"{statistics.median(best):.4f}\t{time.time()-t0:.2f}", flush=True)
         os.unlink(tmp.name)
 
 

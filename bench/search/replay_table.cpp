@@ -1,8 +1,9 @@
-// bench_search_replay SPACE... [--strategies a,b] [--repeat R] [--budget N] [--seed S]
-//                     [--trace SEED]
-// Median evaluations to 1.05x optimum of every strategy on every recorded space, and the ratio
-// to the random-search expectation (N+1)/(K+1). Prints one TSV line per (space, strategy) so
-// run.sh can merge it with Kernel Tuner's numbers.
+// bench_search_replay SPACE... [--strategies a,b] [--repeat R] [--budget N[,N…]] [--seed S]
+//                     [--stop-at-target] [--trace SEED]
+// Median evaluations to 1.05x optimum of every strategy on every recorded space, and its ratio
+// to random search's exact median and to its mean (M+1)/(K+1), M counting failed configs (random
+// draws them too). Prints one TSV line per (space, strategy, budget) so run.sh and evaluate.py
+// can merge it with Kernel Tuner's numbers. --budget takes a list (100,500,1000).
 #include "ktune/tune/replay.hpp"
 #include "ktune/tune/searcher.hpp"
 
@@ -17,17 +18,26 @@
 int main(int argc, char** argv) {
     using namespace ktune::tune;
     std::vector<std::string> files, names;
-    std::size_t repeat = 20, budget = 0;
+    std::size_t repeat = 20;
+    std::vector<std::size_t> budgets;
     std::uint64_t seed = 0;
+    bool stop = false;       // --stop-at-target: runs end at the target (best_over_opt then ~1.05)
     std::uint64_t trace = 0; // --trace SEED: every evaluation of one run (seed SEED), to debug
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--repeat" && i + 1 < argc)
             repeat = std::stoul(argv[++i]);
-        else if (a == "--budget" && i + 1 < argc)
-            budget = std::stoul(argv[++i]);
-        else if (a == "--seed" && i + 1 < argc)
+        else if (a == "--budget" && i + 1 < argc) {
+            const std::string b = argv[++i];
+            for (std::size_t p = 0; p != std::string::npos;) {
+                const auto q = b.find(',', p);
+                budgets.push_back(std::stoul(b.substr(p, q == std::string::npos ? q : q - p)));
+                p = q == std::string::npos ? q : q + 1;
+            }
+        } else if (a == "--seed" && i + 1 < argc)
             seed = std::stoull(argv[++i]);
+        else if (a == "--stop-at-target")
+            stop = true;
         else if (a == "--trace" && i + 1 < argc)
             trace = std::stoull(argv[++i]) + 1;
         else if (a == "--strategies" && i + 1 < argc) {
@@ -43,8 +53,10 @@ int main(int argc, char** argv) {
     if (names.empty())
         for (const auto& s : strategies())
             names.push_back(s.name);
-    fmt::print("space\tstrategy\tN\tK\trandom_expectation\tmedian_evals\tq1\tq3\treached\truns\t"
-               "ratio_to_random\tbest_over_opt\tseconds\n");
+    if (budgets.empty()) budgets.push_back(0);
+    fmt::print("space\tstrategy\tbudget\tM\tN\tK\trandom_median\trandom_mean\tmedian_evals\tq1\t"
+               "q3\treached\truns\tratio_to_random_median\tratio_to_random_mean\tbest_over_opt\t"
+               "seconds\n");
     for (const auto& f : files) {
         const auto rec = load_recorded_space(f);
         std::string space = f.substr(f.find_last_of('/') + 1);
@@ -54,7 +66,7 @@ int main(int argc, char** argv) {
                 auto sr = make_searcher(n);
                 const double opt = rec.optimum();
                 search_options so;
-                so.budget = budget ? budget : 1000;
+                so.budget = budgets[0] ? budgets[0] : 1000;
                 so.seed = trace - 1;
                 std::size_t k = 0;
                 run_search(*sr, rec.space, so, [&](const std::vector<point>& batch) {
@@ -71,22 +83,27 @@ int main(int argc, char** argv) {
                 });
                 continue;
             }
-            replay_options o;
-            o.strategy = n;
-            o.budget = budget;
-            o.seed = seed;
-            const auto t0 = std::chrono::steady_clock::now();
-            const auto runs =
-                replay_repeat(rec, o, repeat, std::max(1u, std::thread::hardware_concurrency()));
-            const double secs =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            const auto s = summarize(rec, o, runs);
-            fmt::print(
-                "{}\t{}\t{}\t{}\t{:.1f}\t{:.1f}\t{:.1f}\t{:.1f}\t{}\t{}\t{:.3f}\t{:.4f}\t{:.2f}\n",
-                space, n, s.valid, s.within, s.random_expectation, s.evals.median, s.evals.q1,
-                s.evals.q3, s.reached, runs.size(), s.evals.median / s.random_expectation,
-                s.best_ratio.median, secs);
-            std::fflush(stdout);
+            for (const std::size_t budget : budgets) {
+                replay_options o;
+                o.strategy = n;
+                o.budget = budget;
+                o.seed = seed;
+                o.stop_at_target = stop;
+                const auto t0 = std::chrono::steady_clock::now();
+                const auto runs = replay_repeat(rec, o, repeat,
+                                                std::max(1u, std::thread::hardware_concurrency()));
+                const double secs =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                const auto s = summarize(rec, o, runs);
+                fmt::print("{}\t{}\t{}\t{}\t{}\t{}\t{:.1f}\t{:.1f}\t{:.1f}\t{:.1f}\t{:.1f}\t{}\t{}"
+                           "\t{:.4f}\t"
+                           "{:.4f}\t{:.4f}\t{:.2f}\n",
+                           space, n, s.budget, s.recorded, s.valid, s.within, s.random.median,
+                           s.random.mean, s.evals.median, s.evals.q1, s.evals.q3, s.reached,
+                           runs.size(), s.evals.median / s.random.median,
+                           s.evals.median / s.random.mean, s.best_ratio.median, secs);
+                std::fflush(stdout);
+            }
         }
     }
 }

@@ -78,9 +78,13 @@ replay_run replay_search(const recorded_space& rec, const replay_options& o) {
         }
         return out;
     };
-    // The history lives in the searcher; read it from there (binding run_search's returned
-    // reference trips GCC 13's -Wdangling-reference on the std::function temporary).
-    run_search(*s, rec.space, so, evaluate);
+    // The loop of run_search, with an early end when only evaluations to target matter.
+    s->init(rec.space, so);
+    while (!s->done() && !(o.stop_at_target && run.evals_to_target)) {
+        const auto batch = s->propose();
+        if (batch.empty()) break;
+        s->observe(evaluate(batch));
+    }
     const auto& history = s->history();
     if (auto sel = select_best(history, rec.space)) {
         run.best = history[sel->best].where;
@@ -102,12 +106,40 @@ quartiles quartiles_of(std::vector<double> v) {
     return {at(0.25), at(0.5), at(0.75)};
 }
 
+random_baseline random_first_hit(std::size_t m, std::size_t k, std::size_t budget) {
+    const double miss = static_cast<double>(budget) + 1;
+    if (k == 0 || m == 0) return {miss, miss};
+    random_baseline b;
+    b.mean = static_cast<double>(m + 1) / static_cast<double>(k + 1);
+    // P(first hit > t) = prod_{i<t} (m-k-i)/(m-i); the median is the first t where that is
+    // ≤ 1/2, or budget + 1 when more than half of the runs miss within the budget.
+    double above = 1.0;
+    b.median = miss;
+    for (std::size_t t = 1; t <= budget; ++t) {
+        const std::size_t i = t - 1;
+        above *= i < m - k ? static_cast<double>(m - k - i) / static_cast<double>(m - i) : 0.0;
+        if (above <= 0.5) {
+            b.median = static_cast<double>(t);
+            break;
+        }
+    }
+    return b;
+}
+
+std::size_t replay_budget(const recorded_space& rec, const replay_options& o) {
+    return o.budget
+               ? o.budget
+               : static_cast<std::size_t>(std::min<std::uint64_t>(rec.space.valid_count(), 1000));
+}
+
 replay_summary summarize(const recorded_space& rec, const replay_options& o,
                          const std::vector<replay_run>& runs) {
     replay_summary s;
+    s.recorded = static_cast<std::size_t>(rec.space.valid_count());
     s.valid = rec.ok_count();
     s.within = rec.count_within(o.target);
-    s.random_expectation = static_cast<double>(s.valid + 1) / static_cast<double>(s.within + 1);
+    s.budget = replay_budget(rec, o);
+    s.random = random_first_hit(s.recorded, s.within, s.budget);
     if (runs.empty()) return s;
     const double opt = rec.optimum();
     std::vector<double> evals, ratio;

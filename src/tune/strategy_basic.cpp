@@ -54,7 +54,7 @@ std::vector<std::pair<strategy_info, factory>> builtin_strategies() {
          make_genetic},
         {{"annealing", "simulated annealing over neighbourhoods with restarts"}, make_annealing},
         {{"auto", "default: a bandit over incumbent local search, genetic offspring and "
-                  "uniform samples"},
+                  "uniform samples; uniform samples take over when it stalls"},
          make_auto},
         {{"portfolio", "auto without the surrogate screening (no XGBoost needed)"},
          [] { return make_portfolio("portfolio", false); }},

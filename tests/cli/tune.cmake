@@ -2,10 +2,12 @@
 set(_tune_data ${PROJECT_SOURCE_DIR}/tests/data/tune)
 ktune_cli_test(tune_space_random RC 0
   ARGS tune --space ${_tune_data}/kt_small.json --strategy random --repeat 3 --seed 5
-  EXPECT "16 recorded: 13 ran, 3 failed" "reached in 3/3 runs" "random search expects")
+  EXPECT "16 recorded: 13 ran, 3 failed" "reached in 3/3 runs" "random search expects: median 8"
+         "(16+1)/(1+1) = 8.5")
 ktune_cli_test(tune_space_t4_json RC 0
   ARGS tune --space ${_tune_data}/t4_small.json --strategy genetic --repeat 2 --json
-  EXPECT "\"schema\": \"ktune.tune.replay\"" "\"version\": \"1.0.0\"" "\"format\": \"t4\"")
+  EXPECT "\"schema\": \"ktune.tune.replay\"" "\"version\": \"2.0.0\"" "\"format\": \"t4\""
+         "\"median_over_random_median\"" "\"evals_to_target_per_run\"")
 ktune_cli_test(tune_space_malformed RC 2
   ARGS tune --space ${_tune_data}/bad_value.json
   EXPECT "bad_value.json" "/cache/32,1,0/tile" "not in the parameter's list")

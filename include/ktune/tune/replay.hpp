@@ -58,6 +58,9 @@ struct replay_options {
     std::uint64_t seed = 0;
     double target = 1.05; ///< "found" = a config within target × optimum
     bool charge_compile_time = true;
+    /// End each run at its first config within target (benchmarks that only count evaluations
+    /// to target: the rest of the budget would change nothing they report but best_time).
+    bool stop_at_target = false;
     bool operator==(const replay_options&) const = default;
 };
 
@@ -84,11 +87,28 @@ struct quartiles {
 /// Type-7 (linear) quartiles of non-empty v.
 quartiles quartiles_of(std::vector<double> v);
 
+/// Random search's evaluations to its first hit when it draws without replacement from m
+/// configs of which k are good (failed configs are drawn too, so m counts them): the mean
+/// (m+1)/(k+1) over an unlimited budget, and the exact median when a miss within `budget`
+/// counts as budget + 1 (the convention of replay_summary::evals). k = 0: both are budget + 1.
+struct random_baseline {
+    double mean = 0;
+    double median = 0;
+    bool operator==(const random_baseline&) const = default;
+};
+random_baseline random_first_hit(std::size_t m, std::size_t k, std::size_t budget);
+
+/// The budget a replay runs with: o.budget, or min(configs of the recording, 1000) when 0.
+std::size_t replay_budget(const recorded_space& rec, const replay_options& o);
+
 struct replay_summary {
-    std::size_t valid = 0;         ///< N: ok configs of the recording
-    std::size_t within = 0;        ///< K: ok configs within target × optimum
-    double random_expectation = 0; ///< (N+1)/(K+1): expected draws of random search w/o replacement
-    std::size_t reached = 0;       ///< runs that reached the target
+    std::size_t recorded = 0; ///< M: configs random search can draw, recorded failures included
+    std::size_t valid = 0;    ///< N: ok configs of the recording
+    std::size_t within = 0;   ///< K: ok configs within target × optimum
+    std::size_t budget = 0;   ///< evaluations per run (replay_budget)
+    /// Random search's baseline on this recording: mean (M+1)/(K+1) and median at the budget.
+    random_baseline random;
+    std::size_t reached = 0; ///< runs that reached the target
     /// Evaluations to target over the runs; runs that missed count as budget + 1 (so a median
     /// over half the runs missing is reported as "not reached").
     quartiles evals;
@@ -97,6 +117,11 @@ struct replay_summary {
 };
 replay_summary summarize(const recorded_space& rec, const replay_options& o,
                          const std::vector<replay_run>& runs);
+
+/// The `--json` report of a replay (schema ktune.tune.replay, docs/formats.md): the recording,
+/// the options, the summary with both random baselines and the ratios to them, every run.
+std::string replay_report_json(const recorded_space& rec, const replay_options& o,
+                               const std::vector<replay_run>& runs);
 
 /// R runs with seeds derived from o.seed (rng::derive), on up to `threads` threads; the result
 /// does not depend on the thread count. progress(done, total) is called from one thread.
