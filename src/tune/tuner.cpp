@@ -1,6 +1,7 @@
 #include "ktune/tune/tuner.hpp"
 
 #include "ktune/cache/index.hpp"
+#include "ktune/cache/shared_tier.hpp"
 #include "ktune/cache/store.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
@@ -135,6 +136,28 @@ bool may_hit(const cache::cache_index& idx, const tune_request& rq, const ops::o
 }
 } // namespace
 
+namespace {
+std::unique_ptr<cache::shared_tier> shared_tier_for(const tune_request& rq) {
+    if (rq.shared_cache.empty()) return nullptr;
+    cache::shared_tier_options so;
+    so.url = rq.shared_cache;
+    return std::make_unique<cache::shared_tier>(so);
+}
+
+// The exact entry for `key`: from the file, else from the shared tier (then stored in the file).
+std::optional<cache::entry> exact_hit(const tune_request& rq, const cache::cache_index& idx,
+                                      const std::filesystem::path& file,
+                                      const cache::cache_key& key) {
+    const cache::prepared_key pk(key);
+    if (const cache::entry* e = idx.find(pk)) return *e;
+    const auto shared = shared_tier_for(rq);
+    if (!shared) return std::nullopt;
+    auto r = cache::lookup_through(file, idx, *shared, pk);
+    if (r.tier == cache::lookup_tier::exact && r.hit) return r.hit;
+    return std::nullopt;
+}
+} // namespace
+
 cache::cache_key tune_key(const tune_request& rq) {
     return key_for(rq, ops::find_op(rq.op), detail::device_query_cached());
 }
@@ -142,14 +165,13 @@ cache::cache_key tune_key(const tune_request& rq) {
 std::optional<tune_report> cached_tune(const tune_request& rq) {
     if (!rq.read_cache) return std::nullopt;
     const ops::op& o = ops::find_op(rq.op);
-    const auto idx = cache::cache_index::load(rq.cache_file.empty() ? cache::default_cache_path()
-                                                                    : rq.cache_file);
-    const cache::entry* e =
-        idx.find(cache::prepared_key(key_for(rq, o, detail::device_query_cached())));
+    const auto file = rq.cache_file.empty() ? cache::default_cache_path() : rq.cache_file;
+    const auto idx = cache::cache_index::load(file);
+    auto e = exact_hit(rq, idx, file, key_for(rq, o, detail::device_query_cached()));
     if (!e) return std::nullopt;
     tune_report rep;
     rep.cache_hit = true;
-    rep.winner = *e;
+    rep.winner = std::move(*e);
     rep.strategy = rq.strategy;
     rep.bytes = o.bytes(rq.prob);
     return rep;
@@ -206,9 +228,9 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     const cache::cache_key key = key_for(rq, o, q);
     mark(recorded ? "device_record" : "device_query");
     if (idx)
-        if (const cache::entry* e = idx->find(cache::prepared_key(key))) {
+        if (auto e = exact_hit(rq, *idx, cache_path, key)) {
             rep.cache_hit = true;
-            rep.winner = *e;
+            rep.winner = std::move(*e);
             rep.wall_s = since_t0();
             return rep;
         }
@@ -388,7 +410,12 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
         rep.winner.origin.sm_mhz = w.run.clocks.sm_mhz;
         rep.winner.origin.memory_mhz = w.run.clocks.memory_mhz;
     }
-    if (rq.write_cache) cache::store(cache_path, rep.winner);
+    if (rq.write_cache) {
+        if (const auto tier = shared_tier_for(rq))
+            cache::store_through(cache_path, *tier, std::span(&rep.winner, 1));
+        else
+            cache::store(cache_path, rep.winner);
+    }
     return rep;
 }
 

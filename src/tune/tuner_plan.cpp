@@ -1,6 +1,7 @@
 // Several tunes in one process (tuner_plan.hpp): the plan file, the command line's product of
 // ops x shapes x dtypes, up-front validation, and the run on one tune_session.
 #include "ktune/tune/tuner_plan.hpp"
+#include "ktune/cache/shared_tier.hpp"
 
 #include "ktune/core/error.hpp"
 #include "ktune/ops/op.hpp"
@@ -135,6 +136,11 @@ std::vector<plan_entry> plan_product(const std::vector<std::string>& ops,
 
 std::vector<tune_request> plan_requests(const std::vector<plan_entry>& plan,
                                         const tune_request& base) {
+    if (!base.shared_cache.empty()) { // its URL and this build's Redis support, before any tune
+        cache::shared_tier_options so;
+        so.url = base.shared_cache;
+        cache::shared_tier check(so);
+    }
     std::vector<tune_request> out;
     for (const auto& e : plan) {
         tune_request rq = base;

@@ -19,3 +19,6 @@ ktune_cli_test(tune_space_real RC 0
   ARGS tune --space ${PROJECT_SOURCE_DIR}/examples/data/spaces/pnpoly_RTX_3090.json.gz
        --strategy genetic --repeat 4 --budget 200
   EXPECT "4092 recorded: 3774 ran, 318 failed" "33 configs within 1.05x")
+# A shared cache tier with a malformed URL is refused before any GPU work.
+ktune_cli_test(tune_redis_bad_url RC 2 ARGS tune softmax --shape 64x64 --redis localhost:6379
+  EXPECT "redis://host:port/db")

@@ -118,6 +118,9 @@ command add_tune(CLI::App& root) {
                     "\"budget\": 200}, ...]}; --strategy, --budget, --seed and --cache apply "
                     "where an entry does not say");
     app->add_option("--cache", o->op.cache, "Op mode: cache file for the winner");
+    app->add_option("--redis", o->op.redis,
+                    "Op mode: shared cache tier (redis://host:port/db or unix:///path.sock), "
+                    "asked on a local miss; the winner is written to it too (fail-open)");
     app->add_option("--space", o->space,
                     "Replay a recorded space (Kernel Tuner cache .json/.json.gz or T4)");
     std::string names;

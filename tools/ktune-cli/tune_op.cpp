@@ -337,6 +337,7 @@ int run_tune_op(const tune_op_options& o) {
     base.budget = static_cast<std::size_t>(o.budget > 0 ? o.budget : 0);
     base.seed = o.seed;
     base.cache_file = o.cache;
+    base.shared_cache = o.redis;
     base.keep_worker_s = o.keep_worker;
     const auto plan =
         o.plan.empty()

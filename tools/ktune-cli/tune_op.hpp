@@ -16,6 +16,7 @@ struct tune_op_options {
     std::string strategy = "auto";
     int budget = 0;    ///< 0: the op's default
     std::string cache; ///< cache file; empty: the default location
+    std::string redis; ///< shared cache tier URL; empty: the file alone
     std::uint64_t seed = 0;
     bool json = false;
     bool vs_torch = false; ///< also time PyTorch's equivalent (python3 with torch)

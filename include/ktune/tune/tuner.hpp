@@ -36,6 +36,10 @@ struct tune_request {
     std::filesystem::path cache_file; ///< empty: cache::default_cache_path()
     bool read_cache = true;           ///< false: always search (the result is still stored)
     bool write_cache = true;
+    /// The shared cache tier (redis://host:port/db or unix:///path.sock): asked on a local miss,
+    /// and the winner written to it as well as to the file; fail-open (docs/formats.md, the
+    /// Redis section). Empty: the file alone.
+    std::string shared_cache;
     measure::measure_policy policy;
     std::chrono::milliseconds candidate_timeout{10000};
     std::vector<std::string> worker_command; ///< empty: measure::default_worker_command()
