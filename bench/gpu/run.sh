@@ -15,12 +15,13 @@ echo "# ktune GPU run $(date -u +%Y-%m-%dT%H:%MZ)" >"$summary"
 step_build() {
     nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv |
         tee -a "$summary"
-    # The GPU image may lack packages; carried .debs (bench/gpu/carry.sh) are unpacked here.
+    # The GPU image may lack packages: bench/gpu/carry.sh unpacks Debian packages into .carry/root.
     if [ -d .carry/root ]; then
         export CMAKE_PREFIX_PATH=$PWD/.carry/root/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
         export CPATH=$PWD/.carry/root/usr/include${CPATH:+:$CPATH}
         export LIBRARY_PATH=$PWD/.carry/root/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
         export LD_LIBRARY_PATH=$PWD/.carry/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        export PATH=$PATH:$PWD/.carry/root/usr/bin # redis-server for the shared-tier tests
     fi
     BUILD_DIR=build-gpu BUILD_TYPE=Release scripts/build.sh -DKTUNE_WERROR=OFF \
         >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; return 1; }
