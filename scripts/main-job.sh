@@ -52,6 +52,10 @@ print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")')
     "$ktune" tune transpose --shape 8192x8192 --dtype bf16 --cache out/tuned.json "${torch_flag[@]}"
     say "the same again: cache hits, nothing measured"
     "$ktune" tune softmax --shape 8192x8192 --shape 4096x32768 --dtype bf16 --cache out/tuned.json
+    say "ktune ingest + backlog: this run's traces in a profile store (SQLite), what to tune next"
+    rm -f out/ktune.db
+    "$ktune" ingest --db sqlite:out/ktune.db --objects out/objects --build main-job out/*.ktrace
+    "$ktune" backlog --db sqlite:out/ktune.db --limit 10
 else
     say "no GPU here ($(head -1 out/device.txt)): working on bundled real data"
     say "ktune top: which kernels own the GPU time of a PyTorch transformer layer (H200)"

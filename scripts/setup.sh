@@ -6,7 +6,9 @@ set -euo pipefail
 need=()
 have_header() { # header, extra include dirs...
     local h=$1; shift
-    for d in /usr/include /usr/local/include "$@"; do [ -e "$d/$h" ] && return 0; done
+    # CPATH: headers unpacked beside the system's (bench/gpu/carry.sh on the offline GPU machines)
+    local cpath=${CPATH:-}
+    for d in /usr/include /usr/local/include "$@" ${cpath//:/ }; do [ -e "$d/$h" ] && return 0; done
     return 1
 }
 have_header fmt/format.h || need+=(libfmt-dev)
