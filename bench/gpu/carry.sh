@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 rm -rf .carry/debs .carry/root
 mkdir -p .carry/debs .carry/root
 (cd .carry/debs && apt-get download libxgboost0 libxgboost-dev libdmlc0 libsqlite3-0 \
-    libsqlite3-dev libhiredis0.14 libhiredis-dev libpq5 libpq-dev redis-server redis-tools \
+    libsqlite3-dev libhiredis0.14 libhiredis-dev redis-server redis-tools \
     liblzf1 libjemalloc2)
 for f in .carry/debs/*.deb; do dpkg -x "$f" .carry/root; done
 rm -rf .carry/debs
