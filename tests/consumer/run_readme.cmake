@@ -42,14 +42,15 @@ set(ENV{KTUNE_CACHE} ${CACHE_FILE})
 # Twice: as the machine is (a GPU machine also launches the kernel), then with every GPU hidden,
 # which must still start and answer the default for arch "unknown".
 foreach(visible IN ITEMS "as-is" "")
+  # set(ENV{X} "") would unset X (every GPU visible again); cmake -E env sets it empty.
+  set(run ${WORK}/build/app)
   if(visible STREQUAL "")
-    set(ENV{CUDA_VISIBLE_DEVICES} "")
+    set(run ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES= ${WORK}/build/app)
     set(expect "unknown: tier op_default, block 256, items 1")
   else()
     set(expect ": tier op_default, block 256, items 1")
   endif()
-  execute_process(COMMAND ${WORK}/build/app RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err)
+  execute_process(COMMAND ${run} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message(STATUS "app (GPUs ${visible}): ${out}${err}")
   if(rc)
     message(FATAL_ERROR "the README's app failed: exit ${rc}")
