@@ -11,7 +11,8 @@ scripts/build.sh -DKTUNE_WERROR=ON
 if [ "${KTUNE_QUICK:-0}" != 1 ]; then
     echo "== ASan+UBSan build of the unit tests"
     BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DKTUNE_SANITIZE=ON -DKTUNE_WERROR=ON \
-        -DKTUNE_BUILD_BENCH=OFF -DKTUNE_BUILD_EXAMPLES=OFF
+        -DKTUNE_BUILD_BENCH=OFF -DKTUNE_BUILD_EXAMPLES=OFF -DKTUNE_BUILD_GPU_TESTS=OFF \
+        -DKTUNE_CHECK_HEADERS=OFF
     # cudart keeps allocations until process teardown, which LeakSanitizer would report.
     (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
