@@ -29,6 +29,11 @@ have_header xgboost/c_api.h || optional+=(libxgboost-dev)
 have_header simdjson.h || optional+=(libsimdjson-dev)
 if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
     command -v rsvg-convert >/dev/null || optional+=(librsvg2-bin)
+    # The fuzz pass (tests/fuzz/run.sh): clang with its libFuzzer runtime, and lld.
+    command -v clang++ >/dev/null || optional+=(clang)
+    command -v ld.lld >/dev/null || optional+=(lld)
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        optional+=(libclang-rt-dev)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

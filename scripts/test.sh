@@ -18,4 +18,7 @@ if [ "${KTUNE_QUICK:-0}" != 1 ]; then
         ctest --output-on-failure -L unit -LE install --timeout 900 -j "${JOBS:-$(nproc)}")
     echo "== format check"
     scripts/format.sh --check
+    # Each reader fuzzed briefly from its corpus (skipped where clang has no libFuzzer).
+    echo "== fuzz pass"
+    FUZZ_DIR=build-fuzz tests/fuzz/run.sh "${KTUNE_FUZZ_SECONDS:-15}"
 fi
