@@ -258,6 +258,10 @@ recorded_space detail::parse_recorded_space(std::string_view text, const std::st
                 "file (\"schema_version\", \"results\")");
     } catch (const nlohmann::json::exception& e) {
         throw error(error_kind::input, fmt::format("{}: unexpected structure: {}", path, e.what()));
+    } catch (const error& e) {
+        // The space and config readers (src/core, src/tune/space.cpp) do not know the file.
+        if (std::string_view(e.what()).starts_with(path)) throw;
+        throw error(error_kind::input, fmt::format("{}: {}", path, e.what()));
     }
     if (rec.configs.empty()) bad(path, "/", "no recorded configs");
     std::vector<point> members;
