@@ -189,6 +189,10 @@ def plan_cases(c, n):
 def suite_cases(c, n):
     for src in SUITES:
         doc = json.load(open(os.path.join(ROOT, src)))
+        # The commands a suite runs are the user's: mutating "sleep 0.005" into "sleep 1e999"
+        # tests sleep, not ktune. Every command runs `true`.
+        for cmd in doc.get("commands", []):
+            cmd["run"] = ["true"]
         base = os.path.basename(src).split(".")[0]
         # Byte flips of a suite could turn "sleep 0.005" into a long sleep, which is what the
         # user asked for: suites get structural mutations and cuts only.
@@ -266,13 +270,14 @@ def run_case(ktune, argv, cwd, timeout, mem_mb):
 
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")  # no GPU path, the same on every machine
     start = time.monotonic()
+    # A session of its own: on a timeout the whole group goes, children that hold the pipes too.
     p = subprocess.Popen([ktune] + argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         preexec_fn=limits, env=env)
+                         preexec_fn=limits, env=env, start_new_session=True)
     try:
         out, err = p.communicate(timeout=timeout)
         hung = False
     except subprocess.TimeoutExpired:
-        p.kill()
+        os.killpg(p.pid, 9)
         out, err = p.communicate()
         hung = True
     return p.returncode, hung, time.monotonic() - start, out, err
@@ -290,6 +295,7 @@ def main():
     ap.add_argument("--out", help="keep inputs and failures here (default: a temporary folder)")
     ap.add_argument("--json", help="write the summary here")
     ap.add_argument("--count", action="store_true", help="only count the cases")
+    ap.add_argument("--all-commands", action="store_true", help="every command on every input")
     a = ap.parse_args()
     ktune = os.path.abspath(a.ktune)
     work = a.out or tempfile.mkdtemp(prefix="ktune_adversarial_")
@@ -310,11 +316,9 @@ def main():
     plan_cases(c, n)
     cases = []
     for i, (kind, path) in enumerate(c.items):
-        # The first command of the kind on every input, and one of the others in turn.
+        # One command a input, the kind's commands in turn (--all-commands: every one).
         every = commands(kind, path, os.path.join(outputs, f"{i}"))
-        cases.append((kind, every[0]))
-        if len(every) > 1:
-            cases.append((kind, every[1 + i % (len(every) - 1)]))
+        cases += [(kind, argv) for argv in every] if a.all_commands else [(kind, every[i % len(every)])]
     if not a.quick:
         cases += [("option", argv) for _, argv in option_cases()]
     if a.quick:  # every command form once, a spread of inputs: about 60 runs
@@ -369,10 +373,13 @@ def main():
 
     summary = {"cases": len(cases), "inputs": len(c.items), "seconds": round(time.monotonic() - t0, 1),
                "failures": len(failures), "slowest_s": round(slowest[0], 2), "slowest": slowest[1],
+               # ru_maxrss of waited-for children: the largest peak RSS of any one run.
+               "max_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
                "exit_codes": {f"{k[0]} {k[1]}": v for k, v in sorted(codes.items(), key=str)},
                "timeout_s": a.timeout, "mem_mb": a.mem_mb, "seed": a.seed, "quick": a.quick}
     print(f"ktune adversarial corpus: {summary['cases']} runs on {summary['inputs']} generated inputs "
-          f"in {summary['seconds']} s; {len(failures)} failures; slowest run {summary['slowest_s']} s")
+          f"in {summary['seconds']} s; {len(failures)} failures; slowest run {summary['slowest_s']} s; "
+          f"largest peak RSS {summary['max_rss_mb']} MB")
     for k, v in summary["exit_codes"].items():
         print(f"  {k}: {v}")
     for f in failures[:30]:

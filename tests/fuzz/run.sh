@@ -7,6 +7,7 @@
 # still run every corpus through the g++ build (the fuzz_replay_* CTest tests).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+export PATH="/usr/local/cuda/bin:$PATH" # CUDAToolkit's headers, as scripts/build.sh finds them
 seconds=${1:-25}
 shift || true
 targets=("$@")
