@@ -170,7 +170,8 @@ read_status trace_reader::read(trace_visitor& v) {
     read_status st;
     trace_counters seen;
     const auto fail = [&](const std::string& why) {
-        st.damage = why;
+        // Parser messages quote the damaged bytes, and the damage goes into JSON reports.
+        st.damage = detail::valid_utf8(why);
         st.counters = seen;
         return st;
     };

@@ -76,3 +76,7 @@ ktune_cli_test(export_bad_utf8 RC 0
   EXPECT "records to" REJECT "internal error")
 ktune_cli_test(diff_json_bad_utf8 RC 1 ARGS diff ${_trace} ${_dmg}/bad_utf8.ktrace -f json
   EXPECT "\"schema\": \"ktune.diff\"" REJECT "internal error")
+# Found by the adversarial corpus: a damage message quoting invalid UTF-8 broke `top --json`.
+ktune_cli_test(top_json_damage_utf8 RC 0
+  ARGS top tests/fuzz/corpus/trace_reader/regress_footer_utf8_damage.ktrace --allow-incomplete --json
+  EXPECT "\"schema\": \"ktune.top\"" "damaged footer" REJECT "internal error")

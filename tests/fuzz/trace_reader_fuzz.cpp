@@ -54,6 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             ktune::fuzz::fail(target, "complete and damage disagree");
         if (!st.complete && st.damage.find(path) == std::string::npos)
             ktune::fuzz::fail(target, "damage that does not name the file: " + st.damage);
+        if (ktune::trace::detail::valid_utf8(st.damage) != st.damage)
+            ktune::fuzz::fail(target,
+                              "a damage message that is not valid UTF-8 (it goes into JSON)");
         if (st.bytes_read > size) ktune::fuzz::fail(target, "read past the end of the file");
         for (const auto& s : reader.strings())
             if (ktune::trace::detail::valid_utf8(s.mangled) != s.mangled ||

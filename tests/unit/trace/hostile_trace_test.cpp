@@ -195,6 +195,20 @@ TEST_CASE("names that are not UTF-8 are repaired, never refused") {
     std::filesystem::remove(path);
 }
 
+TEST_CASE("a damage message is valid UTF-8 even when it quotes the damaged bytes") {
+    const auto path = temp_path("footer_utf8.ktrace");
+    auto bytes = good_trace(path);
+    const auto footer = first_of(bytes, 9);
+    bytes[footer + 24 + 2] = '\xff'; // inside the footer JSON's first key
+    spit(path, bytes);
+    ktune::test::trace_collector v;
+    const auto st = read_all(path, v);
+    CHECK_FALSE(st.complete);
+    CHECK(st.damage.find("footer") != std::string::npos);
+    CHECK(detail::valid_utf8(st.damage) == st.damage);
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("valid_utf8 keeps valid text and replaces each invalid byte") {
     using detail::valid_utf8;
     CHECK(valid_utf8("plain") == "plain");
