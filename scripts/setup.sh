@@ -36,6 +36,11 @@ have_header libpq-fe.h /usr/include/postgresql || optional+=(libpq-dev)
     optional+=(postgresql)
 if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
     command -v rsvg-convert >/dev/null || optional+=(librsvg2-bin)
+    # The fuzz pass (tests/fuzz/run.sh): clang with its libFuzzer runtime, and lld.
+    command -v clang++ >/dev/null || optional+=(clang)
+    command -v ld.lld >/dev/null || optional+=(lld)
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        optional+=(libclang-rt-dev)
 fi
 # The Redis shared cache tier: hiredis builds it, redis-server runs its tests (skipped without).
 have_header hiredis/hiredis.h || optional+=(libhiredis-dev)

@@ -19,4 +19,8 @@ if [ "${KTUNE_QUICK:-0}" != 1 ]; then
         ctest --output-on-failure -L unit -LE install --timeout 900 -j "${JOBS:-$(nproc)}")
     echo "== format check"
     scripts/format.sh --check
+    # Each reader fuzzed briefly from its corpus (skipped where clang has no libFuzzer): about
+    # a minute to build the seven targets and 10 s each.
+    echo "== fuzz pass"
+    FUZZ_DIR=build-fuzz tests/fuzz/run.sh "${KTUNE_FUZZ_SECONDS:-10}"
 fi

@@ -2,6 +2,7 @@
 #include "ktune/guard/compare.hpp"
 
 #include "ktune/core/error.hpp"
+#include "ktune/guard/results.hpp"
 #include "ktune/guard/stats.hpp"
 #include "ktune/measure/sample_stats.hpp"
 
@@ -23,6 +24,8 @@ std::string_view to_string(verdict v) noexcept {
         return "slower";
     case verdict::inconclusive:
         return "inconclusive";
+    case verdict::failed:
+        return "failed";
     }
     return "?";
 }
@@ -47,6 +50,12 @@ std::string_view to_string(cause c) noexcept {
         return "too few samples";
     case cause::noisy:
         return "noisy";
+    case cause::failed_entry:
+        return "failed entry";
+    case cause::missing_key:
+        return "missing key";
+    case cause::zero_baseline:
+        return "zero baseline";
     }
     return "?";
 }
@@ -57,9 +66,20 @@ std::size_t diff_report::count(verdict v) const {
 }
 
 int diff_report::exit_code() const {
-    if (count(verdict::slower) > 0) return 1;
-    if (count(verdict::same) + count(verdict::faster) == 0) return 2;
+    if (count(verdict::slower) + count(verdict::failed) > 0) return 1;
+    if (count(verdict::same) + count(verdict::faster) == 0) return 3;
     return 0;
+}
+
+std::string_view diff_report::outcome() const {
+    switch (exit_code()) {
+    case 1:
+        return "regression";
+    case 3:
+        return "inconclusive";
+    default:
+        return "pass";
+    }
 }
 
 namespace {
@@ -134,6 +154,8 @@ void decide(key_diff& k, const diff_options& o, bool env_differs) {
         k.why = cause::noisy;
         k.detail = fmt::format("shift {}: cannot rule out a change of {:.3g} %", shift, 100 * t);
         break;
+    case verdict::failed: // set only for keys without samples, never decided here
+        break;
     }
 }
 
@@ -166,8 +188,27 @@ key_diff one_sided(const series& s, bool is_new, const diff_options& o) {
     return k;
 }
 
+// Samples that cannot be timings are bad input, whatever file or adapter they came from.
+void check_samples(const series_set& side, const char* which) {
+    for (const auto& s : side.items)
+        if (const auto why = sample_problem(s.samples); !why.empty())
+            throw error(error_kind::input,
+                        side.source + " (" + which + "): key '" + s.key() + "': " + why);
+}
+
+key_diff failed_key(const std::string& key, cause why, std::string detail) {
+    key_diff k;
+    k.key = key;
+    k.name = key;
+    k.result = verdict::failed;
+    k.why = why;
+    k.detail = std::move(detail);
+    return k;
+}
+
 int severity(verdict v) {
     switch (v) {
+    case verdict::failed:
     case verdict::slower:
         return 0;
     case verdict::faster:
@@ -184,6 +225,8 @@ int severity(verdict v) {
 
 diff_report compare(const series_set& base, const series_set& cand, const diff_options& o) {
     validate(o);
+    check_samples(base, "baseline");
+    check_samples(cand, "candidate");
     diff_report r;
     r.baseline_source = base.source;
     r.candidate_source = cand.source;
@@ -209,9 +252,31 @@ diff_report compare(const series_set& base, const series_set& cand, const diff_o
             added.push_back(&s);
         }
     }
+    // A candidate entry that failed is named as such, not as a removed key.
+    std::map<std::string, const broken_entry*> cand_broken;
+    for (const auto& b : cand.broken)
+        cand_broken.emplace(b.key, &b);
+    std::map<std::string, const broken_entry*> base_broken;
+    for (const auto& b : base.broken)
+        base_broken.emplace(b.key, &b);
+    for (const auto& [key, b] : cand_broken) {
+        // A capability missing from both builds (unavailable on both sides) is no change.
+        const auto was = base_broken.find(key);
+        if (b->status == "unavailable" && was != base_broken.end() &&
+            was->second->status == "unavailable") {
+            key_diff k = failed_key(key, cause::failed_entry, "unavailable in both runs");
+            k.result = verdict::inconclusive;
+            r.keys.push_back(std::move(k));
+            continue;
+        }
+        r.keys.push_back(failed_key(key, cause::failed_entry,
+                                    "candidate status " + b->status +
+                                        (b->detail.empty() ? "" : ": " + b->detail)));
+    }
     std::multimap<std::string, const series*> removed_by_name;
     for (const auto& s : base.items)
-        if (!matched.contains(s.key())) removed_by_name.emplace(s.name, &s);
+        if (!matched.contains(s.key()) && !cand_broken.contains(s.key()))
+            removed_by_name.emplace(s.name, &s);
     std::vector<const series*> still_added;
     std::map<std::string, int> added_per_name;
     for (const auto* s : added)
@@ -259,6 +324,13 @@ diff_report compare(const series_set& base, const series_set& cand, const diff_o
             r.keys.push_back(std::move(k));
             continue;
         }
+        if (!(k.base_median > 0)) {
+            k.result = verdict::inconclusive;
+            k.why = cause::zero_baseline;
+            k.detail = "the baseline median is 0: a relative change is undefined";
+            r.keys.push_back(std::move(k));
+            continue;
+        }
         k.p_value = mann_whitney_u(pr.base->samples, pr.cand->samples).p_value;
         relative_shift_result s;
         try {
@@ -284,8 +356,20 @@ diff_report compare(const series_set& base, const series_set& cand, const diff_o
     }
     for (const auto* s : still_added)
         r.keys.push_back(one_sided(*s, true, o));
+    const bool expect_keys = base.every_key_expected && cand.every_key_expected;
     for (const auto& [name, s] : removed_by_name)
-        r.keys.push_back(one_sided(*s, false, o));
+        if (expect_keys) {
+            key_diff k = failed_key(s->key(), cause::missing_key,
+                                    "in the baseline but not in the candidate");
+            k.name = s->name;
+            k.base_shape = s->shape;
+            k.unit = s->unit;
+            k.n_base = s->samples.size();
+            k.base_median = s->samples.empty() ? 0 : measure::median(s->samples);
+            r.keys.push_back(std::move(k));
+        } else {
+            r.keys.push_back(one_sided(*s, false, o));
+        }
 
     std::stable_sort(r.keys.begin(), r.keys.end(), [](const key_diff& a, const key_diff& b) {
         if (severity(a.result) != severity(b.result))

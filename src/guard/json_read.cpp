@@ -11,23 +11,58 @@
 
 namespace ktune::guard::detail {
 
+namespace {
+
+// Byte offset → "line:column", which editors understand.
+std::string line_column(const std::string& text, std::size_t byte) {
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// The key of the member that holds byte `at` (the last "name": before it), for messages about
+// a value the parser rejects without saying where (a number out of range).
+std::string key_before(const std::string& text, std::size_t at) {
+    for (std::size_t colon = text.rfind(':', at); colon != std::string::npos && colon > 0;
+         colon = text.rfind(':', colon - 1)) {
+        std::size_t q = text.find_last_not_of(" \t\r\n", colon - 1);
+        if (q == std::string::npos || text[q] != '"') continue;
+        const std::size_t open = text.rfind('"', q - 1);
+        if (open == std::string::npos) break;
+        return text.substr(open + 1, q - open - 1);
+    }
+    return "";
+}
+
+} // namespace
+
 nlohmann::json parse_json(const std::string& text, const std::string& source) {
     try {
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-        // Byte offset → line:column, which editors understand.
-        std::size_t line = 1, col = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
+        throw error(error_kind::input, source + ":" + line_column(text, e.byte) +
+                                           ": not valid JSON (" + e.what() + ")");
+    } catch (const nlohmann::json::exception& e) {
+        // A number beyond double ("1e999") is reported with the number but no position: find it.
+        const std::string what = e.what();
+        const auto open = what.find('\''), close = what.rfind('\'');
+        std::string where;
+        if (open != std::string::npos && close > open + 1) {
+            const std::string token = what.substr(open + 1, close - open - 1);
+            if (const auto at = text.find(token); at != std::string::npos) {
+                where = ":" + line_column(text, at + 1);
+                if (const auto key = key_before(text, at); !key.empty())
+                    where += ": key '" + key + "'";
             }
         }
-        throw error(error_kind::input, source + ":" + std::to_string(line) + ":" +
-                                           std::to_string(col) + ": not valid JSON (" + e.what() +
-                                           ")");
+        throw error(error_kind::input, source + where + ": not a usable JSON value (" + what + ")");
     }
 }
 

@@ -26,16 +26,17 @@ std::string ci(const key_diff& k) {
 }
 
 bool has_stats(const key_diff& k) {
-    return k.why != cause::too_few_samples && k.n_base > 0 && k.n_cand > 0;
+    return k.why != cause::too_few_samples && k.why != cause::zero_baseline &&
+           k.result != verdict::failed && k.n_base > 0 && k.n_cand > 0;
 }
 
 std::string summary_line(const diff_report& r) {
     const int rc = r.exit_code();
-    return fmt::format("{} slower, {} faster, {} same, {} inconclusive: {}",
-                       r.count(verdict::slower), r.count(verdict::faster), r.count(verdict::same),
-                       r.count(verdict::inconclusive),
-                       rc == 1   ? "FAIL (regression)"
-                       : rc == 2 ? "INCONCLUSIVE (nothing comparable)"
+    return fmt::format("{} slower, {} failed, {} faster, {} same, {} inconclusive: {}",
+                       r.count(verdict::slower), r.count(verdict::failed), r.count(verdict::faster),
+                       r.count(verdict::same), r.count(verdict::inconclusive),
+                       rc == 1   ? "FAIL (regression or failed entry)"
+                       : rc == 3 ? "INCONCLUSIVE (nothing could be judged)"
                                  : "PASS");
 }
 
@@ -107,8 +108,9 @@ std::string markdown(const diff_report& r, bool all) {
 }
 
 std::string json(const diff_report& r) {
+    // 1.1: "outcome", the "failed" verdict and count.
     nlohmann::ordered_json j{{"schema", "ktune.diff"},
-                             {"version", "1.0.0"},
+                             {"version", "1.1.0"},
                              {"ktune_version", std::string(version())},
                              {"baseline", r.baseline_source},
                              {"candidate", r.candidate_source},
@@ -120,8 +122,10 @@ std::string json(const diff_report& r) {
                                {"seed", r.options.seed},
                                {"min_samples", r.options.min_samples}}},
                              {"exit_code", r.exit_code()},
+                             {"outcome", r.outcome()},
                              {"counts",
                               {{"slower", r.count(verdict::slower)},
+                               {"failed", r.count(verdict::failed)},
                                {"faster", r.count(verdict::faster)},
                                {"same", r.count(verdict::same)},
                                {"inconclusive", r.count(verdict::inconclusive)}}},
@@ -152,7 +156,8 @@ std::string json(const diff_report& r) {
         if (k.launches_cand > 0) kj["launches_per_run_candidate"] = k.launches_cand;
         j["keys"].push_back(std::move(kj));
     }
-    return j.dump(2) + "\n";
+    // Names are bytes from the profiled program: never fail on invalid UTF-8.
+    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 using ::ktune::detail::xml_escape;
@@ -161,9 +166,11 @@ std::string junit(const diff_report& r) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += fmt::format("<testsuites name=\"ktune diff\" tests=\"{}\" failures=\"{}\" "
                        "skipped=\"{}\">\n",
-                       r.keys.size(), r.count(verdict::slower), r.count(verdict::inconclusive));
+                       r.keys.size(), r.count(verdict::slower) + r.count(verdict::failed),
+                       r.count(verdict::inconclusive));
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                       xml_escape(r.candidate_source), r.keys.size(), r.count(verdict::slower),
+                       xml_escape(r.candidate_source), r.keys.size(),
+                       r.count(verdict::slower) + r.count(verdict::failed),
                        r.count(verdict::inconclusive));
     if (!r.environment_differences.empty()) {
         out += "    <properties>\n";
@@ -175,8 +182,9 @@ std::string junit(const diff_report& r) {
         out +=
             fmt::format("    <testcase classname=\"ktune.diff\" name=\"{}\">", xml_escape(k.key));
         const std::string msg = xml_escape(std::string(to_string(k.why)) + ": " + k.detail);
-        if (k.result == verdict::slower)
-            out += "\n      <failure message=\"" + msg + "\" type=\"slower\"/>\n    ";
+        if (k.result == verdict::slower || k.result == verdict::failed)
+            out += "\n      <failure message=\"" + msg + "\" type=\"" +
+                   std::string(to_string(k.result)) + "\"/>\n    ";
         else if (k.result == verdict::inconclusive)
             out += "\n      <skipped message=\"" + msg + "\"/>\n    ";
         else

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace ktune::guard {
@@ -45,6 +46,18 @@ environment env_from_json(const detail::json_at& j) {
 
 } // namespace
 
+std::string sample_problem(const std::vector<double>& samples) {
+    bool all_zero = !samples.empty();
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const double v = samples[i];
+        if (!std::isfinite(v)) return "sample " + std::to_string(i) + " is not a finite number";
+        if (v < 0)
+            return "sample " + std::to_string(i) + " is negative (" + std::to_string(v) + ")";
+        all_zero = all_zero && v == 0;
+    }
+    return all_zero ? "every sample is 0: nothing was measured" : "";
+}
+
 results parse_results(const std::string& text, const std::string& source) {
     const nlohmann::json doc = detail::parse_json(text, source);
     const detail::json_at root{doc, source, ""};
@@ -55,6 +68,7 @@ results parse_results(const std::string& text, const std::string& source) {
     r.ktune_version = root.opt_string("ktune_version");
     if (root.has("environment")) r.env = env_from_json(root.object("environment"));
     const auto entries = root.array("entries");
+    std::map<std::string, std::size_t> first_at; // key → entry index: a key appears once
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const auto e = entries.at(i);
         result_entry out;
@@ -80,6 +94,13 @@ results parse_results(const std::string& text, const std::string& source) {
         out.data.samples = e.has("samples") ? e.array("samples").numbers() : std::vector<double>{};
         if (out.status == "ok" && out.data.samples.empty())
             e.fail("samples", "an entry with status ok needs at least one sample");
+        if (const auto why = sample_problem(out.data.samples); !why.empty())
+            e.fail("samples", "key '" + out.data.key() + "': " + why);
+        const auto [it, fresh] = first_at.try_emplace(out.data.key(), i);
+        if (!fresh)
+            e.fail("", "key '" + out.data.key() + "' is also entries[" +
+                           std::to_string(it->second) +
+                           "]: each key may appear once in a results file");
         r.entries.push_back(std::move(out));
     }
     if (root.has("stale_winners")) {
@@ -141,8 +162,13 @@ series_set to_series_set(const results& r, const std::string& source) {
     series_set s;
     s.source = source;
     s.env = r.env;
-    for (const auto& e : r.entries)
-        if (e.status == "ok") s.items.push_back(e.data);
+    s.every_key_expected = true;
+    for (const auto& e : r.entries) {
+        if (e.status == "ok")
+            s.items.push_back(e.data);
+        else
+            s.broken.push_back({e.data.key(), e.status, e.detail});
+    }
     return s;
 }
 

@@ -13,11 +13,14 @@ series_set pool(const std::vector<series_set>& runs) {
     if (runs.size() == 1) return runs.front();
     series_set out;
     out.env = runs.front().env;
+    out.every_key_expected = true;
     std::map<std::string, std::size_t> index; // key → position in out.items (keeps first order)
     std::vector<std::size_t> seen;            // runs that had each key
     for (const auto& run : runs) {
         out.source += (out.source.empty() ? "" : ", ") + run.source;
         out.notes.insert(out.notes.end(), run.notes.begin(), run.notes.end());
+        out.broken.insert(out.broken.end(), run.broken.begin(), run.broken.end());
+        out.every_key_expected = out.every_key_expected && run.every_key_expected;
         if (&run != &runs.front() && !(run.env == out.env)) {
             for (const auto& d : environment_differences(out.env, run.env))
                 out.notes.push_back(run.source + " pooled with a different environment: " + d);
@@ -46,12 +49,12 @@ series_set pool(const std::vector<series_set>& runs) {
     return out;
 }
 
-series_set load_series(const std::vector<std::string>& paths) {
+series_set load_series(const std::vector<std::string>& paths, bool allow_incomplete) {
     if (paths.empty()) throw error(error_kind::usage, "no input files given");
     std::vector<series_set> runs;
     for (const auto& p : paths) {
         if (p.ends_with(".ktrace"))
-            runs.push_back(detail::read_trace_series(p));
+            runs.push_back(detail::read_trace_series(p, allow_incomplete));
         else
             runs.push_back(to_series_set(read_results(p), p));
     }

@@ -3,6 +3,7 @@
 #include "guard/trace_series.hpp"
 
 #include "ktune/core/device.hpp"
+#include "ktune/core/error.hpp"
 #include "ktune/trace/trace_file.hpp"
 
 #include <fmt/format.h>
@@ -38,10 +39,13 @@ public:
 
 } // namespace
 
-series_set read_trace_series(const std::string& path) {
+series_set read_trace_series(const std::string& path, bool allow_incomplete) {
     trace::trace_reader reader(path);
     collect c;
     const trace::read_status st = reader.read(c);
+    if (!st.complete && !allow_incomplete)
+        throw error(error_kind::input,
+                    st.damage + "; pass --allow-incomplete to compare what survived");
     series_set out;
     out.source = path;
     const auto& env = reader.environment();

@@ -131,6 +131,8 @@ kernel_metrics_doc parse_kernel_metrics(std::string_view text_in, std::string_vi
         j = json::parse(text_in);
     } catch (const json::parse_error& e) {
         bad(source, fmt::format("byte {}", e.byte), "not valid JSON");
+    } catch (const json::exception& e) { // a number beyond double: 1e999
+        bad(source, "/", std::string("not usable JSON: ") + e.what());
     }
     if (!j.is_object()) bad(source, "/", "expected a JSON object");
     const std::string schema = text(field(j, "schema", source, ""), source, "/schema");
@@ -194,6 +196,8 @@ measured_peaks read_measured_peaks(const std::filesystem::path& path) {
         j = json::parse(slurp(path));
     } catch (const json::parse_error& e) {
         bad(source, fmt::format("byte {}", e.byte), "not valid JSON");
+    } catch (const json::exception& e) { // a number beyond double: 1e999
+        bad(source, "/", std::string("not usable JSON: ") + e.what());
     }
     if (!j.is_object() || !j.contains("measured_peaks"))
         bad(source, "/measured_peaks",

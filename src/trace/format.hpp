@@ -2,6 +2,7 @@
 // On-disk constants of the .ktrace container (see include/ktune/trace/trace_file.hpp).
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace ktune::trace::detail {
 
@@ -31,6 +32,22 @@ struct chunk_header {
     std::uint64_t raw = 0;    ///< payload bytes after decompression
 };
 static_assert(sizeof(chunk_header) == 24);
+
+/// Reader limits (docs/formats.md#ktrace): every size in a chunk header is checked against
+/// them and against the bytes left in the file before anything is allocated, so a damaged or
+/// hostile file costs at most a few tens of MiB, never what its length fields claim.
+inline constexpr std::uint32_t max_block_rows = 1u << 16; ///< the writer's rows per block
+inline constexpr std::uint64_t max_varint_bytes = 10;     ///< LEB128 of a u64
+/// Text chunks (strings, metrics): decompressed size at most this multiple of the stored size
+/// (JSON and names compress 5-50x) or `min_text_raw`, whichever is larger.
+inline constexpr std::uint64_t max_text_ratio = 256;
+inline constexpr std::uint64_t min_text_raw = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t max_json_chunk = std::uint64_t{1} << 24; ///< header, trailer, footer
+
+/// Why the sizes in a strings or record block's header `h` cannot be right for a file of
+/// `file_size` bytes written with minor version `minor`; "" when they can. Checked before the
+/// payload is read or anything is allocated for it.
+std::string check_block_sizes(const chunk_header& h, int minor, std::uint64_t file_size);
 
 inline void put_u32(char* p, std::uint32_t v) {
     std::memcpy(p, &v, 4);

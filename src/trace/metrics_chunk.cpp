@@ -7,6 +7,9 @@
 
 #include <zstd.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,29 +61,43 @@ void append_metrics_chunk(const std::string& path, std::string_view json) {
 
 std::string read_metrics_chunk(const std::string& path) {
     auto f = open_trace(path, "rb");
+    struct stat info {};
+    const std::uint64_t size = ::fstat(::fileno(f.get()), &info) == 0 && info.st_size > 0
+                                   ? static_cast<std::uint64_t>(info.st_size)
+                                   : 0;
     std::string found;
     std::uint64_t offset = detail::file_prefix_bytes;
     for (;;) {
         detail::chunk_header h;
         if (std::fread(&h, sizeof h, 1, f.get()) != 1) break; // end (or a cut tail): done
+        const std::uint64_t at = offset;
         offset += sizeof h;
+        // Every step moves forward and stays inside the file: a damaged length ends the walk
+        // (the trace reader reports the damage with its byte offset).
+        if (offset > size || h.stored > size - offset) break;
         if (h.type != static_cast<std::uint32_t>(detail::chunk::metrics)) {
             if (std::fseek(f.get(), static_cast<long>(h.stored), SEEK_CUR) != 0) break;
             offset += h.stored;
             continue;
         }
-        if (h.stored > (std::uint64_t{1} << 30) || h.raw > (std::uint64_t{1} << 30))
+        if (h.raw > std::max(detail::min_text_raw, h.stored * detail::max_text_ratio))
             throw error(error_kind::input, path + ": damaged metrics chunk at byte " +
-                                               std::to_string(offset - sizeof h));
+                                               std::to_string(at) + " (it claims " +
+                                               std::to_string(h.raw) + " bytes from " +
+                                               std::to_string(h.stored) + ")");
         std::string packed(h.stored, '\0');
         if (std::fread(packed.data(), 1, packed.size(), f.get()) != packed.size())
-            throw error(error_kind::input, path + ": metrics chunk at byte " +
-                                               std::to_string(offset - sizeof h) + " is cut short");
+            throw error(error_kind::input,
+                        path + ": metrics chunk at byte " + std::to_string(at) + " is cut short");
         offset += h.stored;
+        if (ZSTD_getFrameContentSize(packed.data(), packed.size()) != h.raw)
+            throw error(error_kind::input, path + ": metrics chunk at byte " + std::to_string(at) +
+                                               " is corrupt (sizes disagree)");
         std::string raw(h.raw, '\0');
         const std::size_t n = ZSTD_decompress(raw.data(), raw.size(), packed.data(), packed.size());
         if (ZSTD_isError(n) || n != h.raw)
-            throw error(error_kind::input, path + ": metrics chunk is corrupt");
+            throw error(error_kind::input,
+                        path + ": metrics chunk at byte " + std::to_string(at) + " is corrupt");
         found = std::move(raw); // the last one wins: a re-profiled run appends a newer one
     }
     return found;

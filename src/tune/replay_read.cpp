@@ -1,4 +1,6 @@
 // Readers of recorded tuning spaces: Kernel Tuner cache JSON and T4, plain or gzip.
+#include "tune/replay_read.hpp"
+
 #include "core/config_json.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/tune/replay.hpp"
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 namespace ktune::tune {
@@ -20,8 +23,14 @@ using ojson = nlohmann::ordered_json;
     throw error(error_kind::input, fmt::format("{}: {}: {}", file, where, what));
 }
 
-// gzread reads plain files unchanged, so one path serves .json and .json.gz.
+// gzread reads plain files unchanged, so one path serves .json and .json.gz. What it inflates
+// is capped at a multiple of the file's size (JSON compresses 5-50x): a gzip bomb is an input
+// error, not all the memory of the machine.
 std::string read_maybe_gzip(const std::string& path) {
+    std::error_code ec;
+    const auto file_size = std::filesystem::file_size(path, ec);
+    const std::uint64_t cap =
+        std::max<std::uint64_t>(std::uint64_t{1} << 20, (ec ? 0 : file_size) * 256);
     gzFile f = gzopen(path.c_str(), "rb");
     if (!f) throw error(error_kind::io, fmt::format("{}: cannot open", path));
     std::string out;
@@ -37,6 +46,13 @@ std::string read_maybe_gzip(const std::string& path) {
         }
         if (n == 0) break;
         out.append(buf, static_cast<std::size_t>(n));
+        if (out.size() > cap) {
+            gzclose(f);
+            throw error(error_kind::input,
+                        fmt::format("{}: inflates to more than {} bytes, 256 times its size: not a "
+                                    "recorded space (a damaged or hostile gzip file)",
+                                    path, cap));
+        }
     }
     // A gzip stream cut short ends like a clean end of file; only gzerror tells them apart.
     int code = 0;
@@ -216,13 +232,18 @@ void read_t4(recorded_space& rec, const ojson& j) {
 } // namespace
 
 recorded_space load_recorded_space(const std::string& path) {
-    const std::string text = read_maybe_gzip(path);
+    return detail::parse_recorded_space(read_maybe_gzip(path), path);
+}
+
+recorded_space detail::parse_recorded_space(std::string_view text, const std::string& path) {
     ojson j;
     try {
         j = ojson::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw error(error_kind::input,
                     fmt::format("{}: not JSON (byte {}): {}", path, e.byte, e.what()));
+    } catch (const nlohmann::json::exception& e) { // e.g. a number beyond double: 1e999
+        throw error(error_kind::input, fmt::format("{}: not usable JSON: {}", path, e.what()));
     }
     recorded_space rec;
     rec.source = path;
@@ -237,6 +258,10 @@ recorded_space load_recorded_space(const std::string& path) {
                 "file (\"schema_version\", \"results\")");
     } catch (const nlohmann::json::exception& e) {
         throw error(error_kind::input, fmt::format("{}: unexpected structure: {}", path, e.what()));
+    } catch (const error& e) {
+        // The space and config readers (src/core, src/tune/space.cpp) do not know the file.
+        if (std::string_view(e.what()).starts_with(path)) throw;
+        throw error(error_kind::input, fmt::format("{}: {}", path, e.what()));
     }
     if (rec.configs.empty()) bad(path, "/", "no recorded configs");
     std::vector<point> members;

@@ -40,6 +40,8 @@ json parse(std::string_view text, const std::string& source) {
         }
         throw error(error_kind::input,
                     fmt::format("{}:{}:{}: not valid JSON ({})", source, line, col, e.what()));
+    } catch (const json::exception& e) { // a number beyond double: 1e999
+        throw error(error_kind::input, fmt::format("{}: not usable JSON ({})", source, e.what()));
     }
 }
 

@@ -1,7 +1,7 @@
 # ktune bench / ktune diff as a user and CI see them: exit codes and key output.
 set(_g tests/data/guard)
 ktune_cli_test(diff_regression RC 1 ARGS diff ${_g}/base.json ${_g}/cand_slower.json
-  EXPECT "SLOWER" "gemm_bf16" "kernel time" "launch count" "new kernel" "FAIL (regression)")
+  EXPECT "SLOWER" "gemm_bf16" "kernel time" "launch count" "new kernel" "FAIL (regression" "missing key")
 ktune_cli_test(diff_pass_pooled RC 0 ARGS diff ${_g}/base.json ${_g}/base_run2.json
   ${_g}/cand_same.json EXPECT "PASS" "base_run2.json" REJECT "SLOWER")
 ktune_cli_test(diff_candidate_option RC 0 ARGS diff ${_g}/base.json -c ${_g}/cand_same.json
@@ -11,10 +11,10 @@ ktune_cli_test(diff_environment RC 1 ARGS diff ${_g}/base.json ${_g}/cand_env.js
 ktune_cli_test(diff_threshold RC 0 ARGS diff ${_g}/base.json ${_g}/cand_env.json -t 10%
   EXPECT "PASS" "threshold 10 %")
 ktune_cli_test(diff_json RC 1 ARGS diff ${_g}/base.json ${_g}/cand_slower.json -f json
-  EXPECT "\"schema\": \"ktune.diff\"" "\"version\": \"1.0.0\"" "\"exit_code\": 1")
+  EXPECT "\"schema\": \"ktune.diff\"" "\"version\": \"1.1.0\"" "\"exit_code\": 1")
 ktune_cli_test(diff_junit RC 1 ARGS diff ${_g}/base.json ${_g}/cand_slower.json -f junit
   EXPECT "<testsuites" "<failure" "<skipped")
-ktune_cli_test(diff_inconclusive RC 2 ARGS diff ${_g}/base.json ${_g}/cand_few.json
+ktune_cli_test(diff_inconclusive RC 3 ARGS diff ${_g}/base.json ${_g}/cand_few.json
   EXPECT "too few samples" "INCONCLUSIVE")
 ktune_cli_test(diff_bad_sample RC 2 ARGS diff ${_g}/base.json ${_g}/bad_sample.json
   EXPECT "entries[0].samples[1]: not a finite number")
@@ -42,3 +42,18 @@ ktune_cli_test(bench_failing_command RC 2
   EXPECT "command 'false' (run 1 of 4) exited with status 1")
 ktune_cli_test(bench_bad_suite RC 2 ARGS bench ${_g}/suite_bad.json
   EXPECT "commands[0].repeat")
+# Broken candidates fail the gate or are input errors, never a pass (docs/formats.md#ktunediff).
+ktune_cli_test(diff_failed_entry RC 1 ARGS diff ${_g}/base.json ${_g}/cand_failed.json
+  EXPECT "FAILED" "softmax_f32 8192x8192" "exit status 139" REJECT "PASS")
+ktune_cli_test(diff_missing_key RC 1 ARGS diff ${_g}/base.json ${_g}/cand_missing.json
+  EXPECT "FAILED" "removed_op" "missing key" REJECT "PASS")
+ktune_cli_test(diff_zero_samples RC 2 ARGS diff ${_g}/base.json ${_g}/cand_zero.json
+  EXPECT "cand_zero.json" "gemm_bf16 4096x4096x4096" "every sample is 0")
+ktune_cli_test(diff_negative_sample RC 2 ARGS diff ${_g}/base.json ${_g}/cand_negative.json
+  EXPECT "cand_negative.json" "layernorm_f32 8192x8192" "negative")
+ktune_cli_test(diff_duplicate_key RC 2 ARGS diff ${_g}/base.json ${_g}/cand_duplicate.json
+  EXPECT "cand_duplicate.json" "entries[5]" "entries[1]" "softmax_f32 8192x8192")
+ktune_cli_test(diff_number_overflow RC 2 ARGS diff ${_g}/base.json ${_g}/overflow.json
+  EXPECT "overflow.json" "samples" REJECT "internal error")
+ktune_cli_test(diff_inconclusive_json RC 3 ARGS diff ${_g}/base.json ${_g}/cand_few.json -f json
+  EXPECT "\"outcome\": \"inconclusive\"" "\"exit_code\": 3" "too few samples")

@@ -40,3 +40,43 @@ ktune_cli_test(top_nvtx_path_attributed RC 0 ARGS top ${_nvtx_trace} --by nvtx-p
   REJECT "own host time")
 ktune_cli_test(top_nvtx_attributed RC 0 ARGS top ${_nvtx_trace} --by nvtx
   EXPECT "mlp" "attention" "norm" "67 kernels")
+# Damaged traces (tests/adversarial/make_damaged_traces.py): exit 2 naming file and byte offset,
+# never a hang, an allocation of what a length field claims, or exit 0 with records missing.
+set(_dmg tests/data/trace_damage)
+ktune_cli_test(top_truncated RC 2 ARGS top ${_dmg}/truncated.ktrace
+  EXPECT "truncated.ktrace" "byte" "--allow-incomplete")
+ktune_cli_test(top_truncated_allowed RC 0 ARGS top ${_dmg}/truncated.ktrace --allow-incomplete
+  EXPECT "INCOMPLETE" "warning")
+ktune_cli_test(export_truncated RC 2
+  ARGS export ${_dmg}/truncated.ktrace -o ${CMAKE_CURRENT_BINARY_DIR}/truncated_export.json
+  EXPECT "truncated.ktrace" "byte")
+# A refused export writes nothing (the check runs before the output is opened).
+add_test(NAME cli_export_damaged_writes_nothing
+  COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:ktune_cli>;export;${_dmg}/truncated.ktrace;-o"
+          -DOUT=${CMAKE_CURRENT_BINARY_DIR}/refused_export.json -DRC=2
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/no_output.cmake
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_export_damaged_writes_nothing PROPERTIES LABELS "unit;cli" TIMEOUT 60)
+ktune_cli_test(roofline_negative_size RC 2 ARGS roofline ${_dmg}/negative_size.ktrace
+  EXPECT "negative_size.ktrace" "byte 1983")
+ktune_cli_test(top_huge_count RC 2 ARGS top ${_dmg}/huge_count.ktrace
+  EXPECT "huge_count.ktrace" "byte 1983" "2147483647 records" REJECT "internal error")
+ktune_cli_test(export_huge_raw RC 2
+  ARGS export ${_dmg}/huge_raw.ktrace -o ${CMAKE_CURRENT_BINARY_DIR}/huge_raw.json
+  EXPECT "huge_raw.ktrace" "byte 1983" REJECT "internal error")
+ktune_cli_test(diff_huge_count RC 2 ARGS diff ${_trace} ${_dmg}/huge_count.ktrace
+  EXPECT "huge_count.ktrace" "byte 1983")
+ktune_cli_test(top_unknown_chunk RC 2 ARGS top ${_dmg}/unknown_type.ktrace
+  EXPECT "unknown_type.ktrace" "62 kernels (0 read)")
+# Names are bytes from the profiled program: invalid UTF-8 is repaired, never an error.
+ktune_cli_test(top_json_bad_utf8 RC 0 ARGS top ${_dmg}/bad_utf8.ktrace --json
+  EXPECT "\"schema\": \"ktune.top\"" "_tail" REJECT "internal error")
+ktune_cli_test(export_bad_utf8 RC 0
+  ARGS export ${_dmg}/bad_utf8.ktrace -o ${CMAKE_CURRENT_BINARY_DIR}/bad_utf8.json
+  EXPECT "records to" REJECT "internal error")
+ktune_cli_test(diff_json_bad_utf8 RC 1 ARGS diff ${_trace} ${_dmg}/bad_utf8.ktrace -f json
+  EXPECT "\"schema\": \"ktune.diff\"" REJECT "internal error")
+# Found by the adversarial corpus: a damage message quoting invalid UTF-8 broke `top --json`.
+ktune_cli_test(top_json_damage_utf8 RC 0
+  ARGS top tests/fuzz/corpus/trace_reader/regress_footer_utf8_damage.ktrace --allow-incomplete --json
+  EXPECT "\"schema\": \"ktune.top\"" "damaged footer" REJECT "internal error")

@@ -22,3 +22,17 @@ ktune_cli_test(tune_space_real RC 0
 # A shared cache tier with a malformed URL is refused before any GPU work.
 ktune_cli_test(tune_redis_bad_url RC 2 ARGS tune softmax --shape 64x64 --redis localhost:6379
   EXPECT "redis://host:port/db")
+
+# Numeric options are checked before anything runs: exit 2 naming the option (the wording of the
+# message is CLI11's; only the option name is asserted).
+foreach(_bad "--repeat;-1" "--target;nan" "--target;1e999" "--budget;-5" "--seed;-1" "--jobs;1e9")
+  list(GET _bad 0 _opt)
+  list(GET _bad 1 _val)
+  string(REPLACE "-" "" _tag "${_opt}_${_val}")
+  ktune_cli_test(tune_replay_bad_${_tag} RC 2
+    ARGS tune --space tests/data/tune/kt_small.json ${_opt} ${_val} EXPECT "${_opt}")
+endforeach()
+ktune_cli_test(diff_bad_alpha RC 2 ARGS diff tests/data/guard/base.json tests/data/guard/base.json
+  --alpha nan EXPECT "--alpha")
+ktune_cli_test(top_bad_limit RC 2 ARGS top examples/data/transformer_layer_h200.ktrace --limit -1
+  EXPECT "--limit")

@@ -1,5 +1,6 @@
 ktune_add_unit_test(unit_trace
   ${CMAKE_CURRENT_LIST_DIR}/trace/trace_file_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace/hostile_trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace/session_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace/export_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace/nvtx_test.cpp

@@ -1,5 +1,7 @@
 // ktune diff <baseline>... <candidate> [--threshold 5%] [--format text|md|json|junit] [-o file]
 #include "command.hpp"
+#include "damage.hpp"
+#include "validators.hpp"
 
 #include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
@@ -22,6 +24,7 @@ struct diff_cli {
     std::string format = "text";
     std::string output;
     bool all = false;
+    bool allow_incomplete = false;
     guard::diff_options options;
 };
 
@@ -54,8 +57,8 @@ int run_diff(diff_cli& o) {
     }
     o.options.threshold = parse_fraction(o.threshold, "--threshold");
     const auto format = guard::parse_report_format(o.format);
-    const auto report =
-        guard::compare(guard::load_series(base), guard::load_series(cand), o.options);
+    const auto report = guard::compare(guard::load_series(base, o.allow_incomplete),
+                                       guard::load_series(cand, o.allow_incomplete), o.options);
     const std::string rendered = guard::render(report, format, o.all);
     if (o.output.empty()) {
         std::fputs(rendered.c_str(), stdout);
@@ -76,7 +79,10 @@ command add_diff(CLI::App& root) {
     auto o = std::make_shared<diff_cli>();
     auto* app = root.add_subcommand(
         "diff", "Compare runs: per key Mann-Whitney U, Hodges-Lehmann shift with a bootstrap CI, "
-                "Benjamini-Hochberg across keys; exit 1 on a slowdown");
+                "Benjamini-Hochberg across keys. Exit 0: pass; 1: a key is slower, failed "
+                "(status not ok) or missing from the candidate; 2: usage or input error (bad "
+                "file, invalid samples, damaged trace); 3: inconclusive, no key could be judged "
+                "(e.g. too few samples; the JSON report says \"outcome\": \"inconclusive\")");
     app->add_option("inputs", o->inputs,
                     "Baseline result files (several are pooled), then the candidate")
         ->required()
@@ -87,15 +93,20 @@ command add_diff(CLI::App& root) {
     app->add_option("-t,--threshold", o->threshold,
                     "Minimum effect that counts as a change: 5% or 0.05 (default 5%)");
     app->add_option("--alpha", o->options.alpha,
-                    "False discovery rate across keys (Benjamini-Hochberg; default 0.05)");
+                    "False discovery rate across keys (Benjamini-Hochberg; default 0.05)")
+        ->check(finite_range(0, 1));
     app->add_option("--min-samples", o->options.min_samples,
-                    "Fewer samples on a side make a key inconclusive (default 8)");
-    app->add_option("--resamples", o->options.resamples, "Bootstrap replicates (default 1000)");
-    app->add_option("--seed", o->options.seed, "Bootstrap seed (default 1)");
+                    "Fewer samples on a side make a key inconclusive (default 8)")
+        ->check(whole_range(2, 1000000000));
+    app->add_option("--resamples", o->options.resamples, "Bootstrap replicates (default 1000)")
+        ->check(whole_range(1, 10000000));
+    app->add_option("--seed", o->options.seed, "Bootstrap seed (default 1)")
+        ->check(whole_range(0, 18446744073709551615ULL));
     app->add_option("-f,--format", o->format, "text, md, json or junit (default text)");
     app->add_option("-o,--output", o->output,
                     "Write the report here; a text summary still goes to stdout");
     app->add_flag("--all", o->all, "Text and Markdown: list the keys that are the same too");
+    add_allow_incomplete(app, o->allow_incomplete);
     return {app, [o] { return run_diff(*o); }};
 }
 

@@ -1,5 +1,7 @@
 // ktune roofline <trace.ktrace | metrics.json> [--gpu auto|<name>] [--svg file] [--json]
 #include "command.hpp"
+#include "damage.hpp"
+#include "validators.hpp"
 
 #include "ktune/analysis/roofline.hpp"
 #include "ktune/analysis/roofline_svg.hpp"
@@ -29,6 +31,7 @@ struct roofline_options {
     std::vector<std::string> traces;
     std::string dump_metrics;
     bool json = false;
+    bool allow_incomplete = false;
     double latency_pct = 30;
 };
 
@@ -154,6 +157,7 @@ int run(const roofline_options& o) {
     std::optional<std::size_t> joined;
     std::vector<std::string> mixed;
     if (trace::is_trace_file(o.input)) {
+        refuse_damage(trace::scan_trace(o.input).damage, o.allow_incomplete, "roofline");
         auto t = analysis::metrics_from_trace(o.input);
         doc = std::move(t.doc);
         joined = t.joined_by_correlation;
@@ -166,6 +170,8 @@ int run(const roofline_options& o) {
         metrics::write_kernel_metrics(o.dump_metrics, doc);
     }
     if (!o.peaks.empty()) doc.measured = metrics::read_measured_peaks(o.peaks);
+    for (const auto& t : o.traces)
+        refuse_damage(trace::scan_trace(t).damage, o.allow_incomplete, "roofline");
     analysis::join_trace_timeline(doc, o.traces);
     analysis::roofline_thresholds t;
     t.latency_pct = o.latency_pct;
@@ -216,7 +222,8 @@ command add_roofline(CLI::App& root) {
     app->add_option("--latency-pct", o->latency_pct,
                     "Latency-bound below this % of both the DRAM and the compute roof")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 100.0));
+        ->check(finite_range(0.0, 100.0));
+    add_allow_incomplete(app, o->allow_incomplete);
     return {app, [o] { return run(*o); }};
 }
 

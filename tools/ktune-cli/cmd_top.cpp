@@ -1,5 +1,7 @@
 // ktune top <trace...> [--by kernel|launch|nvtx|nvtx-path] [--limit N] [--json]
 #include "command.hpp"
+#include "damage.hpp"
+#include "validators.hpp"
 
 #include "ktune/analysis/aggregate.hpp"
 #include "ktune/analysis/top.hpp"
@@ -15,6 +17,7 @@ struct top_options {
     std::string by = "kernel";
     std::size_t limit = 20;
     bool json = false;
+    bool allow_incomplete = false;
 };
 
 } // namespace
@@ -30,10 +33,15 @@ command add_top(CLI::App& root) {
            "Group by kernel, launch (kernel + shape), nvtx (kernel time by the innermost NVTX "
            "range open at launch) or nvtx-path (by nested range path)")
         ->capture_default_str();
-    app->add_option("--limit", o->limit, "Rows to show (0: all)")->capture_default_str();
+    app->add_option("--limit", o->limit, "Rows to show (0: all)")
+        ->capture_default_str()
+        ->check(whole_range(0, 1000000000));
     app->add_flag("--json", o->json, "Machine-readable output (schema ktune.top 1.1.0)");
+    add_allow_incomplete(app, o->allow_incomplete);
     return {app, [o] {
                 const auto report = analysis::aggregate(o->traces, analysis::parse_group_by(o->by));
+                for (const auto& t : report.traces)
+                    if (!t.complete) refuse_damage(t.damage, o->allow_incomplete, "top");
                 const std::string text = o->json ? analysis::top_json(report, o->limit) + "\n"
                                                  : analysis::format_top(report, o->limit);
                 std::fputs(text.c_str(), stdout);

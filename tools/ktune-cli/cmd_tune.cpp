@@ -4,6 +4,7 @@
 // Op mode runs in tune_op.cpp; replay mode (a recorded space, no GPU) is printed here.
 #include "command.hpp"
 #include "tune_op.hpp"
+#include "validators.hpp"
 
 #include "ktune/core/error.hpp"
 #include "ktune/tune/replay.hpp"
@@ -130,17 +131,21 @@ command add_tune(CLI::App& root) {
         ->capture_default_str();
     app->add_option("--budget", o->op.budget,
                     "Evaluations per search (replay default: min(valid configs, 1000))")
-        ->check(CLI::NonNegativeNumber);
+        ->check(whole_range(0, 2147483647));
     app->add_option("--seed", o->op.seed, "Seed; the same seed gives the same output")
-        ->capture_default_str();
-    app->add_option("--repeat", o->repeat, "Replay: seeded searches to run")->capture_default_str();
+        ->capture_default_str()
+        ->check(whole_range(0, 18446744073709551615ULL));
+    app->add_option("--repeat", o->repeat, "Replay: seeded searches to run")
+        ->capture_default_str()
+        ->check(whole_range(1, 1000000));
     app->add_option("--target", o->target,
                     "Replay: 'found' means within this factor of the optimum")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(finite_range(1.0, 1e6));
     app->add_flag("--charge-compile", o->charge_compile,
                   "Replay: charge the recorded compile time to each evaluation");
-    app->add_option("--jobs", o->jobs,
-                    "Replay: runs in parallel (default: all cores; same output)");
+    app->add_option("--jobs", o->jobs, "Replay: runs in parallel (default: all cores; same output)")
+        ->check(whole_range(0, 4096));
     app->add_flag("--vs-torch", o->op.vs_torch,
                   "Op mode: also time PyTorch's equivalent with the same protocol and print the "
                   "speed-up (python3 with torch; KTUNE_PYTHON picks the interpreter)");

@@ -11,12 +11,14 @@
 //                 10 %: a quiet GPU measures a true shift of T as T +- 0.01 %)
 //   faster        the mirror image
 //   same          otherwise, if -T < lo and hi < T  (any change is smaller than T)
-//   inconclusive  otherwise (too noisy to rule out a change of T), or too few samples
+//   inconclusive  otherwise (too noisy to rule out a change of T), too few samples, or a
+//                 baseline median of 0
+//   failed        the candidate's entry failed (status not ok) or a bench key is missing
 // A/A stays quiet because both a significant test and a CI beyond T/2 are needed; a true
 // slowdown of T is found because its CI reaches 0.9 T and, with low noise, lo >= T/2.
 //
 //   auto d = ktune::guard::compare(base, cand, {.threshold = 0.05});
-//   return d.exit_code();   // 0 pass, 1 regression, 2 nothing comparable
+//   return d.exit_code();   // 0 pass, 1 regression or failure, 3 nothing could be judged
 
 #include "ktune/guard/series.hpp"
 
@@ -27,7 +29,9 @@
 
 namespace ktune::guard {
 
-enum class verdict { same, faster, slower, inconclusive };
+/// `failed`: the candidate has no samples for a key it must have (its entry failed, or a bench
+/// key is missing): the gate fails as for `slower`.
+enum class verdict { same, faster, slower, inconclusive, failed };
 enum class cause {
     none,            ///< same, nothing to explain
     kernel_time,     ///< the per-launch time changed on the same environment
@@ -38,6 +42,9 @@ enum class cause {
     environment,     ///< GPU, driver, toolkit or clocks differ between the runs
     too_few_samples, ///< fewer than min_samples on a side
     noisy,           ///< too much noise to rule out a threshold-sized change
+    failed_entry,    ///< the candidate's entry has a status other than ok
+    missing_key,     ///< a bench key of the baseline is not in the candidate
+    zero_baseline,   ///< the baseline median is 0: a relative change is undefined
 };
 
 std::string_view to_string(verdict v) noexcept;
@@ -79,8 +86,11 @@ struct diff_report {
     std::vector<key_diff>
         keys; ///< slower first (largest shift first), then faster, inconclusive, same
     [[nodiscard]] std::size_t count(verdict v) const;
-    /// 1 if any key is slower; else 2 if no key could be judged same or faster; else 0.
+    /// 1 if any key is slower or failed; else 3 (inconclusive) if no key could be judged same
+    /// or faster, e.g. too few samples everywhere; else 0. (2 stays usage or input error.)
     [[nodiscard]] int exit_code() const;
+    /// "pass", "regression" (exit 1) or "inconclusive" (exit 3).
+    [[nodiscard]] std::string_view outcome() const;
     bool operator==(const diff_report&) const = default;
 };
 

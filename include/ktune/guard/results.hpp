@@ -55,6 +55,9 @@ struct results {
 /// Parses results JSON; `source` names the file in errors, which also give the JSON path
 /// ("results.json: entries[3].samples[7]: not a finite number"). Unknown major → error.
 results parse_results(const std::string& text, const std::string& source);
+/// Why `samples` cannot be timings ("sample 3 is negative (-1.0)", "every sample is 0: ..."),
+/// or "" when they can: finite, non-negative, not all zero.
+std::string sample_problem(const std::vector<double>& samples);
 results read_results(const std::string& path);
 std::string results_to_json(const results& r); ///< pretty-printed, newline-terminated
 /// Writes atomically (temporary file + rename), so CI never reads half a file.

@@ -49,11 +49,23 @@ struct series {
     bool operator==(const series&) const = default;
 };
 
+/// A key whose entry did not produce samples (status failed or unavailable).
+struct broken_entry {
+    std::string key;
+    std::string status; ///< "failed", "unavailable", ...
+    std::string detail; ///< why, as the producer said
+    bool operator==(const broken_entry&) const = default;
+};
+
 /// One side of a comparison: every key of one run, or of several runs pooled.
 struct series_set {
     std::string source; ///< file name(s), for reports
     environment env;
     std::vector<series> items;
+    std::vector<broken_entry> broken; ///< keys present but without samples
+    /// Bench results run a fixed suite, so each key is expected on both sides and one missing
+    /// from the candidate fails the gate; a trace's kernels come and go with the code.
+    bool every_key_expected = false;
     std::vector<std::string> notes; ///< e.g. pooled runs whose environments differ
     bool operator==(const series_set&) const = default;
 };
@@ -65,6 +77,6 @@ series_set pool(const std::vector<series_set>& runs);
 
 /// Reads one side from files: bench results (schema ktune.results) or traces (.ktrace, once a
 /// trace reader exists); several files are pooled. Throws ktune::error naming the file.
-series_set load_series(const std::vector<std::string>& paths);
+series_set load_series(const std::vector<std::string>& paths, bool allow_incomplete = false);
 
 } // namespace ktune::guard

@@ -112,6 +112,10 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
+/// One pass over the trace at `path` that only checks it: the status says whether it is complete
+/// and, if not, where and why it stops (the file and byte offset). Throws like trace_reader.
+read_status scan_trace(const std::string& path);
+
 /// Appends a metrics chunk (a ktune.kernel_metrics JSON document, see
 /// include/ktune/metrics/kernel_metrics.hpp) after the footer of the complete trace at `path`.
 /// Throws ktune::error{io} when the file cannot be written, {input} when it is not a trace.
