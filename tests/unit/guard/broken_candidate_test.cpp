@@ -8,6 +8,7 @@
 #include "ktune/guard/report.hpp"
 #include "ktune/guard/results.hpp"
 
+#include <functional>
 #include <string>
 
 using namespace ktune::guard;
