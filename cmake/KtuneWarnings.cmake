@@ -9,6 +9,11 @@ if(KTUNE_SANITIZE)
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(ktune_build_flags INTERFACE -fsanitize=address,undefined)
 endif()
+# A shared library on a link line that the binary never calls (nvperf_host, reached through
+# libktune.a's objects the CLI does not pull) must not become DT_NEEDED, or every process maps it
+# at start-up (docs/perf/startup.md). Debian's GCC passes --as-needed by default, but not under
+# sanitizers (and other toolchains not at all): say it for every build.
+target_link_options(ktune_build_flags INTERFACE LINKER:--as-needed)
 
 # For targets that are installed/exported: the same flags without a link to an unexported target.
 function(ktune_apply_build_flags target)
