@@ -4,6 +4,10 @@
 #include "tune/tuner_faults.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <deque>
+
+#include <fmt/format.h>
 
 namespace ktune::tune::detail {
 namespace {
@@ -48,119 +52,231 @@ measure::compile_pool_options pool_options(const tune_request& rq) {
 
 } // namespace
 
-runtime::runtime(const tune_request& rq)
-    : worker(rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command,
-             rq.keep_worker_s),
-      // The worker sets up its GPU context while the compile servers start and compile.
-      pool((worker.start(), pool_options(rq)), make_cache()) {}
+std::vector<std::string> worker_command_for(const tune_request& rq, int ordinal) {
+    auto cmd = rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command;
+    if (ordinal < 0) return cmd;
+    // The ordinal counts this process's devices: under CUDA_VISIBLE_DEVICES=2,3, GPU 1 is "3".
+    std::string visible = std::to_string(ordinal);
+    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
+        std::vector<std::string> items;
+        std::string cur;
+        for (const char* c = v;; ++c) {
+            if (*c == ',' || *c == 0) {
+                items.push_back(cur);
+                cur.clear();
+                if (*c == 0) break;
+            } else {
+                cur += *c;
+            }
+        }
+        if (static_cast<std::size_t>(ordinal) < items.size())
+            visible = items[static_cast<std::size_t>(ordinal)];
+    }
+    std::vector<std::string> out{"/usr/bin/env", "CUDA_VISIBLE_DEVICES=" + visible,
+                                 fmt::format("KTUNE_GPU_ORDINAL={}", ordinal)};
+    out.insert(out.end(), cmd.begin(), cmd.end());
+    return out;
+}
 
-evaluator::evaluator(const tune_request& rq, const ops::op& o, runtime* shared)
+std::shared_ptr<measure::compile_pool> make_compile_pool(const tune_request& rq) {
+    return std::make_shared<measure::compile_pool>(pool_options(rq), make_cache());
+}
+
+runtime::runtime(const tune_request& rq, std::shared_ptr<measure::compile_pool> shared) {
+    const std::vector<int> ordinals = rq.gpus.empty() ? std::vector<int>{-1} : rq.gpus;
+    // A kept worker serves the default device only (worker.hpp): several GPUs start their own.
+    const int keep = ordinals.size() == 1 && ordinals.front() < 0 ? rq.keep_worker_s : 0;
+    for (int g : ordinals) {
+        gpu_worker w;
+        w.ordinal = g;
+        w.proc = std::make_unique<measure::worker_process>(worker_command_for(rq, g), keep);
+        // Each worker sets up its GPU context while the compile servers start and compile.
+        w.proc->start();
+        workers.push_back(std::move(w));
+    }
+    pool = shared ? std::move(shared) : make_compile_pool(rq);
+}
+
+process_evaluator::process_evaluator(const tune_request& rq, const ops::op& o, runtime* shared)
     : rq_(rq), op_(o), own_(shared ? nullptr : std::make_unique<runtime>(rq)),
-      rt_(shared ? *shared : *own_) {
-    // A session's worker left with requests in flight (a tune that ended in an exception)
-    // would answer them to this tune: it is replaced instead.
-    if (rt_.worker.in_flight() > 0) rt_.worker.restart();
-    // The problem goes ahead of the first candidate: the worker allocates its buffers as soon
-    // as its context is up, while the baseline still compiles.
+      rt_(shared ? *shared : *own_), worker_uuid_(rt_.workers.size()) {
     measure::candidate_request p;
     p.op = std::string(op_.name());
     p.rows = rq_.prob.shape.rows;
     p.cols = rq_.prob.shape.cols;
     p.dtype = std::string(ops::to_string(rq_.prob.type));
-    if (rq.prepare_worker)
-        rt_.worker.prepare(p);
-    else
-        rt_.worker.start();
-    spawned_before_ = rt_.worker.spawned() - 1; // the worker it starts on counts as its own
-    servers_before_ = shared ? rt_.pool.servers_started() : 0;
-    failures_before_ = shared ? rt_.pool.server_failures() : 0;
+    for (auto& w : rt_.workers) {
+        // A session's worker left with requests in flight (a tune that ended in an exception)
+        // would answer them to this tune: it is replaced instead.
+        if (w.proc->in_flight() > 0) w.proc->restart();
+        // The problem goes ahead of the first candidate: the worker allocates its buffers as
+        // soon as its context is up, while the baseline still compiles.
+        if (rq.prepare_worker)
+            w.proc->prepare(p);
+        else
+            w.proc->start();
+        spawned_before_ += w.proc->spawned() - 1; // the worker it starts on counts as its own
+    }
+    servers_before_ = shared ? rt_.pool->servers_started() : 0;
+    failures_before_ = shared ? rt_.pool->server_failures() : 0;
 }
 
-void evaluator::precompile(const std::string& source) {
+void process_evaluator::precompile(const std::string& source) {
     // The same request as the worker's (gpu_runner.cpp, compile_load): same cache key.
-    (void)rt_.pool.submit({source, std::string(ops::kernel_name), arch_, {}});
+    (void)rt_.pool->submit({source, std::string(ops::kernel_name), arch_, {}});
 }
 
-measure::compile_request evaluator::request(const config& c, injected_fault f) const {
+std::size_t process_evaluator::batch_size() const {
+    // Two candidates per compile thread and batch, compiled as one NVRTC program per thread
+    // (compile_batch: NVRTC's fixed cost per program paid once for the two).
+    return 2 * rt_.pool->threads();
+}
+
+measure::compile_request process_evaluator::request(const config& c, injected_fault f) const {
     return {inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};
 }
 
-std::future<measure::compile_result> evaluator::submit(const config& c, injected_fault f) {
-    return rt_.pool.submit(request(c, f));
-}
+namespace {
+struct process_batch final : candidate_evaluator::batch {
+    std::vector<candidate_record> recs;
+    std::vector<std::future<measure::compile_result>> futures;
+};
+} // namespace
 
-std::vector<std::future<measure::compile_result>>
-evaluator::submit_all(const std::vector<config>& cs, const std::vector<injected_fault>& fs,
-                      std::size_t per_program) {
-    std::vector<std::future<measure::compile_result>> out;
-    for (std::size_t i = 0; i < cs.size(); i += per_program) {
+std::unique_ptr<candidate_evaluator::batch>
+process_evaluator::start(std::vector<candidate_record> cands) {
+    auto b = std::make_unique<process_batch>();
+    const std::size_t per_program = std::max<std::size_t>(1, rq_.candidates_per_program);
+    for (std::size_t i = 0; i < cands.size(); i += per_program) {
         std::vector<measure::compile_request> group;
-        for (std::size_t k = i; k < std::min(cs.size(), i + per_program); ++k)
-            group.push_back(request(cs[k], fs[k]));
-        for (auto& f : rt_.pool.submit_batch(std::move(group)))
-            out.push_back(std::move(f));
+        for (std::size_t k = i; k < std::min(cands.size(), i + per_program); ++k)
+            group.push_back(request(cands[k].cfg, cands[k].injected));
+        for (auto& f : rt_.pool->submit_batch(std::move(group)))
+            b->futures.push_back(std::move(f));
     }
-    return out;
+    b->recs = std::move(cands);
+    return b;
 }
 
-candidate_record evaluator::compiled(const config& c, injected_fault f,
-                                     std::future<measure::compile_result>& fut,
-                                     measure::candidate_request& out) {
-    candidate_record rec;
-    rec.cfg = c;
-    rec.injected = f;
+void process_evaluator::compiled(candidate_record& rec, std::future<measure::compile_result>& fut,
+                                 measure::candidate_request& out) {
     const auto t0 = clock_type::now();
     const measure::compile_result cr = fut.get();
     compile_wait_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
+    if (!compiled_once_ && mark) mark("baseline_compiled");
+    compiled_once_ = true;
     rec.compile_ms = cr.compile_ms;
     rec.cubin_cache_hit = cr.cache_hit;
     if (!cr.ok) {
         rec.status = eval_status::compile_error;
         rec.message = cr.log;
-        return rec;
+        return;
     }
-    measure::candidate_request& r = out;
-    r.op = std::string(op_.name());
-    r.rows = rq_.prob.shape.rows;
-    r.cols = rq_.prob.shape.cols;
-    r.dtype = std::string(ops::to_string(rq_.prob.type));
-    r.cfg = c;
-    r.cubin_path = cr.cubin_path.string();
-    r.kernel = cr.lowered_name;
-    r.seed = rq_.seed * 1000003ULL + (++requests_);
-    r.policy = policy_override_ ? *policy_override_ : rq_.policy;
-    return rec;
+    out.op = std::string(op_.name());
+    out.rows = rq_.prob.shape.rows;
+    out.cols = rq_.prob.shape.cols;
+    out.dtype = std::string(ops::to_string(rq_.prob.type));
+    out.cfg = rec.cfg;
+    out.cubin_path = cr.cubin_path.string();
+    out.kernel = cr.lowered_name;
+    out.seed = rq_.seed * 1000003ULL + (++requests_);
+    out.policy = policy_override_ ? *policy_override_ : rq_.policy;
 }
 
-void evaluator::receive(candidate_record& rec) {
-    rec.run = rt_.worker.collect(rq_.candidate_timeout);
+void process_evaluator::receive(candidate_record& rec, std::size_t w) {
+    gpu_worker& gw = rt_.workers[w];
+    rec.run = gw.proc->collect(rq_.candidate_timeout);
+    rec.gpu = gw.ordinal;
     worker_setup_s_ += rec.run.setup_ms / 1000;
-    if (!rec.run.device_uuid.empty()) worker_uuid_ = rec.run.device_uuid;
-    if (worker_marks_.empty() && !rec.run.setup_marks.empty()) {
-        worker_marks_.emplace_back("spawn", rt_.worker.spawned_at_ms());
+    if (!rec.run.device_uuid.empty()) worker_uuid_[w] = rec.run.device_uuid;
+    if (w == 0 && worker_marks_.empty() && !rec.run.setup_marks.empty()) {
+        worker_marks_.emplace_back("spawn", gw.proc->spawned_at_ms());
         worker_marks_.insert(worker_marks_.end(), rec.run.setup_marks.begin(),
                              rec.run.setup_marks.end());
     }
     rec.status = to_eval(rec.run.status);
     rec.message = rec.run.message;
+    // ktune's own kills are timeouts (run_status::timeout); a SIGKILL from outside (an
+    // operator, the OOM killer) takes the GPU out of a multi-GPU run.
+    if (rt_.lose_gpu_on_kill && rec.run.status == measure::run_status::worker_died &&
+        rec.run.message.find("killed by signal 9") != std::string::npos)
+        throw error(error_kind::cuda, fmt::format("the worker of GPU {} was killed ({}): its "
+                                                  "tunes move to the other GPUs",
+                                                  gw.ordinal, rec.run.message));
 }
 
-candidate_record evaluator::finish(const config& c, injected_fault f,
-                                   std::future<measure::compile_result>& fut) {
+void process_evaluator::measure(batch& base, const std::function<void(candidate_record)>& done) {
+    auto& b = static_cast<process_batch&>(base);
+    const std::size_t n = b.recs.size();
+    std::vector<bool> ready(n, false);
+    std::size_t emitted = 0;
+    const auto emit = [&] {
+        while (emitted < n && ready[emitted])
+            done(std::move(b.recs[emitted++]));
+    };
+    // Compiled candidates are queued to the workers as they arrive, up to two in flight on
+    // each, so a worker goes from one candidate to the next without waiting for this process;
+    // a candidate goes to the worker with the fewest in flight.
+    std::deque<std::pair<std::size_t, std::size_t>> queued; // (candidate, worker), send order
+    const std::size_t depth = 2 * rt_.workers.size();
+    const auto receive_oldest = [&] {
+        const auto [i, w] = queued.front();
+        queued.pop_front();
+        receive(b.recs[i], w);
+        ready[i] = true;
+        emit();
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        measure::candidate_request r;
+        compiled(b.recs[i], b.futures[i], r);
+        if (b.recs[i].status == eval_status::compile_error) {
+            ready[i] = true;
+            emit();
+            continue;
+        }
+        while (queued.size() >= depth)
+            receive_oldest();
+        std::size_t w = 0;
+        for (std::size_t k = 1; k < rt_.workers.size(); ++k)
+            if (rt_.workers[k].proc->in_flight() < rt_.workers[w].proc->in_flight()) w = k;
+        rt_.workers[w].proc->submit(r);
+        queued.emplace_back(i, w);
+    }
+    while (!queued.empty())
+        receive_oldest();
+}
+
+std::vector<candidate_record> process_evaluator::remeasure(const config& c,
+                                                           const measure::measure_policy& p) {
+    // The cubin cache answers the compile; the same request goes to every worker at once, so
+    // the GPUs time it side by side.
+    candidate_record proto;
+    proto.cfg = c;
+    auto fut = rt_.pool->submit(request(c, injected_fault::none));
     measure::candidate_request r;
-    candidate_record rec = compiled(c, f, fut, r);
-    if (rec.status == eval_status::compile_error) return rec;
-    send(r);
-    receive(rec);
-    return rec;
+    policy_override_ = p;
+    compiled(proto, fut, r);
+    policy_override_.reset();
+    std::vector<candidate_record> out(rt_.workers.size(), proto);
+    if (proto.status == eval_status::compile_error) return out;
+    for (auto& w : rt_.workers)
+        w.proc->submit(r);
+    for (std::size_t w = 0; w < rt_.workers.size(); ++w)
+        receive(out[w], w);
+    return out;
 }
 
-measure::candidate_result evaluator::remeasure(const config& c, const measure::measure_policy& p) {
-    auto f = submit(c, injected_fault::none);
-    policy_override_ = p;
-    candidate_record r = finish(c, injected_fault::none, f);
-    policy_override_.reset();
-    return r.run;
+void process_evaluator::fill_stats(tune_report& rep) const {
+    rep.compile_wait_s = compile_wait_s_;
+    int spawned = 0;
+    for (const auto& w : rt_.workers)
+        spawned += w.proc->spawned();
+    rep.workers_spawned = spawned - spawned_before_;
+    rep.worker_kept = rt_.workers.front().proc->kept();
+    rep.keep_note = rt_.workers.front().proc->keep_note();
+    rep.compile_servers = rt_.pool->servers_started() - servers_before_;
+    rep.compile_server_failures = rt_.pool->server_failures() - failures_before_;
+    rep.worker_setup_s = worker_setup_s_;
 }
 
 } // namespace ktune::tune::detail

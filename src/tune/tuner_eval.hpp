@@ -1,10 +1,13 @@
 #pragma once
-// The tuner's evaluator: compiles candidates on the compile pool (one compile server per core)
-// while the worker process checks and times the ones already compiled (tuner.cpp drives it).
+// The tuner's real evaluator: compiles candidates on the compile pool (one compile server per
+// core) while one worker process per GPU checks and times the ones already compiled
+// (tuner_loop.hpp drives it through candidate_evaluator).
 #include "ktune/measure/compile.hpp"
 #include "ktune/measure/worker.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "tune/tuner_loop.hpp"
 
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -13,63 +16,64 @@
 
 namespace ktune::tune::detail {
 
-/// The processes a tune runs on: the measurement worker, started first (its GPU context is the
-/// longest set-up), then the compile pool. A tune_session keeps one between tunes.
-struct runtime {
-    explicit runtime(const tune_request& rq);
-    measure::worker_process worker;
-    measure::compile_pool pool;
+/// The worker command for GPU `ordinal` (-1: CUDA's default device, the command unchanged):
+/// run through /usr/bin/env with CUDA_VISIBLE_DEVICES naming that GPU alone (an ordinal of this
+/// process's own CUDA_VISIBLE_DEVICES list when it has one).
+std::vector<std::string> worker_command_for(const tune_request& rq, int ordinal);
+
+/// The compile pool a tune (or every GPU of a plan) compiles on.
+std::shared_ptr<measure::compile_pool> make_compile_pool(const tune_request& rq);
+
+/// One worker of a runtime: the GPU it times on, and its process.
+struct gpu_worker {
+    int ordinal = -1; ///< -1: CUDA's default device
+    std::unique_ptr<measure::worker_process> proc;
 };
 
-class evaluator {
+/// The processes a tune runs on: one measurement worker per GPU of rq.gpus (one on the default
+/// device without), started first (the GPU context is the longest set-up), then the compile
+/// pool, unless one is shared in. A tune_session keeps one between tunes.
+struct runtime {
+    explicit runtime(const tune_request& rq, std::shared_ptr<measure::compile_pool> shared = {});
+    std::vector<gpu_worker> workers;
+    std::shared_ptr<measure::compile_pool> pool;
+    /// A worker killed by SIGKILL from outside (not by a timeout of ours) loses its GPU:
+    /// measure() throws error{cuda} so a plan on several GPUs moves the tune elsewhere.
+    bool lose_gpu_on_kill = false;
+};
+
+/// tune_op on `rt` (a session's or a plan GPU's runtime): the tune loop of tuner.cpp.
+tune_report tune_on(const tune_request& rq, const tune_progress& progress, runtime* rt);
+
+class process_evaluator final : public candidate_evaluator {
 public:
     /// On `shared` (a session's runtime) or on a runtime of its own, started now;
-    /// set_arch() before the first submit.
-    evaluator(const tune_request& rq, const ops::op& o, runtime* shared = nullptr);
+    /// set_arch() before the first start().
+    process_evaluator(const tune_request& rq, const ops::op& o, runtime* shared = nullptr);
     void set_arch(std::string arch) { arch_ = std::move(arch); }
     /// Compiles a kernel the worker will compile for itself (the op's reference) into the
     /// shared cubin cache ahead, so the worker finds it there.
     void precompile(const std::string& source);
+    /// Called with "baseline_compiled" when the first candidate's compile is done.
+    std::function<void(const char*)> mark;
+    /// Called by after_baseline (the tune checks the workers' GPUs and takes their marks).
+    std::function<void(tune_report&)> on_baseline;
 
-    [[nodiscard]] measure::compile_request request(const config& c, injected_fault f) const;
-    std::future<measure::compile_result> submit(const config& c, injected_fault f);
-    /// Compiles in programs of `per_program` candidates (one NVRTC program each).
-    std::vector<std::future<measure::compile_result>>
-    submit_all(const std::vector<config>& cs, const std::vector<injected_fault>& fs,
-               std::size_t per_program);
-
-    /// Waits for the compile; a record with compile_error, or the worker request in `out`.
-    candidate_record compiled(const config& c, injected_fault f,
-                              std::future<measure::compile_result>& fut,
-                              measure::candidate_request& out);
-    /// Queues a compiled candidate behind the ones in flight (the worker never waits for us).
-    void send(const measure::candidate_request& r) { rt_.worker.submit(r); }
-    /// The oldest queued candidate's answer, into its record.
-    void receive(candidate_record& rec);
-    [[nodiscard]] std::size_t in_flight() const noexcept { return rt_.worker.in_flight(); }
-
-    /// Compile (already submitted), check and time one candidate, waiting for its answer.
-    candidate_record finish(const config& c, injected_fault f,
-                            std::future<measure::compile_result>& fut);
-    /// Times an already compiled candidate again (the cubin cache answers the compile).
-    measure::candidate_result remeasure(const config& c, const measure::measure_policy& p);
-
-    [[nodiscard]] double compile_wait_s() const noexcept { return compile_wait_s_; }
-    /// Summed over the workers started (1 + replacements): GPU context, buffers, helpers.
-    [[nodiscard]] double worker_setup_s() const noexcept { return worker_setup_s_; }
-    /// Workers and compile servers started for this tune (a session's earlier ones not counted).
-    [[nodiscard]] int spawned() const noexcept { return rt_.worker.spawned() - spawned_before_; }
-    [[nodiscard]] int servers_started() const noexcept {
-        return rt_.pool.servers_started() - servers_before_;
+    [[nodiscard]] std::size_t batch_size() const override;
+    std::unique_ptr<batch> start(std::vector<candidate_record> cands) override;
+    void measure(batch& b, const std::function<void(candidate_record)>& done) override;
+    std::vector<candidate_record> remeasure(const config& c,
+                                            const measure::measure_policy& p) override;
+    void after_baseline(tune_report& rep) override {
+        if (on_baseline) on_baseline(rep);
     }
-    [[nodiscard]] int server_failures() const noexcept {
-        return rt_.pool.server_failures() - failures_before_;
+    void fill_stats(tune_report& rep) const override;
+
+    /// The GPU each worker runs on (its first answer says), "" before that; in worker order.
+    [[nodiscard]] const std::vector<std::string>& worker_devices() const noexcept {
+        return worker_uuid_;
     }
-    [[nodiscard]] unsigned compile_threads() const noexcept { return rt_.pool.threads(); }
-    [[nodiscard]] bool worker_kept() const noexcept { return rt_.worker.kept(); }
-    /// The GPU the worker runs on (its first answer says), "" before that.
-    [[nodiscard]] const std::string& worker_device() const noexcept { return worker_uuid_; }
-    [[nodiscard]] const std::string& keep_note() const noexcept { return rt_.worker.keep_note(); }
+    [[nodiscard]] const std::vector<gpu_worker>& workers() const noexcept { return rt_.workers; }
     /// The first worker's start-up milestones of this tune, "spawn" first (steady_clock ms since
     /// its epoch); empty when the worker was started by an earlier tune of the session.
     [[nodiscard]] const std::vector<std::pair<std::string, double>>& worker_marks() const noexcept {
@@ -77,6 +81,13 @@ public:
     }
 
 private:
+    [[nodiscard]] measure::compile_request request(const config& c, injected_fault f) const;
+    /// Waits for the compile; a record with compile_error, or the worker request in `out`.
+    void compiled(candidate_record& rec, std::future<measure::compile_result>& fut,
+                  measure::candidate_request& out);
+    /// The oldest queued candidate of worker w's answer, into its record.
+    void receive(candidate_record& rec, std::size_t w);
+
     const tune_request& rq_;
     const ops::op& op_;
     std::string arch_;
@@ -87,8 +98,9 @@ private:
     std::optional<measure::measure_policy> policy_override_;
     double compile_wait_s_ = 0;
     double worker_setup_s_ = 0;
+    bool compiled_once_ = false;
     std::vector<std::pair<std::string, double>> worker_marks_;
-    std::string worker_uuid_;
+    std::vector<std::string> worker_uuid_;
 };
 
 } // namespace ktune::tune::detail

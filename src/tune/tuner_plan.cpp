@@ -6,12 +6,15 @@
 #include "ktune/core/error.hpp"
 #include "ktune/ops/op.hpp"
 #include "ktune/tune/searcher.hpp"
+#include "tune/tuner_eval.hpp"
+#include "tune/tuner_schedule.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 namespace ktune::tune {
@@ -162,8 +165,60 @@ std::vector<tune_request> plan_requests(const std::vector<plan_entry>& plan,
     return out;
 }
 
+namespace {
+std::vector<plan_outcome> run_plan_on_gpus(const std::vector<tune_request>& requests,
+                                           const plan_start& on_start,
+                                           const tune_progress& progress) {
+    const std::vector<int> gpus = requests.front().gpus;
+    std::shared_ptr<measure::compile_pool> pool; // at the first miss, shared by every GPU
+    std::vector<std::unique_ptr<detail::runtime>> runtimes(gpus.size());
+    std::mutex mu; // the callbacks, the pool's creation
+    const auto run = [&](std::size_t slot, std::size_t i) {
+        tune_request rq = requests[i];
+        rq.gpus = {gpus[slot]};
+        plan_outcome o;
+        auto hit = cached_tune(rq);
+        {
+            std::lock_guard lock(mu);
+            if (on_start) on_start(i, rq, hit.has_value());
+        }
+        if (hit) {
+            o.report = std::move(*hit);
+        } else {
+            if (!runtimes[slot]) {
+                {
+                    std::lock_guard lock(mu);
+                    if (!pool) pool = detail::make_compile_pool(rq);
+                }
+                runtimes[slot] = std::make_unique<detail::runtime>(rq, pool);
+                runtimes[slot]->lose_gpu_on_kill = true;
+            }
+            const tune_progress locked = [&](const tune_report& r, std::size_t d, std::size_t b) {
+                std::lock_guard lock(mu);
+                progress(r, d, b);
+            };
+            try {
+                o.report =
+                    detail::tune_on(rq, progress ? locked : tune_progress{}, runtimes[slot].get());
+            } catch (const error& e) {
+                if (detail::loses_gpu(e)) runtimes[slot].reset(); // its worker goes now
+                throw;
+            }
+        }
+        o.ok = true;
+        return o;
+    };
+    auto out = detail::run_on_slots(requests.size(), gpus.size(), run);
+    for (auto& o : out)
+        if (o.gpu >= 0) o.gpu = gpus[static_cast<std::size_t>(o.gpu)];
+    return out;
+}
+} // namespace
+
 std::vector<plan_outcome> run_plan(const std::vector<tune_request>& requests,
                                    const plan_start& on_start, const tune_progress& progress) {
+    if (!requests.empty() && requests.front().gpus.size() > 1)
+        return run_plan_on_gpus(requests, on_start, progress);
     std::vector<plan_outcome> out;
     std::unique_ptr<tune_session> session; // at the first miss: a plan of hits needs no GPU
     for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -185,6 +240,7 @@ std::vector<plan_outcome> run_plan(const std::vector<tune_request>& requests,
         } catch (const std::exception& e) {
             o.error = fmt::format("internal error: {}", e.what());
         }
+        o.gpu = rq.gpus.empty() ? -1 : rq.gpus.front();
         out.push_back(std::move(o));
     }
     return out;

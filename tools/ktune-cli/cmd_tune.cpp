@@ -154,6 +154,10 @@ command add_tune(CLI::App& root) {
                     "many seconds after the tune, for the next `ktune tune` to reuse; one tune at "
                     "a time uses it, another gets a worker of its own")
         ->check(CLI::Range(0, 86400));
+    app->add_option("--gpus", o->op.gpus,
+                    "Op mode: tune on these GPUs of one kind, all or ordinals 0,1,...: one worker "
+                    "per GPU and one compile pool; a plan's tunes are spread over them, a single "
+                    "tune's candidates too, its finalists re-timed on every GPU");
     app->add_flag("--json", o->op.json, "Machine-readable output (schema ktune.tune.replay 2.0.0)");
     return {app, [o] {
                 if (!o->space.empty()) {

@@ -9,10 +9,10 @@
 #include "ktune/core/error.hpp"
 #include "ktune/core/gpu_peaks.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/tune/tuner_json.hpp"
 #include "ktune/tune/tuner_plan.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <map>
@@ -21,13 +21,6 @@
 
 namespace ktune::cli {
 namespace {
-
-nlohmann::ordered_json config_json(const config& c) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    for (const auto& [n, v] : c.values())
-        std::visit([&j, &n = n](const auto& x) { j[n] = x; }, v);
-    return j;
-}
 
 std::map<std::string, int> status_counts(const tune::tune_report& r) {
     std::map<std::string, int> m;
@@ -46,20 +39,6 @@ void print_progress(const tune::tune_report& r, std::size_t done, std::size_t bu
     if (done == budget) fmt::print(stderr, "\n");
 }
 
-void torch_json(nlohmann::ordered_json& j, const tune::tune_report& r,
-                const std::optional<tune::torch_timing>& t) {
-    if (!t) return;
-    if (!t->ok) {
-        j["torch"] = {{"error", t->message}};
-        return;
-    }
-    j["torch"] = {{"expression", t->expression},
-                  {"version", t->torch_version},
-                  {"median_us", t->median_ms * 1000}};
-    if (!r.winner.cfg.empty())
-        j["torch"]["speedup"] = t->median_ms * 1000 / r.winner.time.median_us;
-}
-
 void torch_text(const tune::tune_report& r, const std::optional<tune::torch_timing>& t) {
     if (!t) return;
     if (!t->ok) {
@@ -70,67 +49,6 @@ void torch_text(const tune::tune_report& r, const std::optional<tune::torch_timi
     const double ms = r.winner.time.median_us / 1000;
     fmt::print("  PyTorch {} (torch {}) {:.4f} ms: speed-up {:.2f}x\n", t->expression,
                t->torch_version, t->median_ms, t->median_ms / ms);
-}
-
-nlohmann::ordered_json report_json(const tune::tune_report& r, const tune::tune_request& rq,
-                                   const std::optional<tune::torch_timing>& torch) {
-    nlohmann::ordered_json j{{"schema", "ktune.tune_op"},
-                             {"version", "1.2.0"},
-                             {"op", rq.op},
-                             {"shape", ops::to_string(rq.prob.shape)},
-                             {"dtype", ops::to_string(rq.prob.type)},
-                             {"cache_hit", r.cache_hit},
-                             {"key", r.winner.key.to_string()}};
-    if (!r.winner.cfg.empty()) {
-        j["winner"] = {{"config", config_json(r.winner.cfg)},
-                       {"median_us", r.winner.time.median_us},
-                       {"ci_low_us", r.winner.time.ci_low_us},
-                       {"ci_high_us", r.winner.time.ci_high_us},
-                       {"samples", r.winner.time.samples}};
-    }
-    torch_json(j, r, torch);
-    if (!r.cache_hit) {
-        j["strategy"] = r.strategy;
-        j["tied"] = r.tied;
-        j["bytes"] = r.bytes;
-        j["copy_gbs"] = r.copy_gbs;
-        if (r.baseline.status == tune::eval_status::ok)
-            j["default"] = {{"config", config_json(r.baseline.cfg)},
-                            {"median_us", r.baseline.run.median_ms * 1000}};
-        j["wall_s"] = r.wall_s;
-        j["gpu_busy_s"] = r.gpu_busy_s;
-        j["compile_cpu_s"] = r.compile_s;
-        j["compile_wait_s"] = r.compile_wait_s;
-        j["setup_s"] = r.setup_s;
-        j["confirm_s"] = r.confirm_s;
-        j["workers_spawned"] = r.workers_spawned;
-        j["worker_kept"] = r.worker_kept;
-        if (!r.keep_note.empty()) j["keep_worker_note"] = r.keep_note;
-        j["worker_setup_s"] = r.worker_setup_s;
-        j["compile_servers"] = r.compile_servers;
-        j["compile_server_failures"] = r.compile_server_failures;
-        j["copy_gbs_cached"] = r.copy_gbs_cached;
-        // Where the set-up went: ms since the tune began ("worker:" marks are the worker's).
-        auto& marks = j["setup_ms"] = nlohmann::ordered_json::object();
-        for (const auto& [what, at_s] : r.setup_marks)
-            marks[what] = 1000 * at_s;
-        auto& cs = j["candidates"] = nlohmann::ordered_json::array();
-        for (const auto& c : r.candidates)
-            cs.push_back({{"config", config_json(c.cfg)},
-                          {"status", tune::to_string(c.status)},
-                          {"median_us", c.run.median_ms * 1000},
-                          {"ci_low_us", c.run.ci_lo_ms * 1000},
-                          {"ci_high_us", c.run.ci_hi_ms * 1000},
-                          {"samples", c.run.samples_ms.size()},
-                          {"registers", c.run.registers},
-                          {"compile_ms", c.compile_ms},
-                          {"message", c.message.substr(0, 300)}});
-    }
-    return j;
-}
-
-void print_json(const nlohmann::ordered_json& j) {
-    fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 void print_text(const tune::tune_report& r) {
@@ -174,6 +92,13 @@ void print_text(const tune::tune_report& r) {
                r.compile_servers ? fmt::format("{} compile servers", r.compile_servers)
                                  : std::string("threads"),
                r.workers_spawned, r.workers_spawned == 1 ? "" : "es");
+    if (r.winner_index < r.candidates.size() && r.candidates[r.winner_index].per_gpu.size() > 1) {
+        std::string per;
+        for (const auto& t : r.candidates[r.winner_index].per_gpu)
+            per += fmt::format("{}GPU {} {:.4f} ms (n={})", per.empty() ? "" : ", ", t.gpu,
+                               t.median_ms, t.samples);
+        fmt::print("  on {} GPUs, finalists re-timed on each: {}\n", r.gpus.size(), per);
+    }
     if (r.worker_kept) fmt::print("  on a kept worker (--keep-worker)\n");
     if (!r.keep_note.empty()) fmt::print("  no kept worker: {}\n", r.keep_note);
     fmt::print("cached: {}\n", w.key.to_string());
@@ -246,6 +171,21 @@ void plan_footer(const std::vector<tune::tune_request>& rqs,
                    wall_s);
         return;
     }
+    std::map<int, int> per_gpu;
+    std::size_t moved = 0;
+    for (const auto& o : outs) {
+        ++per_gpu[o.gpu];
+        moved += o.moved;
+    }
+    if (per_gpu.size() > 1 || moved > 0) {
+        std::string spread;
+        for (const auto& [g, n] : per_gpu)
+            spread += fmt::format("{}GPU {}: {}", spread.empty() ? "" : ", ", g, n);
+        fmt::print("{} tunes in {:.2f} s over {} GPUs ({}){}\n", outs.size(), wall_s,
+                   per_gpu.size(), spread,
+                   moved ? fmt::format("; {} moved off a lost GPU", moved) : std::string());
+        return;
+    }
     fmt::print("{} tunes in {:.2f} s, {} searched on one worker (set-up {:.2f} s, paid once)",
                outs.size(), wall_s, searched, setup);
     if (later_wall > 0)
@@ -277,18 +217,7 @@ int run_tune_plan(const std::vector<tune::tune_request>& rqs, const tune_op_opti
     for (const auto& out : outs)
         all_ok = all_ok && out.ok && !out.report.winner.cfg.empty();
     if (o.json) {
-        nlohmann::ordered_json j{{"schema", "ktune.tune_plan_result"},
-                                 {"version", "1.0.0"},
-                                 {"wall_s", wall_s},
-                                 {"tunes", nlohmann::ordered_json::array()}};
-        for (std::size_t i = 0; i < outs.size(); ++i)
-            j["tunes"].push_back(
-                outs[i].ok ? report_json(outs[i].report, rqs[i], torch[i])
-                           : nlohmann::ordered_json{{"op", rqs[i].op},
-                                                    {"shape", ops::to_string(rqs[i].prob.shape)},
-                                                    {"dtype", ops::to_string(rqs[i].prob.type)},
-                                                    {"error", outs[i].error}});
-        print_json(j);
+        fmt::print("{}\n", tune::tune_plan_json(rqs, outs, torch, wall_s));
         return all_ok ? ok : finding;
     }
     plan_table(rqs, outs, torch);
@@ -314,7 +243,7 @@ int run_one(const tune::tune_request& rq, const tune_op_options& o) {
     std::optional<tune::torch_timing> torch;
     if (o.vs_torch) torch = tune::time_torch_equivalent(rq);
     if (o.json) {
-        print_json(report_json(report, rq, torch));
+        fmt::print("{}\n", tune::tune_report_json(report, rq, torch));
     } else {
         print_text(report);
         torch_text(report, torch);
@@ -339,6 +268,12 @@ int run_tune_op(const tune_op_options& o) {
     base.cache_file = o.cache;
     base.shared_cache = o.redis;
     base.keep_worker_s = o.keep_worker;
+    if (!o.gpus.empty()) {
+        if (o.keep_worker > 0)
+            throw error(error_kind::usage,
+                        "--keep-worker serves CUDA's default device only: drop --gpus or it");
+        base.gpus = tune::parse_gpus(o.gpus, query_devices());
+    }
     const auto plan =
         o.plan.empty()
             ? tune::plan_product({o.op}, o.shapes,

@@ -21,6 +21,7 @@ struct tune_op_options {
     bool json = false;
     bool vs_torch = false; ///< also time PyTorch's equivalent (python3 with torch)
     int keep_worker = 0;   ///< > 0: a worker kept this many seconds for the next `ktune tune`
+    std::string gpus;      ///< --gpus: "all" or "0,1,…"; empty: CUDA's default device
 };
 
 /// Runs the op mode: one tune, or several on one tune session (several shapes or dtypes, or a

@@ -2,7 +2,13 @@
 // The autotuning loop for a registered op on the GPU: look the key up in the config cache
 // (a hit answers at once), else search the op's space with a strategy, compile candidates on
 // every core while a worker process checks and times earlier ones, pick the tie-aware winner
-// and file it in the cache.
+// and file it in the cache. With several GPUs (tune_request::gpus) the candidates are spread over
+// one worker per GPU and the finalists re-measured on every GPU (docs/perf/tune.md, "Several
+// GPUs").
+//
+// Units: every kernel time in this header is in milliseconds (double), every duration of the
+// tune itself in seconds; the cache entry's microseconds are made in one place (the loop's
+// filing of the winner).
 //
 //   ktune::tune::tune_request rq;
 //   rq.op = "softmax"; rq.prob = {{8192, 8192}, ktune::ops::dtype::bf16};
@@ -68,13 +74,28 @@ struct tune_request {
     /// next tune (opt-in, one client at a time; ktune/measure/worker.hpp): a later tune skips the
     /// worker's GPU context, buffers and helper kernels. 0: a worker of this tune's own.
     int keep_worker_s = 0;
+    /// The GPUs to tune on, as ordinals of this process's CUDA device list (parse_gpus). Empty:
+    /// CUDA's default device, as before. Several: one worker per GPU (started with
+    /// CUDA_VISIBLE_DEVICES naming it), one compile pool for all; they must be of one kind.
+    std::vector<int> gpus;
 };
 
 /// How a candidate was broken on purpose (fault_injection), for the fault benchmark's audit.
 enum class injected_fault : std::uint8_t { none, wrong_element, illegal_address, hang };
 
+/// One GPU's timing of a finalist in the confirmation round.
+struct gpu_timing {
+    int gpu = -1; ///< ordinal (tune_request::gpus); -1: CUDA's default device
+    double median_ms = 0;
+    std::size_t samples = 0;
+    bool operator==(const gpu_timing&) const = default;
+};
+
 struct candidate_record {
     config cfg;
+    int gpu = -1; ///< the GPU that timed it in the search (-1: CUDA's default device)
+    /// Confirmation round only: the finalist's median on each GPU of the tune.
+    std::vector<gpu_timing> per_gpu;
     eval_status status = eval_status::ok;
     std::string message;
     measure::candidate_result run; ///< the worker's answer (samples, CI, clocks, …)
@@ -113,6 +134,7 @@ struct tune_report {
     int compile_servers = 0;         ///< compile-server processes started (0: threads)
     int compile_server_failures = 0; ///< servers that died or hung mid-batch (replaced)
     std::string strategy;
+    std::vector<int> gpus; ///< the GPUs measured on (empty: CUDA's default device)
 };
 
 /// Called after each evaluated candidate: (report so far, done, budget).
@@ -153,6 +175,14 @@ private:
 
 /// The cache key a tune of rq would file its winner under, on this machine.
 cache::cache_key tune_key(const tune_request& rq);
+/// The same for a given environment (arch, toolkit, driver): the one derivation of a tune's key,
+/// which tune_key, cached_tune and the tune itself all use.
+cache::cache_key tune_key(const tune_request& rq, const cache::environment& env);
+
+/// `--gpus` text: "all" (every GPU of `q`) or a comma list of ordinals ("0,2"). Throws
+/// error{usage} naming the problem for an unknown ordinal, a duplicate, an empty item, or GPUs
+/// of different kinds (name or arch differ: they are never pooled in one decision).
+std::vector<int> parse_gpus(const std::string& text, const device_query& q);
 
 /// PyTorch's equivalent of an op, timed with the same protocol (L2 flushed outside the events,
 /// CUDA events, median of 50; in-place inputs restored before each launch).

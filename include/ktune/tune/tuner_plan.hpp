@@ -53,15 +53,20 @@ struct plan_outcome {
     bool ok = false;    ///< the tune ran (a cache hit counts); the report may still hold no winner
     tune_report report; ///< when ok
     std::string error;  ///< when !ok: why the tune could not run
+    int gpu = -1;       ///< the GPU that ran it (tune_request::gpus); -1: CUDA's default device
+    std::size_t moved = 0; ///< times it moved to another GPU after its GPU was lost
 };
 
 /// Called before each tune: (index into the requests, the request, answered from the cache).
 using plan_start = std::function<void(std::size_t, const tune_request&, bool)>;
 
-/// Runs the requests in order. Cache hits are answered without a GPU; the first miss starts one
-/// tune_session (worker and compile servers of the first missing request's settings) that every
-/// later tune shares. A tune that throws is recorded and the rest go on, except error{no_device},
-/// which ends the plan (no later tune could run either).
+/// Runs the requests in order. With several GPUs (the first request's gpus) one thread per GPU
+/// takes the next tune from one queue, each GPU with its own worker and one compile pool for
+/// all; a GPU whose worker is lost hands its tune to the others (tuner_schedule.hpp), and
+/// error{no_device} ends only that GPU. Cache hits are answered without a GPU; the first miss
+/// starts one tune_session (worker and compile servers of the first missing request's settings)
+/// that every later tune shares. A tune that throws is recorded and the rest go on, except
+/// error{no_device}, which ends the plan (no later tune could run either).
 std::vector<plan_outcome> run_plan(const std::vector<tune_request>& requests,
                                    const plan_start& on_start = {},
                                    const tune_progress& progress = {});
