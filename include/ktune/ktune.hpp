@@ -58,4 +58,5 @@
 #include "ktune/tune/selection.hpp"
 #include "ktune/tune/space.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/tune/tuner_json.hpp"
 #include "ktune/tune/tuner_plan.hpp"

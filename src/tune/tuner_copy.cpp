@@ -68,6 +68,9 @@ double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cac
             return v;
         }
     }
+    // On the GPU asked about (a plan on several GPUs asks from one thread per GPU; the current
+    // device is per thread).
+    KTUNE_CUDA_CALL(cudaSetDevice(dev.ordinal));
     const double v = measure_copy_gbs();
     try {
         std::filesystem::create_directories(file.parent_path());
