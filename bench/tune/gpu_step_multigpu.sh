@@ -123,3 +123,45 @@ PY
     cat "$OUT/multigpu_kill.txt" | tee -a "$summary"
     rm -rf "$work"
 }
+
+# One large tune spread over every GPU: softmax bf16 8192x8192, budget 128, `--gpus 0` vs
+# `--gpus all`, MULTIGPU_REPS each on cold caches. Writes $OUT/multigpu_single_*.json and
+# $OUT/multigpu_single.txt: wall (median, min..max), winners, the winner's per-GPU medians.
+step_multigpu_single() {
+    export NCCL_NVLS_ENABLE=0
+    local k=$PWD/build-gpu/tools/ktune-cli/ktune reps=${MULTIGPU_REPS:-2} work r g
+    work=$(mktemp -d)
+    mkdir -p "$work/seed"
+    for g in 0 1; do # copy bandwidth and the device record, once
+        KTUNE_CUBIN_CACHE=$work/seed timeout 60 "$k" tune softmax --shape 1024x1024 --budget 2 \
+            --gpus "$g" --cache "$work/seed/tuned.json" --json >/dev/null 2>>"$OUT/multigpu_stderr.log"
+    done
+    for r in $(seq 1 "$reps"); do
+        for g in 0 all; do
+            local d=$work/$g-$r
+            mkdir -p "$d"
+            cp "$work"/seed/copy-gbs-* "$work"/seed/device-*.json "$d"/ 2>/dev/null
+            KTUNE_CUBIN_CACHE=$d timeout 60 "$k" tune softmax --shape 8192x8192 --dtype bf16 \
+                --budget 128 --gpus "$g" --cache "$d/tuned.json" --json \
+                >"$OUT/multigpu_single_${g}_$r.json" 2>>"$OUT/multigpu_stderr.log"
+        done
+    done
+    python3 - "$OUT" "$reps" <<'PY' | tee "$OUT/multigpu_single.txt" | tee -a "$summary"
+import json, statistics, sys
+out, reps = sys.argv[1], int(sys.argv[2])
+for g in ("0", "all"):
+    runs = []
+    for r in range(1, reps + 1):
+        try: runs.append(json.load(open(f"{out}/multigpu_single_{g}_{r}.json")))
+        except Exception: pass
+    w = [j["wall_s"] for j in runs]
+    if not w: print("--gpus", g, "no run"); continue
+    print("single tune softmax bf16 8192x8192 budget 128 --gpus %s: wall median %.2f s (min %.2f .. max %.2f, n=%d), GPU busy median %.2f s" % (
+        g, statistics.median(w), min(w), max(w), len(w), statistics.median([j["gpu_busy_s"] for j in runs])))
+    for j in runs:
+        win = j.get("winner", {})
+        per = ", ".join("GPU %d %.2f us (n=%d)" % (p["gpu"], p["median_us"], p["samples"]) for p in win.get("per_gpu", []))
+        print("   winner %s %.2f us, tied %d%s" % (json.dumps(win.get("config"), sort_keys=True), win.get("median_us", 0), j.get("tied", 0), "; per GPU: " + per if per else ""))
+PY
+    rm -rf "$work"
+}
