@@ -64,7 +64,8 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
         lt.cluster_launch() ? o.clusters : std::vector<std::uint16_t>{0};
     // Each algorithm gets an equal share of the checks, so one with a huge product (many tiles
     // × stages) cannot starve the others when the cap bites.
-    const std::size_t per_algo = ids.empty() ? 0 : std::max<std::size_t>(1, o.max_checks / ids.size());
+    const std::size_t per_algo =
+        ids.empty() ? 0 : std::max<std::size_t>(1, o.max_checks / ids.size());
     for (const std::int32_t id : ids) {
         const algo_caps caps = lt.caps(p, id);
         if (!aligned(caps, p)) {
@@ -89,15 +90,9 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
                     for (std::int32_t custom = 0; custom <= caps.custom_max && !stop; ++custom)
                         for (std::uint32_t swz = 0; swz <= caps.swizzle_max && !stop; ++swz)
                             for (const auto& [splitk, red] : splits) {
-                                algo_config a{id,
-                                              tile,
-                                              stage,
-                                              0,
-                                              cluster,
-                                              splitk,
-                                              red,
-                                              swz,
-                                              static_cast<std::uint32_t>(custom)};
+                                algo_config a{id,  tile,    stage,
+                                              0,   cluster, splitk,
+                                              red, swz,     static_cast<std::uint32_t>(custom)};
                                 ++out.stats.combinations;
                                 if (checks == per_algo) {
                                     out.stats.truncated = stop = true;

@@ -34,9 +34,9 @@ struct candidate {
 
 struct enumeration_stats {
     std::size_t algo_ids = 0;
-    std::size_t combinations = 0;    ///< generated from the capabilities
-    std::size_t checked = 0;         ///< AlgoCheck calls
-    std::size_t rejected_check = 0;  ///< AlgoCheck said no
+    std::size_t combinations = 0;   ///< generated from the capabilities
+    std::size_t checked = 0;        ///< AlgoCheck calls
+    std::size_t rejected_check = 0; ///< AlgoCheck said no
     std::size_t rejected_workspace = 0;
     std::size_t rejected_alignment = 0; ///< whole algorithms, by CAP_MIN_ALIGNMENT_*
     std::size_t rejected_epilogue = 0;  ///< whole algorithms, by CAP_EPILOGUE_MASK

@@ -40,8 +40,8 @@ public:
         const cublaslt_api& lt = cublaslt();
         const lt_types t = types_of(p.type);
         cublasLtMatmulAlgo_t algo{};
-        KTUNE_LT_CALL(lt.cublasLtMatmulAlgoInit(handle_.get(), t.compute, t.scale, t.ab, t.ab,
-                                                t.cd, t.cd, id, &algo));
+        KTUNE_LT_CALL(lt.cublasLtMatmulAlgoInit(handle_.get(), t.compute, t.scale, t.ab, t.ab, t.cd,
+                                                t.cd, id, &algo));
         algo_caps c;
         c.algo_id = id;
         const auto ids = [&](cublasLtMatmulAlgoCapAttributes_t attr) {

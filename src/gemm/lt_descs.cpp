@@ -60,14 +60,17 @@ lt_descs make_descs(const problem& p) {
     d.op = {op, lt.cublasLtMatmulDescDestroy};
     const cublasOperation_t ta = p.transa() ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = p.transb() ? CUBLAS_OP_T : CUBLAS_OP_N;
-    KTUNE_LT_CALL(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    KTUNE_LT_CALL(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    KTUNE_LT_CALL(
+        lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    KTUNE_LT_CALL(
+        lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     if (p.epi != epilogue::none) {
         const auto e = static_cast<cublasLtEpilogue_t>(lt_epilogue(p.epi));
-        KTUNE_LT_CALL(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof e));
+        KTUNE_LT_CALL(
+            lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof e));
         const cudaDataType_t bt = t.bias;
-        KTUNE_LT_CALL(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt,
-                                                        sizeof bt));
+        KTUNE_LT_CALL(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                                        &bt, sizeof bt));
     }
     const auto layout = [&](cudaDataType_t type, std::int64_t rows, std::int64_t cols) {
         cublasLtMatrixLayout_t l = nullptr;
@@ -92,8 +95,8 @@ cublasLtMatmulAlgo_t make_algo(cublasLtHandle_t h, const problem& p, const algo_
     const cublaslt_api& lt = cublaslt();
     const lt_types t = types_of(p.type);
     cublasLtMatmulAlgo_t algo{};
-    KTUNE_LT_CALL(lt.cublasLtMatmulAlgoInit(h, t.compute, t.scale, t.ab, t.ab, t.cd, t.cd,
-                                            a.algo_id, &algo));
+    KTUNE_LT_CALL(
+        lt.cublasLtMatmulAlgoInit(h, t.compute, t.scale, t.ab, t.ab, t.cd, t.cd, a.algo_id, &algo));
     const auto set = [&](cublasLtMatmulAlgoConfigAttributes_t attr, const auto& v) {
         KTUNE_LT_CALL(lt.cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &v, sizeof v));
     };

@@ -47,6 +47,8 @@ public:
     timing run_default();
     /// The copies of A and B the timed launches rotate over (1: L2 flush per launch).
     [[nodiscard]] int rotation_sets() const noexcept;
+    /// Candidates timed with host launches because their graph capture failed.
+    [[nodiscard]] int graph_fallbacks() const noexcept;
 
 private:
     struct impl;

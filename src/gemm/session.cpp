@@ -18,9 +18,9 @@ namespace {
 struct problem_hash {
     std::size_t operator()(const problem& p) const noexcept {
         std::uint64_t h = 1469598103934665603ULL;
-        for (const std::uint64_t v : {std::uint64_t(p.m), std::uint64_t(p.n), std::uint64_t(p.k),
-                                      std::uint64_t(p.type) | std::uint64_t(p.op) << 8 |
-                                          std::uint64_t(p.epi) << 16})
+        for (const std::uint64_t v :
+             {std::uint64_t(p.m), std::uint64_t(p.n), std::uint64_t(p.k),
+              std::uint64_t(p.type) | std::uint64_t(p.op) << 8 | std::uint64_t(p.epi) << 16})
             h = (h ^ v) * 1099511628211ULL;
         return static_cast<std::size_t>(h);
     }

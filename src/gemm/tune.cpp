@@ -23,6 +23,7 @@ tune_result tune(const problem& p, const tune_options& o) {
     KTUNE_CUDA_CALL(cudaGetDeviceProperties(&prop, dev));
     r.gpu = prop.name;
     r.rotation_sets = runner.rotation_sets();
+    r.graph_fallbacks = runner.graph_fallbacks();
     // Tune time includes the inputs' set-up (generation, upload, reference), not only the loop.
     r.tune_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;

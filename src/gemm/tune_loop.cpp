@@ -39,9 +39,15 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     eo.max_workspace = o.max_workspace;
     eo.heuristic_count = o.heuristic_count;
     const enumeration en = enumerate(lt, p, eo);
-    r.space = {en.stats.algo_ids,           en.stats.combinations,      en.stats.checked,
-               en.stats.rejected_check,     en.stats.rejected_workspace, en.stats.rejected_alignment,
-               en.stats.rejected_epilogue, en.all.size(),              en.stats.truncated,
+    r.space = {en.stats.algo_ids,
+               en.stats.combinations,
+               en.stats.checked,
+               en.stats.rejected_check,
+               en.stats.rejected_workspace,
+               en.stats.rejected_alignment,
+               en.stats.rejected_epilogue,
+               en.all.size(),
+               en.stats.truncated,
                en.stats.seconds};
     if (en.all.empty())
         throw error(error_kind::unsupported,
@@ -96,7 +102,8 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     }
     r.winner = first_pick && first_pick->ok() ? *first_pick : r.default_pick;
     if (best && beats(*best, r.default_pick)) {
-        const candidate_result again = to_candidate(best->algo, best->heuristic_rank, hooks.run(best->algo));
+        const candidate_result again =
+            to_candidate(best->algo, best->heuristic_rank, hooks.run(best->algo));
         const candidate_result def_again = to_candidate(default_attrs, 0, hooks.run_default());
         if (beats(again, def_again)) {
             r.winner = again;

@@ -97,9 +97,9 @@ torch_timing time_torch(const problem& p, int rotation_sets) {
         if (!f) throw error(error_kind::io, fmt::format("cannot write {}", path.string()));
     }
     // Every argument is a number or a fixed name: nothing to quote but the two paths.
-    const std::string cmd = fmt::format("'{}' '{}' {} {} {} {} {} {} 2>&1", python, path.string(),
-                                        p.m, p.n, p.k, to_string(p.type), to_string(p.op),
-                                        rotation_sets);
+    const std::string cmd =
+        fmt::format("'{}' '{}' {} {} {} {} {} {} 2>&1", python, path.string(), p.m, p.n, p.k,
+                    to_string(p.type), to_string(p.op), rotation_sets);
     std::string output;
     if (FILE* f = ::popen(cmd.c_str(), "r")) {
         char buf[4096];

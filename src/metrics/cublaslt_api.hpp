@@ -1,6 +1,6 @@
 #pragma once
-// cuBLASLt, opened on first use: only `ktune device --measure` and `ktune tune gemm` need it, and mapping it costs
-// ~200 MB and up to 2 s (docs/perf/startup.md), so it is no link dependency.
+// cuBLASLt, opened on first use: only `ktune device --measure` and `ktune tune gemm` need it, and
+// mapping it costs ~200 MB and up to 2 s (docs/perf/startup.md), so it is no link dependency.
 //
 //   const auto& lt = ktune::metrics::detail::cublaslt();   // throws where it is absent
 //   lt.cublasLtCreate(&handle);

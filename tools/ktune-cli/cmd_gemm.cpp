@@ -40,10 +40,11 @@ std::vector<planned> read_plan(const tune_op_options& o, const gemm_cli_options&
         try {
             j = nlohmann::json::parse(text.str());
         } catch (const nlohmann::json::parse_error& e) {
-            throw error(error_kind::input, fmt::format("{}: not valid JSON at byte {}: write "
-                                                       "{{\"tunes\": [{{\"shape\": \"16x4096x4096\", "
-                                                       "\"dtype\": \"bf16\"}}, ...]}}",
-                                                       o.plan, e.byte));
+            throw error(error_kind::input,
+                        fmt::format("{}: not valid JSON at byte {}: write "
+                                    "{{\"tunes\": [{{\"shape\": \"16x4096x4096\", "
+                                    "\"dtype\": \"bf16\"}}, ...]}}",
+                                    o.plan, e.byte));
         }
         if (!j.is_object() || !j.contains("tunes") || !j["tunes"].is_array())
             throw error(error_kind::input,
@@ -54,13 +55,11 @@ std::vector<planned> read_plan(const tune_op_options& o, const gemm_cli_options&
         for (const auto& t : j["tunes"]) {
             const std::string where = fmt::format("{}: tunes[{}]", o.plan, i++);
             if (!t.is_object() || !t.contains("shape") || !t["shape"].is_string())
-                throw error(error_kind::input,
-                            where + ": needs \"shape\": \"MxNxK\" (a string)");
+                throw error(error_kind::input, where + ": needs \"shape\": \"MxNxK\" (a string)");
             try {
-                planned pl{gemm::parse_problem(t["shape"].get<std::string>(),
-                                               t.value("dtype", std::string("bf16")),
-                                               t.value("layout", g.layout),
-                                               t.value("epilogue", g.epilogue)),
+                planned pl{gemm::parse_problem(
+                               t["shape"].get<std::string>(), t.value("dtype", std::string("bf16")),
+                               t.value("layout", g.layout), t.value("epilogue", g.epilogue)),
                            o};
                 pl.opt.budget = t.value("budget", o.budget);
                 out.push_back(std::move(pl));
@@ -146,8 +145,8 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
         failed |= !passed;
         if (passed) {
             const auto devs = query_devices().devices;
-            const auto origin = devs.empty() ? cache::provenance{}
-                                             : cache::provenance::current(devs.front());
+            const auto origin =
+                devs.empty() ? cache::provenance{} : cache::provenance::current(devs.front());
             cache::store(cache_file, gemm::to_cache_entry(r, env, origin));
         }
         nlohmann::json doc = nlohmann::json::parse(gemm::to_json(r, roof, roof_source));

@@ -20,13 +20,26 @@
 
 namespace ktune::gemm {
 
+/// The timing policy of a GEMM tune (docs/perf/gemm.md#protocol): the stopping rule of the
+/// project's protocol with a lower cap per candidate, so the full enumeration pruned by the
+/// strategy fits the 10 s per shape target.
+inline measure::measure_policy gemm_policy() {
+    measure::measure_policy p;
+    p.warmup = 2;
+    p.min_samples = 10;
+    p.max_samples = 100;
+    p.target_rel_ci = 0.01;
+    p.max_ms = 100;
+    return p;
+}
+
 struct tune_options {
     std::string strategy = "auto";
     std::size_t budget = 64; ///< strategy evaluations beyond the heuristic's picks
     std::uint64_t seed = 0;
     std::size_t max_workspace = std::size_t{32} << 20;
     int heuristic_count = 16;
-    measure::measure_policy policy{};
+    measure::measure_policy policy = gemm_policy();
     bool operator==(const tune_options&) const = default;
 };
 
@@ -56,13 +69,14 @@ struct tune_result {
     std::size_t cublaslt_version = 0;
     std::string gpu;
     std::string strategy;
-    int rotation_sets = 1; ///< copies of the weights rotated (1: L2 flushed per launch)
+    int rotation_sets = 1;   ///< copies of the weights rotated (1: L2 flushed per launch)
+    int graph_fallbacks = 0; ///< candidates timed without a CUDA graph (capture failed)
     enumeration_summary space;
     std::vector<candidate_result> evaluated; ///< in evaluation order
     candidate_result default_pick;           ///< cuBLAS's first pick, the blob as returned
-    candidate_result winner;                 ///< the recommendation (the default's attributes on a tie)
+    candidate_result winner; ///< the recommendation (the default's attributes on a tie)
     bool replaces_default = false;
-    double speedup = 1;     ///< default median / winner median (1 when not replaced)
+    double speedup = 1; ///< default median / winner median (1 when not replaced)
     double tune_seconds = 0;
     bool operator==(const tune_result&) const = default;
 };

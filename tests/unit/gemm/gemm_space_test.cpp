@@ -35,10 +35,14 @@ TEST_CASE("parse_problem says what to change") {
     };
     CHECK(msg([] { parse_problem("16x4096", "bf16"); }).find("MxNxK") != std::string::npos);
     CHECK(msg([] { parse_problem("16x0x4", "bf16"); }).find("N '0'") != std::string::npos);
-    CHECK(msg([] { parse_problem("16x4x4", "fp32"); }).find("bf16, fp16, fp8") != std::string::npos);
-    CHECK(msg([] { parse_problem("16x4x4", "bf16", "xy"); }).find("nn, nt, tn, tt") != std::string::npos);
-    CHECK(msg([] { parse_problem("16x16x16", "fp8", "nn"); }).find("--layout tn") != std::string::npos);
-    CHECK(msg([] { parse_problem("16x16x20", "fp8", "tn"); }).find("multiples of 16") != std::string::npos);
+    CHECK(msg([] { parse_problem("16x4x4", "fp32"); }).find("bf16, fp16, fp8") !=
+          std::string::npos);
+    CHECK(msg([] { parse_problem("16x4x4", "bf16", "xy"); }).find("nn, nt, tn, tt") !=
+          std::string::npos);
+    CHECK(msg([] { parse_problem("16x16x16", "fp8", "nn"); }).find("--layout tn") !=
+          std::string::npos);
+    CHECK(msg([] { parse_problem("16x16x20", "fp8", "tn"); }).find("multiples of 16") !=
+          std::string::npos);
 }
 
 TEST_CASE("an algorithm's attributes survive the config round trip") {

@@ -4,8 +4,8 @@
 #include "fake_lt.hpp"
 
 #include "gemm/reference.hpp"
-#include "ktune/core/error.hpp"
 #include "gemm/tune_loop.hpp"
+#include "ktune/core/error.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -94,8 +94,9 @@ TEST_CASE("the strategy's budget bounds the measurements beyond the heuristic's 
 TEST_CASE("no algorithm at all is an unsupported error, not a crash") {
     fake_lt lt;
     int runs = 0;
-    CHECK_THROWS_AS(tune_loop(lt, parse_problem("64x64x64", "bf16"), {}, hooks_with({}, 1, 1, &runs)),
-                    ktune::error);
+    CHECK_THROWS_AS(
+        tune_loop(lt, parse_problem("64x64x64", "bf16"), {}, hooks_with({}, 1, 1, &runs)),
+        ktune::error);
 }
 
 TEST_CASE("the reference check catches a wrong element and passes a rounded one") {
@@ -106,10 +107,9 @@ TEST_CASE("the reference check catches a wrong element and passes a rounded one"
     for (const dtype t : {dtype::bf16, dtype::fp16, dtype::fp8_e4m3})
         for (const std::uint64_t i : {0u, 1u, 2u, 99u}) {
             const float v = input_value(9, i);
-            if (t != dtype::fp8_e4m3)
-                CHECK(decode_output(t, encode(t, v)) == v);
+            if (t != dtype::fp8_e4m3) CHECK(decode_output(t, encode(t, v)) == v);
         }
-    CHECK(encode(dtype::fp8_e4m3, 0.875f) == 0x36); // 0 0110 110: 1.75 x 2^-1
+    CHECK(encode(dtype::fp8_e4m3, 0.875f) == 0x36);  // 0 0110 110: 1.75 x 2^-1
     CHECK(encode(dtype::fp8_e4m3, -0.125f) == 0xA0); // 1 0100 000: -1.0 x 2^-3
     const double tol = tolerance(p, r);
     CHECK(tol > 0);
@@ -142,5 +142,6 @@ TEST_CASE("the ktune.tune.gemm report matches the golden file") {
     std::stringstream golden;
     golden << in.rdbuf();
     CHECK(text == golden.str());
-    CHECK(format_text(r, 800, "measured").find("1.250x faster than cuBLAS's default") != std::string::npos);
+    CHECK(format_text(r, 800, "measured").find("1.250x faster than cuBLAS's default") !=
+          std::string::npos);
 }
