@@ -20,6 +20,8 @@ _gemm_plans() {
 
 # LLM shapes, bf16 and fp8: gain over cuBLAS's default per shape, tune time.
 step_gemm() {
+    # The measured bf16 tensor roof the reports divide by (saved per GPU name).
+    "$(_gemm_bin)" device --measure >"$OUT/gemm_device_measure.txt" 2>&1
     _gemm_plans llm --strategy auto --budget "${GEMM_BUDGET:-16}" --heuristic-count 8
     python3 bench/gemm/summarize.py "$OUT"/gemm_llm_*.json | tee "$OUT/gemm_llm.md"
 }
