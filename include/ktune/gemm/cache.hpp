@@ -1,5 +1,5 @@
 #pragma once
-// GEMM winners in ktune's cache (docs/formats.md#gemm-entries-in-ktunecache). The algorithm is
+// GEMM winners in ktune's cache (docs/formats.md#ktunecache--gemm-entries). The algorithm is
 // stored as its attributes, keyed with the cuBLASLt version (op_version "cublasLt<version>");
 // the bucket is [M, N, K, layout, epilogue]. At load an entry is re-checked with
 // cublasLtMatmulAlgoCheck; an entry of another cuBLASLt version is used only when the check

@@ -46,7 +46,7 @@ TEST_CASE("a GEMM cache entry holds the attributes under the cuBLASLt version") 
     CHECK(e.key.dtype == "bf16");
     CHECK(e.key.bucket == std::vector<std::int64_t>{16, 4096, 4096, 2, 1});
     CHECK(algo_from_config(e.cfg) == a);
-    // The stored form is pinned (docs/formats.md#gemm-entries-in-ktunecache).
+    // The stored form is pinned (docs/formats.md#ktunecache--gemm-entries).
     const std::string text = ktune::cache::format_cache(std::vector<ktune::cache::entry>{e});
     const char* path = KTUNE_TEST_DATA_DIR "/gemm/cache_entry.json";
     if (std::getenv("KTUNE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << text;
