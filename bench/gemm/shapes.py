@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes ktune tune gemm plans (ktune.tune_plan-like {"tunes": [...]}) in chunks.
+"""Writes ktune tune gemm plans (ktune.tune_plan files, op "gemm") in chunks.
 
   shapes.py llm  OUTDIR   # M in {1,16,128,2048,8192} x Llama-7B/70B projections, bf16 + fp8
   shapes.py extra OUTDIR  # M in {8,32,64,256,512} x the same (N, K), bf16: the >= 100 shape set
@@ -18,11 +18,11 @@ def tunes(kind):
                 if dt == "fp8" and m == 1:
                     continue
                 for n, k in NK:
-                    yield {"shape": f"{m}x{n}x{k}", "dtype": dt, "layout": "tn"}
+                    yield {"op": "gemm", "shape": f"{m}x{n}x{k}", "dtype": dt}
     else:
         for m in (8, 32, 64, 256, 512):
             for n, k in NK:
-                yield {"shape": f"{m}x{n}x{k}", "dtype": "bf16", "layout": "tn"}
+                yield {"op": "gemm", "shape": f"{m}x{n}x{k}", "dtype": "bf16"}
 
 kind, out = sys.argv[1], sys.argv[2]
 chunk = int(sys.argv[3]) if len(sys.argv) > 3 else 8

@@ -14,12 +14,10 @@
 #include "ktune/gemm/vs_torch.hpp"
 #include "ktune/metrics/device_measure.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
+#include "ktune/tune/tuner_plan.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-#include <fstream>
-#include <sstream>
 
 namespace ktune::cli {
 namespace {
@@ -32,41 +30,21 @@ struct planned {
 std::vector<planned> read_plan(const tune_op_options& o, const gemm_cli_options& g) {
     std::vector<planned> out;
     if (!o.plan.empty()) {
-        std::ifstream in(o.plan);
-        if (!in) throw error(error_kind::io, fmt::format("cannot read plan file {}", o.plan));
-        std::stringstream text;
-        text << in.rdbuf();
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(text.str());
-        } catch (const nlohmann::json::parse_error& e) {
-            throw error(error_kind::input,
-                        fmt::format("{}: not valid JSON at byte {}: write "
-                                    "{{\"tunes\": [{{\"shape\": \"16x4096x4096\", "
-                                    "\"dtype\": \"bf16\"}}, ...]}}",
-                                    o.plan, e.byte));
-        }
-        if (!j.is_object() || !j.contains("tunes") || !j["tunes"].is_array())
-            throw error(error_kind::input,
-                        fmt::format("{}: needs a \"tunes\" array of {{\"shape\": \"MxNxK\", "
-                                    "\"dtype\": ..., \"layout\": ..., \"epilogue\": ...}}",
-                                    o.plan));
-        std::size_t i = 0;
-        for (const auto& t : j["tunes"]) {
-            const std::string where = fmt::format("{}: tunes[{}]", o.plan, i++);
-            if (!t.is_object() || !t.contains("shape") || !t["shape"].is_string())
-                throw error(error_kind::input, where + ": needs \"shape\": \"MxNxK\" (a string)");
+        // The plan file of `ktune tune --plan` (ktune.tune_plan), every entry op "gemm"; layout
+        // and epilogue come from the command line.
+        for (const auto& e : tune::load_tune_plan(o.plan)) {
+            if (e.op != "gemm")
+                throw error(error_kind::input,
+                            fmt::format("{}: op '{}': a `ktune tune gemm --plan` file holds only "
+                                        "\"op\": \"gemm\" entries",
+                                        e.where, e.op));
             try {
-                planned pl{gemm::parse_problem(
-                               t["shape"].get<std::string>(), t.value("dtype", std::string("bf16")),
-                               t.value("layout", g.layout), t.value("epilogue", g.epilogue)),
-                           o};
-                pl.opt.budget = t.value("budget", o.budget);
+                planned pl{gemm::parse_problem(e.shape, e.dtype, g.layout, g.epilogue), o};
+                if (e.budget > 0) pl.opt.budget = static_cast<int>(e.budget);
+                if (!e.strategy.empty()) pl.opt.strategy = e.strategy;
                 out.push_back(std::move(pl));
-            } catch (const error& e) {
-                throw error(error_kind::input, where + ": " + e.what());
-            } catch (const nlohmann::json::exception& e) {
-                throw error(error_kind::input, where + ": " + e.what());
+            } catch (const error& err) {
+                throw error(error_kind::input, fmt::format("{}: {}", e.where, err.what()));
             }
         }
         return out;
@@ -134,7 +112,7 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
     bool failed = false;
     for (const auto& pl : plan) {
         gemm::tune_options to;
-        to.strategy = o.strategy;
+        to.strategy = pl.opt.strategy;
         if (pl.opt.budget > 0) to.budget = static_cast<std::size_t>(pl.opt.budget);
         to.seed = o.seed;
         to.max_workspace = std::size_t(g.workspace_mib) << 20;
