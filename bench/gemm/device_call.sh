@@ -32,3 +32,6 @@ for s in "$@"; do
     esac
     echo "== $name: rc $? in $(( $(date +%s) - ts )) s"
 done
+# The device call returns a few files only: the per-chunk JSON and logs travel as one archive.
+(cd "$OUT" && ls gemm_*.json gemm_*.err >/dev/null 2>&1 &&
+    tar -czf gemm_results.tar.gz gemm_*.json gemm_*.err && rm -f gemm_*.json gemm_*.err && rm -rf gemm_plans)
