@@ -33,6 +33,13 @@ loaded_cublaslt* load() {
     KTUNE_RESOLVE(lib, a, cublasLtMatmulPreferenceSetAttribute);
     KTUNE_RESOLVE(lib, a, cublasLtMatmulAlgoGetHeuristic);
     KTUNE_RESOLVE(lib, a, cublasLtMatmul);
+    KTUNE_RESOLVE(lib, a, cublasLtGetVersion);
+    KTUNE_RESOLVE(lib, a, cublasLtMatmulAlgoGetIds);
+    KTUNE_RESOLVE(lib, a, cublasLtMatmulAlgoInit);
+    KTUNE_RESOLVE(lib, a, cublasLtMatmulAlgoCapGetAttribute);
+    KTUNE_RESOLVE(lib, a, cublasLtMatmulAlgoConfigSetAttribute);
+    KTUNE_RESOLVE(lib, a, cublasLtMatmulAlgoConfigGetAttribute);
+    KTUNE_RESOLVE(lib, a, cublasLtMatmulAlgoCheck);
     // Never freed: unloading at exit would race with CUDA's own teardown of cuBLASLt's state.
     return new loaded_cublaslt{std::move(lib), a};
 }

@@ -1,6 +1,6 @@
 #pragma once
-// cuBLASLt, opened on first use: only `ktune device --measure` needs it, and mapping it costs
-// ~200 MB and up to 2 s (docs/perf/startup.md), so it is no link dependency.
+// cuBLASLt, opened on first use: only `ktune device --measure` and `ktune tune gemm` need it, and
+// mapping it costs ~200 MB and up to 2 s (docs/perf/startup.md), so it is no link dependency.
 //
 //   const auto& lt = ktune::metrics::detail::cublaslt();   // throws where it is absent
 //   lt.cublasLtCreate(&handle);
@@ -24,6 +24,16 @@ struct cublaslt_api {
         nullptr;
     decltype(&::cublasLtMatmulAlgoGetHeuristic) cublasLtMatmulAlgoGetHeuristic = nullptr;
     decltype(&::cublasLtMatmul) cublasLtMatmul = nullptr;
+    // The algorithm API of ktune tune gemm (src/gemm): enumerate, configure and check.
+    decltype(&::cublasLtGetVersion) cublasLtGetVersion = nullptr;
+    decltype(&::cublasLtMatmulAlgoGetIds) cublasLtMatmulAlgoGetIds = nullptr;
+    decltype(&::cublasLtMatmulAlgoInit) cublasLtMatmulAlgoInit = nullptr;
+    decltype(&::cublasLtMatmulAlgoCapGetAttribute) cublasLtMatmulAlgoCapGetAttribute = nullptr;
+    decltype(&::cublasLtMatmulAlgoConfigSetAttribute) cublasLtMatmulAlgoConfigSetAttribute =
+        nullptr;
+    decltype(&::cublasLtMatmulAlgoConfigGetAttribute) cublasLtMatmulAlgoConfigGetAttribute =
+        nullptr;
+    decltype(&::cublasLtMatmulAlgoCheck) cublasLtMatmulAlgoCheck = nullptr;
 };
 
 /// Loads libcublasLt.so.<CUDA major> once per process (thread-safe); throws

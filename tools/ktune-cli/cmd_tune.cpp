@@ -2,6 +2,7 @@
 // ktune tune --space FILE [--strategy S] [--budget N] [--repeat R]
 //                                                     [--seed S] [--target 1.05] [--json]
 // Op mode runs in tune_op.cpp; replay mode (a recorded space, no GPU) is printed here.
+#include "cmd_gemm.hpp"
 #include "command.hpp"
 #include "tune_op.hpp"
 #include "validators.hpp"
@@ -159,7 +160,9 @@ command add_tune(CLI::App& root) {
                     "per GPU and one compile pool; a plan's tunes are spread over them, a single "
                     "tune's candidates too, its finalists re-timed on every GPU");
     app->add_flag("--json", o->op.json, "Machine-readable output (schema ktune.tune.replay 2.0.0)");
-    return {app, [o] {
+    auto gemm_opts = add_gemm_options(app); // `ktune tune gemm`: cuBLASLt's algorithms
+    return {app, [o, gemm_opts] {
+                if (o->op.op == "gemm" && o->space.empty()) return run_tune_gemm(o->op, *gemm_opts);
                 if (!o->space.empty()) {
                     if (!o->op.op.empty() || !o->op.plan.empty())
                         throw error(error_kind::usage,

@@ -1,0 +1,63 @@
+#include "ktune/gemm/algo.hpp"
+
+#include "ktune/core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+namespace ktune::gemm {
+namespace {
+
+template <class T>
+T get_int(const config& c, std::string_view name) {
+    const param_value* v = c.find(name);
+    const auto* i = v ? std::get_if<std::int64_t>(v) : nullptr;
+    if (!i || *i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+        *i > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
+        throw error(error_kind::input,
+                    fmt::format("cuBLASLt algorithm config: '{}' is {}; it must be an integer "
+                                "in {}..{} (re-tune to replace the entry)",
+                                name, v ? "out of range or not an integer" : "missing",
+                                std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    return static_cast<T>(*i);
+}
+
+} // namespace
+
+config to_config(const algo_config& a) {
+    config c;
+    c.set("algo", std::int64_t{a.algo_id});
+    c.set("tile", std::int64_t{a.tile});
+    c.set("stages", std::int64_t{a.stages});
+    c.set("inner", std::int64_t{a.inner_shape});
+    c.set("cluster", std::int64_t{a.cluster});
+    c.set("splitk", std::int64_t{a.splitk});
+    c.set("reduction", std::int64_t{a.reduction});
+    c.set("swizzle", std::int64_t{a.swizzle});
+    c.set("custom", std::int64_t{a.custom});
+    return c;
+}
+
+algo_config algo_from_config(const config& c) {
+    algo_config a;
+    a.algo_id = get_int<std::int32_t>(c, "algo");
+    a.tile = get_int<std::uint32_t>(c, "tile");
+    a.stages = get_int<std::uint32_t>(c, "stages");
+    a.inner_shape = get_int<std::uint16_t>(c, "inner");
+    a.cluster = get_int<std::uint16_t>(c, "cluster");
+    a.splitk = get_int<std::int32_t>(c, "splitk");
+    a.reduction = get_int<std::uint32_t>(c, "reduction");
+    a.swizzle = get_int<std::uint32_t>(c, "swizzle");
+    a.custom = get_int<std::uint32_t>(c, "custom");
+    return a;
+}
+
+std::string describe(const algo_config& a) {
+    return fmt::format("algo {} tile {} stages {} cluster {} splitk {} red {} swz {} custom {} "
+                       "inner {}",
+                       a.algo_id, a.tile, a.stages, a.cluster, a.splitk, a.reduction, a.swizzle,
+                       a.custom, a.inner_shape);
+}
+
+} // namespace ktune::gemm

@@ -1,0 +1,154 @@
+#include "gemm/enumerate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+namespace ktune::gemm::detail {
+namespace {
+
+bool aligned(const algo_caps& c, const problem& p) {
+    const std::size_t in = input_bytes(p.type), out = output_bytes(p.type);
+    // Leading dimensions of the stored (not the op'd) matrices, column-major.
+    const std::int64_t lda = p.transa() ? p.k : p.m;
+    const std::int64_t ldb = p.transb() ? p.n : p.k;
+    return c.min_align_a <= alignment_bytes(lda, in) && c.min_align_b <= alignment_bytes(ldb, in) &&
+           c.min_align_c <= alignment_bytes(p.m, out) && c.min_align_d <= alignment_bytes(p.m, out);
+}
+
+bool has_epilogue(const algo_caps& c, const problem& p) {
+    const std::uint32_t e = lt_epilogue(p.epi);
+    return p.epi == epilogue::none || (c.epilogue_mask & e) == e;
+}
+
+std::vector<std::uint32_t> or_undefined(const std::vector<std::uint32_t>& v) {
+    return v.empty() ? std::vector<std::uint32_t>{0} : v;
+}
+
+} // namespace
+
+std::uint32_t alignment_bytes(std::int64_t leading_dim, std::size_t elem_bytes) noexcept {
+    const auto bytes = static_cast<std::uint64_t>(leading_dim) * elem_bytes;
+    std::uint32_t a = 1;
+    while (a < 256 && bytes % (2 * a) == 0)
+        a *= 2;
+    return a;
+}
+
+enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o) {
+    const auto t0 = std::chrono::steady_clock::now();
+    enumeration out;
+    std::set<std::vector<std::uint64_t>> seen;
+    const auto identity = [](const algo_config& a) {
+        return std::vector<std::uint64_t>{std::uint64_t(std::uint32_t(a.algo_id)),
+                                          a.tile,
+                                          a.stages,
+                                          a.inner_shape,
+                                          a.cluster,
+                                          std::uint64_t(std::uint32_t(a.splitk)),
+                                          a.reduction,
+                                          a.swizzle,
+                                          a.custom};
+    };
+    int rank = 0;
+    for (const auto& h : lt.heuristic(p, o.heuristic_count, o.max_workspace)) {
+        if (h.workspace > o.max_workspace || !seen.insert(identity(h.algo)).second) continue;
+        candidate c{h.algo, h.workspace, h.waves, rank++};
+        out.heuristic.push_back(c);
+        out.all.push_back(c);
+    }
+
+    const auto ids = lt.algo_ids(p);
+    out.stats.algo_ids = ids.size();
+    const std::vector<std::uint16_t> clusters =
+        lt.cluster_launch() ? o.clusters : std::vector<std::uint16_t>{0};
+    // Each algorithm gets an equal share of the checks, so one with a huge product (many tiles
+    // × stages) cannot starve the others when the cap bites.
+    const std::size_t per_algo =
+        ids.empty() ? 0 : std::max<std::size_t>(1, o.max_checks / ids.size());
+    for (const std::int32_t id : ids) {
+        const algo_caps caps = lt.caps(p, id);
+        if (!aligned(caps, p)) {
+            ++out.stats.rejected_alignment;
+            continue;
+        }
+        if (!has_epilogue(caps, p)) {
+            ++out.stats.rejected_epilogue;
+            continue;
+        }
+        std::vector<std::pair<std::int32_t, std::uint32_t>> splits{{1, 0}};
+        if (caps.splitk)
+            for (const std::int32_t s : o.splitk)
+                if (s > 1)
+                    for (std::uint32_t bit = 1; bit <= 4; bit <<= 1)
+                        if (caps.reduction_mask & bit) splits.emplace_back(s, bit);
+        std::size_t checks = 0;
+        bool stop = false;
+        for (const std::uint32_t tile : or_undefined(caps.tiles))
+            for (const std::uint32_t stage : or_undefined(caps.stages))
+                for (const std::uint16_t cluster : clusters)
+                    for (std::int32_t custom = 0; custom <= caps.custom_max && !stop; ++custom)
+                        for (std::uint32_t swz = 0; swz <= caps.swizzle_max && !stop; ++swz)
+                            for (const auto& [splitk, red] : splits) {
+                                algo_config a{id,  tile,    stage,
+                                              0,   cluster, splitk,
+                                              red, swz,     static_cast<std::uint32_t>(custom)};
+                                ++out.stats.combinations;
+                                if (checks == per_algo) {
+                                    out.stats.truncated = stop = true;
+                                    break;
+                                }
+                                ++checks;
+                                ++out.stats.checked;
+                                const check_result r = lt.check(p, a);
+                                if (!r.ok) {
+                                    ++out.stats.rejected_check;
+                                    continue;
+                                }
+                                if (r.workspace > o.max_workspace) {
+                                    ++out.stats.rejected_workspace;
+                                    continue;
+                                }
+                                if (!seen.insert(identity(a)).second) continue;
+                                out.all.push_back({a, r.workspace, r.waves, -1});
+                            }
+    }
+    out.stats.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+namespace {
+template <class F>
+tune::axis axis_of(const std::vector<candidate>& cands, const char* name, F field) {
+    std::set<std::int64_t> values;
+    for (const auto& c : cands)
+        values.insert(static_cast<std::int64_t>(field(c.algo)));
+    return tune::axis::list(name, std::vector<std::int64_t>(values.begin(), values.end()));
+}
+} // namespace
+
+tune::space to_space(const std::vector<candidate>& cands) {
+    tune::space s;
+    s.add(axis_of(cands, "algo", [](const algo_config& a) { return a.algo_id; }))
+        .add(axis_of(cands, "tile", [](const algo_config& a) { return a.tile; }))
+        .add(axis_of(cands, "stages", [](const algo_config& a) { return a.stages; }))
+        .add(axis_of(cands, "inner", [](const algo_config& a) { return a.inner_shape; }))
+        .add(axis_of(cands, "cluster", [](const algo_config& a) { return a.cluster; }))
+        .add(axis_of(cands, "splitk", [](const algo_config& a) { return a.splitk; }))
+        .add(axis_of(cands, "reduction", [](const algo_config& a) { return a.reduction; }))
+        .add(axis_of(cands, "swizzle", [](const algo_config& a) { return a.swizzle; }))
+        .add(axis_of(cands, "custom", [](const algo_config& a) { return a.custom; }));
+    std::vector<tune::point> members;
+    members.reserve(cands.size());
+    for (const auto& c : cands)
+        members.push_back(s.from_config(to_config(c.algo)));
+    s.restrict_to(std::move(members));
+    return s;
+}
+
+algo_config algo_at(const tune::space& s, const tune::point& p) {
+    return algo_from_config(s.to_config(p));
+}
+
+} // namespace ktune::gemm::detail

@@ -1,0 +1,61 @@
+#pragma once
+// The space of one GEMM problem: cuBLASLt's heuristic top-K plus the full enumeration NVIDIA's
+// samples walk (AlgoGetIds -> per id the capabilities -> every combination -> AlgoCheck),
+// pruned by workspace and alignment, as a ktune::tune::space the strategies search.
+
+#include "gemm/lt_backend.hpp"
+#include "ktune/tune/space.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ktune::gemm::detail {
+
+struct enumerate_options {
+    std::size_t max_workspace = std::size_t{32} << 20;
+    int heuristic_count = 16;
+    /// Split-K counts tried where an algorithm supports split-K (1 = none), as NVIDIA's sample.
+    std::vector<std::int32_t> splitk = {1, 2, 3, 4, 5, 6, 8, 12, 16, 32};
+    /// Cluster shape ids tried on devices with cluster launch: auto, 1x1, 2x1, 1x2, 2x2, 4x1,
+    /// 1x4 (the sample walks all 51; shapes beyond 4 CTAs rarely fit a GEMM tile grid).
+    std::vector<std::uint16_t> clusters = {0, 2, 3, 5, 6, 4, 8};
+    /// AlgoCheck calls at most (each costs microseconds; the product can reach millions).
+    std::size_t max_checks = 200000;
+};
+
+struct candidate {
+    algo_config algo;
+    std::size_t workspace = 0;
+    float waves = 0;
+    int heuristic_rank = -1; ///< 0 = the heuristic's first pick; -1 = enumeration only
+    bool operator==(const candidate& o) const { return algo == o.algo; }
+};
+
+struct enumeration_stats {
+    std::size_t algo_ids = 0;
+    std::size_t combinations = 0;   ///< generated from the capabilities
+    std::size_t checked = 0;        ///< AlgoCheck calls
+    std::size_t rejected_check = 0; ///< AlgoCheck said no
+    std::size_t rejected_workspace = 0;
+    std::size_t rejected_alignment = 0; ///< whole algorithms, by CAP_MIN_ALIGNMENT_*
+    std::size_t rejected_epilogue = 0;  ///< whole algorithms, by CAP_EPILOGUE_MASK
+    bool truncated = false;             ///< max_checks reached
+    double seconds = 0;
+};
+
+struct enumeration {
+    std::vector<candidate> heuristic; ///< rank order
+    std::vector<candidate> all;       ///< heuristic picks first, then the enumeration; unique
+    enumeration_stats stats;
+};
+
+enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o = {});
+
+/// Axes "algo", "tile", "stages", "inner", "cluster", "splitk", "reduction", "swizzle",
+/// "custom" over the values the candidates use, restricted to exactly the candidates.
+tune::space to_space(const std::vector<candidate>& cands);
+/// The candidate a point of to_space(cands) stands for.
+algo_config algo_at(const tune::space& s, const tune::point& p);
+
+} // namespace ktune::gemm::detail

@@ -1,0 +1,97 @@
+#include "gemm/resolve.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/gemm/cache.hpp"
+
+#include <fmt/format.h>
+
+namespace ktune::gemm {
+namespace {
+
+std::string op_version(std::size_t lt_version) {
+    return fmt::format("cublasLt{}", lt_version);
+}
+
+bool same_problem(const cache::cache_key& a, const cache::cache_key& b) {
+    return a.op == b.op && a.dtype == b.dtype && a.bucket == b.bucket && a.arch == b.arch &&
+           a.protocol == b.protocol && a.op_version.starts_with("cublasLt");
+}
+
+} // namespace
+
+std::string_view to_string(algo_source s) noexcept {
+    switch (s) {
+    case algo_source::cache:
+        return "cache";
+    case algo_source::revalidated:
+        return "revalidated";
+    case algo_source::heuristic:
+    default:
+        return "heuristic";
+    }
+}
+
+cache::cache_key cache_key_for(const problem& p, std::size_t lt_version,
+                               const cache::environment& env) {
+    cache::cache_key k;
+    k.op = std::string(cache_op);
+    k.op_version = op_version(lt_version);
+    k.dtype = std::string(to_string(p.type));
+    k.bucket = {p.m, p.n, p.k, static_cast<std::int64_t>(p.op), static_cast<std::int64_t>(p.epi)};
+    k.arch = env.arch;
+    k.toolkit = env.toolkit;
+    k.driver_major = env.driver_major;
+    k.protocol = env.protocol;
+    return k;
+}
+
+cache::entry to_cache_entry(const tune_result& r, const cache::environment& env,
+                            const cache::provenance& origin) {
+    cache::entry e;
+    e.key = cache_key_for(r.prob, r.cublaslt_version, env);
+    e.cfg = to_config(r.winner.algo);
+    e.time = {r.winner.median_us, r.winner.ci_lo_us, r.winner.ci_hi_us,
+              static_cast<std::int64_t>(r.winner.samples)};
+    e.origin = origin;
+    return e;
+}
+
+std::optional<cache::entry> find_entry(std::span<const cache::entry> entries, const problem& p,
+                                       std::size_t lt_version, const cache::environment& env,
+                                       bool& exact) {
+    const cache::cache_key want = cache_key_for(p, lt_version, env);
+    const cache::entry* other = nullptr;
+    for (const auto& e : entries) {
+        if (!same_problem(e.key, want)) continue;
+        if (e.key.op_version == want.op_version) {
+            exact = true;
+            return e;
+        }
+        if (!other || e.origin.date > other->origin.date) other = &e;
+    }
+    exact = false;
+    if (other) return *other;
+    return std::nullopt;
+}
+
+namespace detail {
+
+resolved resolve(lt_backend& lt, std::span<const cache::entry> entries, const problem& p,
+                 const cache::environment& env, std::size_t max_workspace) {
+    bool exact = false;
+    if (const auto e = find_entry(entries, p, lt.version(), env, exact)) {
+        try {
+            const algo_config a = algo_from_config(e->cfg);
+            const check_result c = lt.check(p, a);
+            if (c.ok && c.workspace <= max_workspace)
+                return {a, exact ? algo_source::cache : algo_source::revalidated, true};
+        } catch (const error&) {
+            // A malformed entry is no reason to fail the application: the heuristic answers.
+        }
+    }
+    const auto picks = lt.heuristic(p, 1, max_workspace);
+    if (picks.empty()) return {};
+    return {picks.front().algo, algo_source::heuristic, true};
+}
+
+} // namespace detail
+} // namespace ktune::gemm

@@ -1,0 +1,128 @@
+// The report of a GEMM tune: JSON (schema ktune.tune.gemm, docs/formats.md) and text.
+#include "ktune/gemm/tune.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ktune::gemm {
+namespace {
+
+double tflops(const problem& p, double us) {
+    return us > 0 ? flops(p) / (us * 1e-6) * 1e-12 : 0;
+}
+double gbs(const problem& p, double us) {
+    return us > 0 ? min_bytes(p) / (us * 1e-6) * 1e-9 : 0;
+}
+
+nlohmann::json algo_json(const algo_config& a) {
+    return {{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
+            {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
+            {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};
+}
+
+nlohmann::json candidate_json(const problem& p, const candidate_result& c, double roof) {
+    nlohmann::json j{
+        {"algo", algo_json(c.algo)}, {"heuristic_rank", c.heuristic_rank}, {"status", c.status}};
+    if (!c.message.empty()) j["message"] = c.message;
+    if (c.ok()) {
+        j["median_us"] = c.median_us;
+        j["ci_us"] = {c.ci_lo_us, c.ci_hi_us};
+        j["samples"] = c.samples;
+        j["tflops"] = tflops(p, c.median_us);
+        j["gbs"] = gbs(p, c.median_us);
+        if (roof > 0) j["roof_fraction"] = tflops(p, c.median_us) / roof;
+        j["max_error_ratio"] = c.max_error_ratio;
+    }
+    return j;
+}
+
+} // namespace
+
+std::string to_json(const tune_result& r, double roof_tflops, const std::string& roof_source) {
+    const problem& p = r.prob;
+    nlohmann::json ev = nlohmann::json::array();
+    for (const auto& c : r.evaluated)
+        ev.push_back(candidate_json(p, c, roof_tflops));
+    std::size_t failed = 0;
+    for (const auto& c : r.evaluated)
+        failed += c.ok() ? 0 : 1;
+    nlohmann::json j{{"schema", "ktune.tune.gemm"},
+                     {"version", "1.0.0"},
+                     {"problem",
+                      {{"m", p.m},
+                       {"n", p.n},
+                       {"k", p.k},
+                       {"dtype", to_string(p.type)},
+                       {"layout", to_string(p.op)},
+                       {"epilogue", to_string(p.epi)}}},
+                     {"gpu", r.gpu},
+                     {"cublaslt_version", r.cublaslt_version},
+                     {"strategy", r.strategy},
+                     {"rotation_sets", r.rotation_sets},
+                     {"graph_fallbacks", r.graph_fallbacks},
+                     {"space",
+                      {{"algo_ids", r.space.algo_ids},
+                       {"combinations", r.space.combinations},
+                       {"checked", r.space.checked},
+                       {"rejected_check", r.space.rejected_check},
+                       {"rejected_workspace", r.space.rejected_workspace},
+                       {"rejected_alignment", r.space.rejected_alignment},
+                       {"rejected_epilogue", r.space.rejected_epilogue},
+                       {"candidates", r.space.candidates},
+                       {"truncated", r.space.truncated},
+                       {"seconds", r.space.seconds}}},
+                     {"roof", {{"tflops", roof_tflops}, {"source", roof_source}}},
+                     {"default", candidate_json(p, r.default_pick, roof_tflops)},
+                     {"winner", candidate_json(p, r.winner, roof_tflops)},
+                     {"replaces_default", r.replaces_default},
+                     {"speedup", r.speedup},
+                     {"evaluations", r.evaluated.size()},
+                     {"failed", failed},
+                     {"tune_seconds", r.tune_seconds},
+                     {"evaluated", std::move(ev)}};
+    return j.dump(2);
+}
+
+std::string format_text(const tune_result& r, double roof_tflops, const std::string& roof_source) {
+    const problem& p = r.prob;
+    std::string s =
+        fmt::format("gemm {} on {} (cuBLASLt {})\n", describe(p), r.gpu, r.cublaslt_version);
+    s += fmt::format("  space: {} algorithm ids, {} combinations, {} checked, {} candidates "
+                     "(rejected: {} by AlgoCheck, {} workspace, {} alignment, {} epilogue){}\n",
+                     r.space.algo_ids, r.space.combinations, r.space.checked, r.space.candidates,
+                     r.space.rejected_check, r.space.rejected_workspace, r.space.rejected_alignment,
+                     r.space.rejected_epilogue, r.space.truncated ? ", truncated" : "");
+    std::size_t failed = 0;
+    for (const auto& c : r.evaluated)
+        failed += c.ok() ? 0 : 1;
+    s += fmt::format("  measured {} candidates ({} failed), strategy {}, weights {}\n",
+                     r.evaluated.size(), failed, r.strategy,
+                     r.rotation_sets > 1
+                         ? fmt::format("rotated over {} copies in a CUDA graph", r.rotation_sets)
+                         : std::string("L2 flushed per launch"));
+    const auto line = [&](const char* what, const candidate_result& c) {
+        if (!c.ok()) return fmt::format("  {:<16} {}: {}\n", what, c.status, c.message);
+        std::string roof;
+        if (roof_tflops > 0)
+            roof = fmt::format(", {:.0f} % of the {} tensor roof",
+                               100 * tflops(p, c.median_us) / roof_tflops, roof_source);
+        return fmt::format(
+            "  {:<16} {:>10.2f} us [{:.2f}, {:.2f}]  {:>7.1f} TFLOP/s  {:>7.0f} GB/s{}\n"
+            "  {:<16} {}\n",
+            what, c.median_us, c.ci_lo_us, c.ci_hi_us, tflops(p, c.median_us), gbs(p, c.median_us),
+            roof, "", describe(c.algo));
+    };
+    s += line("cuBLAS default", r.default_pick);
+    s += line("ktune", r.winner);
+    s += r.replaces_default
+             ? fmt::format(
+                   "  ktune's pick is {:.3f}x faster than cuBLAS's default (CIs apart in two "
+                   "measurements)\n",
+                   r.speedup)
+             : "  no candidate beat cuBLAS's default beyond noise: the default is kept\n";
+    s += fmt::format("  tune time {:.2f} s (enumeration {:.2f} s)\n", r.tune_seconds,
+                     r.space.seconds);
+    return s;
+}
+
+} // namespace ktune::gemm

@@ -1,0 +1,99 @@
+// The run-time GEMM: one resolution per distinct problem, then a hash lookup and one
+// cublasLtMatmul per call.
+#include "ktune/gemm/gemm.hpp"
+
+#include "gemm/lt_descs.hpp"
+#include "gemm/resolve.hpp"
+#include "ktune/cache/store.hpp"
+#include "ktune/core/cuda_handles.hpp"
+#include "ktune/core/error.hpp"
+
+#include <cuda_runtime.h>
+
+#include <unordered_map>
+
+namespace ktune::gemm {
+namespace {
+
+struct problem_hash {
+    std::size_t operator()(const problem& p) const noexcept {
+        std::uint64_t h = 1469598103934665603ULL;
+        for (const std::uint64_t v :
+             {std::uint64_t(p.m), std::uint64_t(p.n), std::uint64_t(p.k),
+              std::uint64_t(p.type) | std::uint64_t(p.op) << 8 | std::uint64_t(p.epi) << 16})
+            h = (h ^ v) * 1099511628211ULL;
+        return static_cast<std::size_t>(h);
+    }
+};
+
+struct plan {
+    detail::lt_descs descs;
+    cublasLtMatmulAlgo_t algo{};
+    algo_config attrs;
+    algo_source source = algo_source::heuristic;
+    const void* bias = nullptr; ///< the bias pointer last set on descs.op
+};
+
+} // namespace
+
+struct session::impl {
+    session_options opt;
+    detail::lt_ptr<cublasLtHandle_t> handle;
+    std::unique_ptr<detail::lt_backend> backend;
+    std::vector<cache::entry> entries;
+    cache::environment env;
+    device_buffer workspace;
+    std::unordered_map<problem, plan, problem_hash> plans;
+
+    explicit impl(session_options o)
+        : opt(std::move(o)), handle(detail::make_handle()), backend(detail::make_real_backend()),
+          env(cache::environment::current()) {
+        entries = cache::read_cache(opt.cache_file.empty() ? cache::default_cache_path()
+                                                           : opt.cache_file);
+    }
+
+    plan& get(const problem& p) {
+        if (auto it = plans.find(p); it != plans.end()) return it->second;
+        plan pl;
+        pl.descs = detail::make_descs(p);
+        const detail::resolved r = detail::resolve(*backend, entries, p, env, opt.max_workspace);
+        if (!r.found)
+            throw error(error_kind::unsupported,
+                        "cuBLASLt has no algorithm for " + describe(p) + " on this GPU");
+        pl.attrs = r.algo;
+        pl.source = r.source;
+        pl.algo = detail::make_algo(handle.get(), p, r.algo);
+        if (workspace.size() < opt.max_workspace) workspace = device_buffer(opt.max_workspace);
+        return plans.emplace(p, std::move(pl)).first->second;
+    }
+};
+
+session::session() : session(session_options{}) {}
+session::session(session_options o) : impl_(std::make_unique<impl>(std::move(o))) {}
+session::~session() = default;
+session::session(session&&) noexcept = default;
+session& session::operator=(session&&) noexcept = default;
+
+void session::gemm(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
+                   const void* bias, float alpha) {
+    plan& pl = impl_->get(p);
+    if (p.epi != epilogue::none && bias != pl.bias) {
+        detail::set_bias(pl.descs, p, bias);
+        pl.bias = bias;
+    }
+    const float beta = 0.0f;
+    KTUNE_LT_CALL(detail::cublaslt().cublasLtMatmul(
+        impl_->handle.get(), pl.descs.op.get(), &alpha, a, pl.descs.a.get(), b, pl.descs.b.get(),
+        &beta, d, pl.descs.c.get(), d, pl.descs.d.get(), &pl.algo, impl_->workspace.data(),
+        impl_->opt.max_workspace, stream));
+}
+
+algo_config session::algorithm(const problem& p) {
+    return impl_->get(p).attrs;
+}
+
+algo_source session::source(const problem& p) {
+    return impl_->get(p).source;
+}
+
+} // namespace ktune::gemm

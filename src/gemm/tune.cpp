@@ -1,0 +1,32 @@
+// tune(): the tuning loop (tune_loop.cpp) on the real cuBLASLt and the GPU runner.
+#include "gemm/lt_backend.hpp"
+#include "gemm/lt_runner.hpp"
+#include "gemm/tune_loop.hpp"
+#include "ktune/core/check.hpp"
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+
+namespace ktune::gemm {
+
+tune_result tune(const problem& p, const tune_options& o) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto lt = detail::make_real_backend();
+    detail::lt_runner runner(p, o.max_workspace, o.policy);
+    detail::tune_hooks hooks{[&](const algo_config& a) { return runner.run(a); },
+                             [&] { return runner.run_default(); }};
+    tune_result r = detail::tune_loop(*lt, p, o, hooks);
+    int dev = 0;
+    cudaDeviceProp prop{};
+    KTUNE_CUDA_CALL(cudaGetDevice(&dev));
+    KTUNE_CUDA_CALL(cudaGetDeviceProperties(&prop, dev));
+    r.gpu = prop.name;
+    r.rotation_sets = runner.rotation_sets();
+    r.graph_fallbacks = runner.graph_fallbacks();
+    // Tune time includes the inputs' set-up (generation, upload, reference), not only the loop.
+    r.tune_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+} // namespace ktune::gemm

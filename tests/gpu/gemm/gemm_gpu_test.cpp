@@ -1,0 +1,124 @@
+// ktune tune gemm on a real GPU: every candidate passes the reference check or gets a status,
+// cuBLAS's default is never beaten by a tie, the winner's cache entry drives the run-time call,
+// and a stale entry falls back to the heuristic.
+#include "catch.hpp"
+
+#include "gemm/reference.hpp"
+#include "ktune/cache/store.hpp"
+#include "ktune/core/check.hpp"
+#include "ktune/core/cuda_handles.hpp"
+#include "ktune/gemm/cache.hpp"
+#include "ktune/gemm/gemm.hpp"
+#include "ktune/gemm/tune.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+
+using namespace ktune;
+using namespace ktune::gemm;
+
+namespace {
+
+std::filesystem::path temp_cache() {
+    auto p = std::filesystem::temp_directory_path() /
+             ("ktune_gpu_gemm_" + std::to_string(getpid()) + ".json");
+    std::filesystem::remove(p);
+    return p;
+}
+
+device_buffer upload(dtype t, std::uint64_t seed, std::size_t count) {
+    const std::size_t w = input_bytes(t);
+    std::vector<std::uint8_t> host(count * w);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint16_t bits = gemm::detail::encode(t, gemm::detail::input_value(seed, i));
+        std::memcpy(&host[i * w], &bits, w);
+    }
+    device_buffer d(host.size());
+    KTUNE_CUDA_CALL(cudaMemcpy(d.data(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    return d;
+}
+
+// Runs p through a session and checks D against the fp64 reference at spread positions.
+void check_session(session& s, const problem& p) {
+    const gemm::detail::input_seeds seeds;
+    auto a = upload(p.type, seeds.a, std::size_t(p.m * p.k));
+    auto b = upload(p.type, seeds.b, std::size_t(p.k * p.n));
+    device_buffer d(std::size_t(p.m * p.n) * 2);
+    cuda_stream st;
+    s.gemm(p, a.data(), b.data(), d.data(), st.get());
+    KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+    std::vector<std::uint16_t> host(std::size_t(p.m * p.n));
+    KTUNE_CUDA_CALL(cudaMemcpy(host.data(), d.data(), host.size() * 2, cudaMemcpyDeviceToHost));
+    for (const auto& [i, j] : gemm::detail::check_positions(p, 64)) {
+        const auto ref = gemm::detail::reference_at(p, seeds, i, j);
+        const double got = gemm::detail::decode_output(
+            p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16, host[std::size_t(i + j * p.m)]);
+        CHECK(std::fabs(got - ref.value) <= gemm::detail::tolerance(p, ref));
+    }
+}
+
+tune_options quick() {
+    tune_options o;
+    o.strategy = "random";
+    o.budget = 12;
+    o.heuristic_count = 6;
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("a bf16 tune measures checked candidates and never loses to the default") {
+    for (const char* lay : {"tn", "nn"}) {
+        const problem p = parse_problem("64x2048x1024", "bf16", lay);
+        const tune_result r = tune(p, quick());
+        INFO(format_text(r, 0, ""));
+        REQUIRE(r.default_pick.ok());
+        REQUIRE(r.winner.ok());
+        CHECK(r.space.candidates > r.space.algo_ids);
+        CHECK(r.evaluated.size() >= 6);
+        for (const auto& c : r.evaluated)
+            if (c.ok()) CHECK(c.max_error_ratio <= 1.0);
+        if (r.replaces_default) CHECK(r.speedup > 1.0);
+        CHECK(r.tune_seconds < 30);
+    }
+}
+
+TEST_CASE("fp8 and a bias epilogue tune and pass the reference check") {
+    for (const auto& [shape, type, epi] : {std::tuple{"128x1024x1024", "fp8", "none"},
+                                           std::tuple{"64x1024x1024", "bf16", "gelu_bias"}}) {
+        const tune_result r = tune(parse_problem(shape, type, "tn", epi), quick());
+        INFO(format_text(r, 0, ""));
+        CHECK(r.default_pick.ok());
+        CHECK(r.winner.ok());
+    }
+}
+
+TEST_CASE("the tuned entry drives the run-time call; a stale one falls back to the heuristic") {
+    const problem p = parse_problem("32x1024x2048", "bf16", "tn");
+    const tune_result r = tune(p, quick());
+    REQUIRE(r.winner.ok());
+    const auto file = temp_cache();
+    const auto env = cache::environment::current();
+    cache::store(file, to_cache_entry(r, env, {}));
+    {
+        session s({file, std::size_t{32} << 20});
+        CHECK(s.source(p) == algo_source::cache);
+        CHECK(s.algorithm(p) == r.winner.algo);
+        check_session(s, p);
+    }
+    // An entry whose attributes this library rejects (a tile id that does not exist).
+    auto stale = to_cache_entry(r, env, {});
+    stale.cfg.set("tile", std::int64_t{99999});
+    std::filesystem::remove(file);
+    cache::store(file, stale);
+    {
+        session s({file, std::size_t{32} << 20});
+        CHECK(s.source(p) == algo_source::heuristic);
+        check_session(s, p);
+    }
+    std::filesystem::remove(file);
+}

@@ -1,0 +1,168 @@
+// ktune tune gemm --shape MxNxK [--shape …] [--dtype bf16,fp8] [--layout tn] [--epilogue none]
+//                 [--plan FILE] [--strategy S] [--budget N] [--cache FILE] [--vs-torch] [--json]
+#include "cmd_gemm.hpp"
+
+#include "command.hpp"
+#include "validators.hpp"
+
+#include "ktune/cache/store.hpp"
+#include "ktune/core/device.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/core/gpu_peaks.hpp"
+#include "ktune/gemm/cache.hpp"
+#include "ktune/gemm/tune.hpp"
+#include "ktune/gemm/vs_torch.hpp"
+#include "ktune/metrics/device_measure.hpp"
+#include "ktune/metrics/kernel_metrics.hpp"
+#include "ktune/tune/tuner_plan.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ktune::cli {
+namespace {
+
+struct planned {
+    gemm::problem prob;
+    tune_op_options opt;
+};
+
+std::vector<planned> read_plan(const tune_op_options& o, const gemm_cli_options& g) {
+    std::vector<planned> out;
+    if (!o.plan.empty()) {
+        // The plan file of `ktune tune --plan` (ktune.tune_plan), every entry op "gemm"; layout
+        // and epilogue come from the command line.
+        for (const auto& e : tune::load_tune_plan(o.plan)) {
+            if (e.op != "gemm")
+                throw error(error_kind::input,
+                            fmt::format("{}: op '{}': a `ktune tune gemm --plan` file holds only "
+                                        "\"op\": \"gemm\" entries",
+                                        e.where, e.op));
+            try {
+                planned pl{gemm::parse_problem(e.shape, e.dtype, g.layout, g.epilogue), o};
+                if (e.budget > 0) pl.opt.budget = static_cast<int>(e.budget);
+                if (!e.strategy.empty()) pl.opt.strategy = e.strategy;
+                out.push_back(std::move(pl));
+            } catch (const error& err) {
+                throw error(error_kind::input, fmt::format("{}: {}", e.where, err.what()));
+            }
+        }
+        return out;
+    }
+    if (o.shapes.empty())
+        throw error(error_kind::usage, "ktune tune gemm needs --shape MxNxK (repeatable) or "
+                                       "--plan FILE");
+    const std::vector<std::string> dtypes =
+        o.dtypes.empty() ? std::vector<std::string>{"bf16"} : o.dtypes;
+    for (const auto& s : o.shapes)
+        for (const auto& d : dtypes)
+            out.push_back({gemm::parse_problem(s, d, g.layout, g.epilogue), o});
+    return out;
+}
+
+// The measured tensor roof of this GPU (`ktune device --measure` saves it), else the datasheet.
+std::pair<double, std::string> tensor_roof(const std::string& gpu, gemm::dtype t) {
+    double measured = 0;
+    if (const auto f = metrics::find_saved_peaks(gpu)) {
+        try {
+            measured = metrics::read_measured_peaks(*f).bf16_tensor_tflops;
+        } catch (const error&) {
+        }
+    }
+    const auto spec = find_gpu_peaks(gpu);
+    if (t == gemm::dtype::fp8_e4m3) {
+        // The measured peak is a bf16 GEMM's; fp8 runs at twice the bf16 rate on Hopper.
+        if (measured > 0) return {2 * measured, "measured bf16 x2"};
+        return {spec ? spec->fp8_tensor_tflops : 0, "datasheet"};
+    }
+    if (measured > 0) return {measured, "measured"};
+    return {spec ? spec->fp16_tensor_tflops : 0, "datasheet"};
+}
+
+} // namespace
+
+std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* app) {
+    auto g = std::make_shared<gemm_cli_options>();
+    app->add_option("--layout", g->layout,
+                    "gemm: op(A) op(B) transposes, column-major as cuBLAS: nn, nt, tn (x @ W^T), "
+                    "tt")
+        ->capture_default_str();
+    app->add_option("--epilogue", g->epilogue, "gemm: none, bias, relu_bias, gelu_bias")
+        ->capture_default_str();
+    app->add_option("--workspace-mib", g->workspace_mib,
+                    "gemm: cuBLASLt workspace limit; algorithms needing more are pruned")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 4096));
+    app->add_option("--heuristic-count", g->heuristic_count,
+                    "gemm: how many of cuBLASLt's heuristic picks to measure first")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
+    return g;
+}
+
+int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
+    const std::vector<planned> plan = read_plan(o, g);
+    const auto env = cache::environment::current();
+    if (!env.has_gpu())
+        throw error(error_kind::no_device, "ktune tune gemm needs a CUDA GPU; `ktune device` "
+                                           "says what this machine has");
+    const std::filesystem::path cache_file =
+        o.cache.empty() ? cache::default_cache_path() : std::filesystem::path(o.cache);
+    nlohmann::json docs = nlohmann::json::array();
+    bool failed = false;
+    for (const auto& pl : plan) {
+        gemm::tune_options to;
+        to.strategy = pl.opt.strategy;
+        if (pl.opt.budget > 0) to.budget = static_cast<std::size_t>(pl.opt.budget);
+        to.seed = o.seed;
+        to.max_workspace = std::size_t(g.workspace_mib) << 20;
+        to.heuristic_count = g.heuristic_count;
+        const gemm::tune_result r = gemm::tune(pl.prob, to);
+        const auto [roof, roof_source] = tensor_roof(r.gpu, pl.prob.type);
+        const bool passed = r.winner.ok();
+        failed |= !passed;
+        if (passed) {
+            const auto devs = query_devices().devices;
+            const auto origin =
+                devs.empty() ? cache::provenance{} : cache::provenance::current(devs.front());
+            cache::store(cache_file, gemm::to_cache_entry(r, env, origin));
+        }
+        nlohmann::json doc = nlohmann::json::parse(gemm::to_json(r, roof, roof_source));
+        std::string torch_line;
+        if (o.vs_torch) {
+            const gemm::torch_timing t = gemm::time_torch(pl.prob, r.rotation_sets);
+            doc["torch"] = {{"ok", t.ok}};
+            if (t.ok) {
+                doc["torch"]["median_us"] = t.median_us;
+                doc["torch"]["ci_us"] = {t.ci_lo_us, t.ci_hi_us};
+                doc["torch"]["version"] = t.torch_version;
+                doc["torch"]["speedup"] = passed ? t.median_us / r.winner.median_us : 0.0;
+                torch_line = fmt::format("  torch.matmul     {:>10.2f} us [{:.2f}, {:.2f}] (torch "
+                                         "{}): ktune {:.3f}x\n",
+                                         t.median_us, t.ci_lo_us, t.ci_hi_us, t.torch_version,
+                                         passed ? t.median_us / r.winner.median_us : 0.0);
+            } else {
+                doc["torch"]["message"] = t.message;
+                torch_line = "  torch.matmul: not timed: " + t.message + "\n";
+            }
+        }
+        if (o.json)
+            docs.push_back(std::move(doc));
+        else
+            fmt::print("{}{}", gemm::format_text(r, roof, roof_source), torch_line);
+    }
+    if (o.json) {
+        if (docs.size() == 1)
+            fmt::print("{}\n", docs.front().dump(2));
+        else
+            fmt::print("{}\n", nlohmann::json{{"schema", "ktune.tune.gemm_plan"},
+                                              {"version", "1.0.0"},
+                                              {"tunes", std::move(docs)}}
+                                   .dump(2));
+    } else if (plan.size() > 1) {
+        fmt::print("{} GEMM tunes; winners stored in {}\n", plan.size(), cache_file.string());
+    }
+    return failed ? finding : ok;
+}
+
+} // namespace ktune::cli
