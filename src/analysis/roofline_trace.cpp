@@ -87,7 +87,9 @@ struct correlation_ids final : trace::trace_visitor {
 // judged. Returns "p10..p90 us" when mixed, else empty.
 std::string mixed_work(const metrics::kernel_sample& k, const correlation_ids& records,
                        const trace::trace_reader& reader) {
-    if (k.pass_launches <= 1) return {};
+    // A sample keyed by work ran every pass on launches with the same parameter bytes: same
+    // problem, whatever the other launches of its grid do (docs/perf/metrics.md#work-keys).
+    if (k.pass_launches <= 1 || !k.work.empty()) return {};
     const auto it = records.durations.find(static_cast<std::uint32_t>(k.correlation_id));
     if (k.correlation_id == 0 || it == records.durations.end()) return {};
     for (const auto& r : it->second) {
@@ -166,6 +168,10 @@ trace_metrics metrics_from_trace(const std::string& path) {
             ++out.joined_by_correlation;
         if (out.doc.range == "user") kernel_time_from_trace(k, seen, reader);
         k.name = trace::demangle(k.name);
+        // Samples of one kernel told apart by work: their names say which work (the hash's
+        // last 4 hex digits), so each is its own row and point.
+        if (!k.work.empty() && k.work.size() >= 4)
+            k.name += " [w:" + k.work.substr(k.work.size() - 4) + "]";
         kept.push_back(std::move(k));
     }
     out.doc.kernels = std::move(kept);
