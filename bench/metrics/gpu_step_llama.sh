@@ -15,7 +15,7 @@ step_llama_build() {
         export LD_LIBRARY_PATH=$PWD/.carry/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     fi
     BUILD_DIR=${BUILD_DIR:-build-gpu} BUILD_TYPE=Release TARGET="ktune_cli ktune_inject" \
-        scripts/build.sh -DKTUNE_WERROR=OFF -DKTUNE_BUILD_TESTS=OFF \
+        scripts/build.sh -DKTUNE_WERROR=OFF -DKTUNE_BUILD_TESTS=OFF -DKTUNE_BUILD_EXAMPLES=OFF -DKTUNE_BUILD_BENCH=OFF \
         >"${OUT:-/tmp}/build.log" 2>&1 || { tail -40 "${OUT:-/tmp}/build.log"; return 1; }
     echo "build (ktune_cli, ktune_inject): ok" | tee -a "${summary:-/dev/null}"
 }
