@@ -37,10 +37,6 @@ step_llama() {
         steps=20
         [ $mode = train ] && steps=12
         t=$EPOCHREALTIME
-        timeout 60 python3 "$py" $mode $steps >"$w/${mode}_alone.log" 2>&1
-        echo "$mode alone: rc $? in $(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.2f", b-a}') s" |
-            tee -a "$txt"
-        t=$EPOCHREALTIME
         timeout 90 "$ktune" profile --metrics roofline --replay launches --cache-control all \
             --max-metric-kernels 40 --max-per-kernel 1 --no-top -o "$w/$mode.ktrace" -- \
             python3 "$py" $mode $steps >"$w/${mode}_profile.log" 2>&1
@@ -55,9 +51,11 @@ step_llama() {
             --dump-metrics "$w/${mode}_metrics.json" >"$w/${mode}_roofline.txt" 2>&1
         head -60 "$w/${mode}_roofline.txt" >>"$txt"
         t=$EPOCHREALTIME
+        # ncu profiles every launch of the 2 warm-up iterations (STEPS 0): each of its kernels
+        # and problem sizes once or twice.
         timeout 100 ncu --cache-control all --clock-control none --print-units base --csv \
-            --page raw --metrics "$sol" python3 "$py" $mode 2 >"$w/${mode}_ncu.csv" 2>"$w/${mode}_ncu.err"
-        echo "$mode ncu (every launch of 4 iterations): rc $? in" \
+            --page raw --metrics "$sol" python3 "$py" $mode 0 >"$w/${mode}_ncu.csv" 2>"$w/${mode}_ncu.err"
+        echo "$mode ncu (every launch of 2 iterations): rc $? in" \
             "$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.2f", b-a}') s" | tee -a "$txt"
         python3 bench/metrics/compare_llama.py "$w/${mode}_top.json" "$w/${mode}_roofline.json" \
             "$w/${mode}_metrics.json" "$w/${mode}_ncu.csv" "llama $mode" 2>&1 | tee -a "$txt" |
