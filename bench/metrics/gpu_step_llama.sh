@@ -34,8 +34,8 @@ step_llama() {
         ncu --version | tail -1
     } 2>&1 | tee -a "$txt"
     for mode in forward train; do
-        steps=20
-        [ $mode = train ] && steps=12
+        steps=16
+        [ $mode = train ] && steps=20
         t=$EPOCHREALTIME
         timeout 90 "$ktune" profile --metrics roofline --replay launches --cache-control all \
             --max-metric-kernels 40 --max-per-kernel 1 --no-top -o "$w/$mode.ktrace" -- \
