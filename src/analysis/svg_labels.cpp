@@ -60,7 +60,7 @@ std::vector<label_place> place_labels(std::span<const label_request> requests, c
         out[i].how = label_place::kind::none;
         out[i].number = ++numbered;
         const double nw = char_width * double(std::to_string(numbered).size());
-        for (const double gap : {0.0, 8.0, 18.0}) {
+        for (const double gap : {0.0, 8.0, 18.0, 30.0, 44.0, 60.0}) {
             for (const auto& [dx, dy] : directions) {
                 const box b = candidate(q, nw, line_height, dx, dy, gap);
                 if (!free_spot(b, area, taken)) continue;
