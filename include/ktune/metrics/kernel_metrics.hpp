@@ -19,7 +19,8 @@
 // range around the launch, so gpu__time_duration and the *_elapsed percentages span a little
 // more than the kernel — the roofline then takes the kernel's time from the trace's timeline;
 // absent: "auto"),
-// per kernel pass_launches (1: all passes from one launch). Metric values are
+// per kernel pass_launches (1: all passes from one launch) and work (launches mode: a hash of
+// the parameter bytes its passes' launches shared; absent: told apart by shape). Metric values are
 // CUPTI's GPU values (ns, bytes, counts).
 //
 //   auto doc = ktune::metrics::read_kernel_metrics("run.metrics.json");
