@@ -331,8 +331,18 @@ roofline_analysis analyse_roofline(const metrics::kernel_metrics_doc& doc, std::
             works.push_back(work_from_sample(k));
         } catch (const error& e) {
             if (e.kind() != error_kind::input) throw;
-            if (!first) first = e;
-            a.unevaluated.push_back(e.what());
+            // Launches mode: CUPTI may call a pass sequence complete before every pass ran
+            // (docs/perf/metrics.md#llama-layer); the metrics of the missing passes are absent.
+            const error why =
+                doc.replay == "launches" && k.pass_launches < doc.passes
+                    ? error(error_kind::input,
+                            fmt::format("{}: its metrics came from {} of the set's {} passes "
+                                        "(CUPTI ended the pass sequence early); profile it again "
+                                        "or with --replay kernel",
+                                        k.name, k.pass_launches, doc.passes))
+                    : e;
+            if (!first) first = why;
+            a.unevaluated.push_back(why.what());
         }
     }
     // Not one kernel usable: the document is of another set; say so rather than print nothing.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -87,7 +88,9 @@ struct correlation_ids final : trace::trace_visitor {
 // judged. Returns "p10..p90 us" when mixed, else empty.
 std::string mixed_work(const metrics::kernel_sample& k, const correlation_ids& records,
                        const trace::trace_reader& reader) {
-    if (k.pass_launches <= 1) return {};
+    // A sample keyed by work ran every pass on launches with the same parameter bytes: same
+    // problem, whatever the other launches of its grid do (docs/perf/metrics.md#work-keys).
+    if (k.pass_launches <= 1 || !k.work.empty()) return {};
     const auto it = records.durations.find(static_cast<std::uint32_t>(k.correlation_id));
     if (k.correlation_id == 0 || it == records.durations.end()) return {};
     for (const auto& r : it->second) {
@@ -138,6 +141,59 @@ void kernel_time_from_trace(metrics::kernel_sample& k, const correlation_ids& re
     k.values[duration] = kernel_ns;
 }
 
+// Samples of one kernel told apart by work share the kernel's launches: the timeline joined the
+// name's total to each of them. The trace does not say which launch did which work, so each
+// launch of the samples' name and shape goes to the sample whose own launch time is nearest (a
+// GEMM of another size takes another time); each sample then counts its launches and their time.
+void split_time_by_work(std::vector<metrics::kernel_sample>& kernels,
+                        const correlation_ids& records, const trace::trace_reader& reader) {
+    struct owner {
+        metrics::kernel_sample* sample;
+        double own_ns;
+    };
+    std::unordered_map<std::string, std::vector<owner>> by_shape;
+    for (auto& k : kernels) {
+        if (k.work.empty() || k.correlation_id == 0) continue;
+        const auto it = records.durations.find(static_cast<std::uint32_t>(k.correlation_id));
+        if (it == records.durations.end()) continue;
+        for (const auto& r : it->second)
+            if (reader.string(r.name_id).mangled == k.name) {
+                by_shape[r.shape].push_back({&k, double(r.duration_ns)});
+                break;
+            }
+    }
+    for (auto& [shape, owners] : by_shape) {
+        const auto s = records.spread.find(shape);
+        if (owners.size() < 2 || s == records.spread.end()) continue;
+        std::vector<double> total(owners.size(), 0);
+        std::vector<std::uint64_t> count(owners.size(), 0);
+        for (const auto d : s->second) {
+            std::size_t best = 0;
+            for (std::size_t i = 1; i < owners.size(); ++i)
+                if (std::abs(owners[i].own_ns - double(d)) <
+                    std::abs(owners[best].own_ns - double(d)))
+                    best = i;
+            total[best] += double(d);
+            ++count[best];
+        }
+        // Equal work on other buffers (Q, K and V projections) takes equal time: such samples
+        // share their launches evenly.
+        for (std::size_t i = 0; i < owners.size(); ++i) {
+            std::size_t same = 0;
+            double t = 0;
+            std::uint64_t n = 0;
+            for (std::size_t j = 0; j < owners.size(); ++j)
+                if (std::abs(owners[j].own_ns - owners[i].own_ns) <= 0.05 * owners[i].own_ns) {
+                    ++same;
+                    t += total[j];
+                    n += count[j];
+                }
+            owners[i].sample->total_time_ns = t / double(same);
+            owners[i].sample->launches = std::max<std::uint64_t>(1, n / same);
+        }
+    }
+}
+
 } // namespace
 
 trace_metrics metrics_from_trace(const std::string& path) {
@@ -155,6 +211,7 @@ trace_metrics metrics_from_trace(const std::string& path) {
     trace::trace_reader reader(path);
     correlation_ids seen;
     (void)reader.read(seen);
+    split_time_by_work(out.doc.kernels, seen, reader);
     std::vector<metrics::kernel_sample> kept;
     for (auto& k : out.doc.kernels) {
         if (const auto mixed = mixed_work(k, seen, reader); !mixed.empty()) {
@@ -166,6 +223,10 @@ trace_metrics metrics_from_trace(const std::string& path) {
             ++out.joined_by_correlation;
         if (out.doc.range == "user") kernel_time_from_trace(k, seen, reader);
         k.name = trace::demangle(k.name);
+        // Samples of one kernel told apart by work: their names say which work (the hash's
+        // last 4 hex digits), so each is its own row and point.
+        if (!k.work.empty() && k.work.size() >= 4)
+            k.name += " [w:" + k.work.substr(k.work.size() - 4) + "]";
         kept.push_back(std::move(k));
     }
     out.doc.kernels = std::move(kept);

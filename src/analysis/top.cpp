@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <ctime>
+#include <map>
+#include <set>
 
 namespace ktune::analysis {
 
@@ -20,6 +23,56 @@ namespace {
 std::string shorten(const std::string& s, std::size_t n) {
     return s.size() <= n ? s : s.substr(0, n - 3) + "...";
 }
+
+// A long kernel name loses its middle (template arguments), not its end: the argument list and
+// the name's last part often are what tells two instantiations apart.
+std::string shorten_middle(const std::string& s, std::size_t n) {
+    if (s.size() <= n) return s;
+    const std::size_t tail = (n - 3) / 3, head = n - 3 - tail;
+    return s.substr(0, head) + "..." + s.substr(s.size() - tail);
+}
+
+std::uint32_t name_tag(const std::string& s) {
+    std::uint32_t h = 2166136261u; // FNV-1a
+    for (const unsigned char c : s) {
+        h ^= c;
+        h *= 16777619u;
+    }
+    return h & 0xffffu;
+}
+
+} // namespace
+
+std::vector<std::string> distinct_short_names(const std::vector<std::string>& names,
+                                              std::size_t width) {
+    std::vector<std::string> out;
+    out.reserve(names.size());
+    std::map<std::string, std::set<std::string>> full_of;
+    for (const auto& n : names) {
+        out.push_back(shorten_middle(n, width));
+        full_of[out.back()].insert(n);
+    }
+    // Distinct names that still read the same get a tag from a hash of the whole name (stable
+    // from run to run), and a counter in the rare case the tags collide too.
+    std::set<std::string> used;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (full_of[out[i]].size() <= 1) {
+            used.insert(out[i]);
+            continue;
+        }
+        const std::string tag = fmt::format(" #{:04x}", name_tag(names[i]));
+        std::string t =
+            shorten_middle(names[i], width > tag.size() + 8 ? width - tag.size() : 8) + tag;
+        for (int k = 2; used.contains(t); ++k)
+            t = shorten_middle(names[i], width > tag.size() + 12 ? width - tag.size() - 4 : 8) +
+                tag + fmt::format("-{}", k);
+        used.insert(t);
+        out[i] = std::move(t);
+    }
+    return out;
+}
+
+namespace {
 
 std::string utc(std::int64_t unix_ns) {
     if (unix_ns <= 0) return "unknown time";
@@ -83,9 +136,16 @@ std::string format_top(const aggregate_report& r, std::size_t limit) {
                              "gap before them; the CPU sets the pace (fuse kernels or use CUDA "
                              "graphs)\n",
                              pct);
+        else if (f.busy_pct < 50)
+            // Idle most of the time, yet kernels mostly outlast the gap before them: the idle
+            // time lies in a few long gaps (start-up, data loading, host work), not in launches.
+            o += fmt::format("  the GPU idles in a few long gaps (host work between bursts of "
+                             "kernels), not between launches: only {:.0f} % of kernels are "
+                             "shorter than the idle gap before them\n",
+                             pct);
         else
-            o += fmt::format("  {:.0f} % of kernels are shorter than the idle gap before them "
-                             "(not launch-bound)\n",
+            o += fmt::format("  {:.0f} % of kernels are shorter than the idle gap before them: "
+                             "launch overhead does not limit the GPU\n",
                              pct);
     }
     if (r.rows.empty()) {
@@ -101,13 +161,17 @@ std::string format_top(const aggregate_report& r, std::size_t limit) {
     o += fmt::format("\n{:>6} {:>10} {:>9} {:>10} {:>10} {:>10}  {}\n", "share", "total", "count",
                      "mean", "p50", "p95", nvtx ? "NVTX range" : "kernel");
     const std::size_t n = limit == 0 ? r.rows.size() : std::min(limit, r.rows.size());
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i)
+        names.push_back(r.rows[i].name);
+    const auto shown = distinct_short_names(names, 90);
     for (std::size_t i = 0; i < n; ++i) {
         const auto& row = r.rows[i];
         const auto& s = row.stats;
         o += fmt::format("{:>5.1f}% {:>10} {:>9} {:>10} {:>10} {:>10}  {}\n", 100 * row.share,
                          format_duration(static_cast<double>(s.total_ns)), s.count,
                          format_duration(s.mean_ns), format_duration(s.p50_ns),
-                         format_duration(s.p95_ns), shorten(row.name, 90));
+                         format_duration(s.p95_ns), shown[i]);
         if (!row.shape.empty()) o += fmt::format("{:>60}  {}\n", "", row.shape);
     }
     if (n < r.rows.size()) {

@@ -166,10 +166,11 @@ void on_launch_enter(hook_state& h, CUpti_CallbackDomain domain, CUpti_CallbackI
                     // The flush runs only for a launch that is profiled, right before its
                     // range starts (the session decides; in launches mode most candidates
                     // wait for the kernel in flight).
-                    t_profiled = h.session->launch_begin(
-                        name, ordinal, d.correlationId, false,
-                        detail::launch_shape(domain, cbid, d.functionParams),
-                        [&h] { flush_before_range(h); });
+                    t_profiled =
+                        h.session->launch_begin(name, ordinal, d.correlationId, false,
+                                                detail::launch_key(domain, cbid, d.functionParams,
+                                                                   detail::kernel_param_sizes),
+                                                [&h] { flush_before_range(h); });
                     t_wait = !detail::on_legacy_stream(domain, cbid, d.functionParams);
                 }
             }

@@ -54,6 +54,7 @@ kernel_sample parse_kernel(const json& k, std::string_view source, const std::st
     if (k.contains("pass_launches"))
         s.pass_launches = count(k["pass_launches"], source, path + "/pass_launches");
     if (s.pass_launches == 0) bad(source, path + "/pass_launches", "must be at least 1");
+    if (k.contains("work")) s.work = text(k["work"], source, path + "/work");
     if (k.contains("total_time_ns"))
         s.total_time_ns = number(k["total_time_ns"], source, path + "/total_time_ns");
     if (k.contains("mean_gap_ns"))
@@ -117,6 +118,7 @@ std::string to_json(const kernel_metrics_doc& doc) {
                 {"mean_gap_ns", k.mean_gap_ns},
                 {"pass_launches", k.pass_launches},
                 {"values", json::object()}};
+        if (!k.work.empty()) kj["work"] = k.work;
         for (const auto& [name, v] : k.values)
             if (std::isfinite(v)) kj["values"][name] = v;
         kernels.push_back(std::move(kj));

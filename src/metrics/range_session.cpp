@@ -40,6 +40,7 @@ range_session::range_session(set_resolver resolve, sampling_options sampling,
       replay_(replay), max_kernels_(sampling.max_kernels) {
     if (!backend_ || !resolve_)
         throw error(error_kind::internal, "range_session without a backend or a metric set");
+    max_per_kernel_ = sampling.max_per_kernel;
     doc_.chip = backend_->chip();
     doc_.replay = std::string(to_string(replay_));
     doc_.range = replay_ == replay_mode::launches ? "user" : "auto";

@@ -23,7 +23,62 @@ namespace {
 // kernel joining) before the kernels still missing are given up: a loop iteration launches each
 // of its kernels, so many times the sequence's size without one of them means they are gone.
 constexpr std::uint64_t stall_per_kernel = 64;
+// A kernel (name and shape) whose work keys do not come back has arguments that change on every
+// launch (a step counter, a learning rate or a random offset passed by value): work keys would
+// never merge its passes. It shows as no key of it repeating while other kernels repeated
+// `loop_evidence` keys since its first launch (a loop went round), or as this many distinct keys
+// with fewer than a quarter of its launches repeating one.
+constexpr std::uint64_t loop_evidence = 64;
+constexpr std::size_t volatile_after = 32;
+constexpr std::size_t max_tracked_keys = 4096;
 } // namespace
+
+// "shape/w<hex>" -> the key to merge passes by: name + shape + work, or name + shape where the
+// work is not known or the kernel's arguments never repeat (docs/perf/metrics.md#work-keys).
+std::string range_session::work_key(std::string_view name, std::string_view shape,
+                                    std::string& work) {
+    const auto w = shape.rfind("/w");
+    std::string family = fmt::format("{}\x1f{}", name, shape.substr(0, w));
+    work.clear();
+    if (w == std::string_view::npos) return family;
+    auto [it, fresh] = families_.try_emplace(family);
+    auto& f = it->second;
+    if (fresh) f.repeats_elsewhere_at_first = repeat_events_;
+    if (f.varying) return family;
+    ++f.launches;
+    if (!f.seen.insert(std::string(shape.substr(w + 2))).second) {
+        ++f.repeats;
+        ++repeat_events_;
+    }
+    const bool loop_went_round = f.repeats == 0 && f.launches >= 2 &&
+                                 repeat_events_ - f.repeats_elsewhere_at_first >= loop_evidence;
+    if (loop_went_round || (f.seen.size() >= volatile_after && f.repeats * 4 < f.launches) ||
+        f.seen.size() > max_tracked_keys) {
+        f.varying = true;
+        f.seen.clear();
+        return family;
+    }
+    work = shape.substr(w + 2);
+    return family + "\x1f" + work;
+}
+
+// Work keys: the sampling policy admits the kernel by name once; then each distinct work of it
+// gets its own samples (up to max_per_kernel each). Other keys: the policy decides per launch.
+bool range_session::admit(std::string_view name, const std::string& key, bool has_work,
+                          bool cooperative) {
+    // A kernel admitted for its work keys and keyed by shape since (its arguments vary): its
+    // shape key counts as one more work.
+    if (!has_work && !admitted_.contains(name))
+        return policy_.decide(name, cooperative) == sample_decision::profile;
+    if (!admitted_.contains(name)) {
+        if (policy_.decide(name, cooperative) != sample_decision::profile) return false;
+        admitted_.emplace(name);
+    }
+    auto& n = work_samples_[key];
+    if (n >= max_per_kernel_) return false;
+    ++n;
+    return true;
+}
 
 bool range_session::stalled(const sequence& b) const noexcept {
     return b.waited > std::min<std::uint64_t>(patience_, stall_per_kernel * b.kernels.size());
@@ -33,7 +88,8 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
                                    std::uint64_t correlation_id, bool cooperative,
                                    std::string_view shape,
                                    const std::function<void()>& before_start) {
-    std::string key = fmt::format("{}\x1f{}", name, shape);
+    std::string work;
+    std::string key = work_key(name, shape, work);
     // A kernel's first launches are warm-ups (lazy module loading would land in its range).
     bool warm = warmup_ == 0;
     if (!warm) {
@@ -49,15 +105,15 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
         if (!warm) return false;
         // A new sequence opens on a sampled launch; one metric set serves the whole sequence
         // (the first kernel's).
-        if (policy_.decide(name, cooperative) != sample_decision::profile) return false;
+        if (!admit(name, key, !work.empty(), cooperative)) return false;
         const tensor_precision p = guess_tensor_precision(name);
         auto it = resolved_.find(p);
         if (it == resolved_.end()) it = resolved_.emplace(p, resolve_(p)).first;
         use(it->second);
         seq_.emplace();
         open_pass();
-        return join_pass0(std::move(key), name, launch_index, correlation_id, cooperative,
-                          before_start);
+        return join_pass0(std::move(key), std::move(work), name, launch_index, correlation_id,
+                          cooperative, before_start, true);
     }
     auto& b = *seq_;
     const auto at = std::find_if(b.kernels.begin(), b.kernels.end(),
@@ -66,8 +122,8 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
     ++b.waited;
     if (at == b.kernels.end()) {
         if (b.pass == 0 && warm &&
-            join_pass0(std::move(key), name, launch_index, correlation_id, cooperative,
-                       before_start))
+            join_pass0(std::move(key), std::move(work), name, launch_index, correlation_id,
+                       cooperative, before_start, false))
             return true;
         if (stalled(b)) {
             if (b.pass == 0)
@@ -100,19 +156,19 @@ bool range_session::begin_launches(std::string_view name, std::uint64_t launch_i
 }
 
 // Pass 0: a kernel not yet in the sequence joins it, if the sampling policy takes it.
-bool range_session::join_pass0(std::string key, std::string_view name, std::uint64_t launch_index,
-                               std::uint64_t correlation_id, bool cooperative,
-                               const std::function<void()>& before_start) {
+bool range_session::join_pass0(std::string key, std::string work, std::string_view name,
+                               std::uint64_t launch_index, std::uint64_t correlation_id,
+                               bool cooperative, const std::function<void()>& before_start,
+                               bool admitted) {
     if (!seq_ || seq_->pass != 0) return false;
     auto& b = *seq_;
-    // The first kernel was decided by the caller, which opened the sequence for it.
-    if (!b.kernels.empty() && (b.kernels.size() >= batch_ ||
-                               policy_.decide(name, cooperative) != sample_decision::profile))
+    // The first kernel was admitted by the caller, which opened the sequence for it.
+    if (!admitted && (b.kernels.size() >= batch_ || !admit(name, key, !work.empty(), cooperative)))
         return false;
     for (auto& k : b.kernels)
         k.back = 0; // the loop has not gone round since this one joined
-    b.kernels.push_back(
-        {std::move(key), std::string(name), launch_index, correlation_id, false, false, 0});
+    b.kernels.push_back({std::move(key), std::string(name), std::move(work), launch_index,
+                         correlation_id, false, false, 0});
     push(before_start, b.kernels.size() - 1);
     return true;
 }
@@ -239,6 +295,7 @@ void range_session::end_pass() {
         s.launch_index = k.launch_index;
         s.correlation_id = k.correlation_id;
         s.pass_launches = b.pass + 1; // one launch per pass
+        s.work = k.work;
         const auto& v = *values[i];
         for (std::size_t m = 0; m < set_.metrics.size() && m < v.size(); ++m)
             if (std::isfinite(v[m])) // NaN: CUPTI could not evaluate it here

@@ -83,3 +83,16 @@ ktune_cli_test(roofline_mixed_work RC 0
          "1 kernel samples left out: their passes came from launches"
          "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT: 14.6..44.4 us"
          "many kernels per pass")
+# Samples told apart by work (a Llama-style layer's training step on an H100): every nvjet GEMM
+# problem is its own sample, tagged with its work, plotted; the mixed-work refusal stays as the
+# last line of defence for the 3 samples keyed by shape alone (PyTorch reductions and an add
+# whose arguments change from launch to launch).
+ktune_cli_test(roofline_work_samples RC 0
+  ARGS roofline tests/data/metrics/h100_llama_train_launches.metrics.ktrace
+  EXPECT "Roofline of 62 kernels" "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT [w:4dba]"
+         "3 kernel samples left out" "reduce_kernel<512, 1"
+  REJECT "coopA_NNT: " "coopA_NTT: ")
+# Pass sequences CUPTI ended after one pass: the refusal names the missing passes.
+ktune_cli_test(roofline_one_pass_of_three RC 2
+  ARGS roofline tests/data/metrics/h100_llama_forward_onepass.metrics.ktrace
+  EXPECT "came from 1 of the set's 3 passes" "--replay kernel")

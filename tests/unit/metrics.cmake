@@ -3,8 +3,10 @@ ktune_add_unit_test(unit_metrics
   ${CMAKE_CURRENT_LIST_DIR}/metrics/kernel_metrics_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/roofline_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/roofline_svg_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/roofline_svg_layout_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/range_session_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/replay_launches_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/replay_work_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/roofline_trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics_trace_test.cpp)
 # bench/metrics/compare.py reads ncu's CSV on the GPU machine: its parser is checked here.

@@ -19,7 +19,8 @@
 // range around the launch, so gpu__time_duration and the *_elapsed percentages span a little
 // more than the kernel — the roofline then takes the kernel's time from the trace's timeline;
 // absent: "auto"),
-// per kernel pass_launches (1: all passes from one launch). Metric values are
+// per kernel pass_launches (1: all passes from one launch) and work (launches mode: a hash of
+// the parameter bytes its passes' launches shared; absent: told apart by shape). Metric values are
 // CUPTI's GPU values (ns, bytes, counts).
 //
 //   auto doc = ktune::metrics::read_kernel_metrics("run.metrics.json");
@@ -37,8 +38,8 @@ namespace ktune::metrics {
 
 inline constexpr std::string_view kernel_metrics_schema = "ktune.kernel_metrics";
 /// 1.1: optional "cache_control". 1.2: optional "replay", "incomplete_kernels", per kernel
-/// "pass_launches". 1.3: optional "range".
-inline constexpr std::string_view kernel_metrics_version = "1.3.0";
+/// "pass_launches". 1.3: optional "range". 1.4: optional per kernel "work".
+inline constexpr std::string_view kernel_metrics_version = "1.4.0";
 
 /// One profiled launch of a kernel, joined to the timeline of all its launches.
 struct kernel_sample {
@@ -52,6 +53,9 @@ struct kernel_sample {
     /// Natural launches its metric passes ran on: 1 = one launch (kernel replay, or a set of
     /// one pass); N = pass i on the i-th sampled launch of this name and launch shape.
     std::uint64_t pass_launches = 1;
+    /// Launches mode: hash of the parameter bytes every pass's launch shared (16 hex digits),
+    /// so the passes did the same work; "" where launches were told apart by shape only.
+    std::string work{};
     bool operator==(const kernel_sample&) const = default;
 };
 

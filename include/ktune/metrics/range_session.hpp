@@ -37,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -148,6 +149,7 @@ private:
     /// Launches mode: the kernels of one multi-range pass sequence (range i = kernels[i]).
     struct batch_kernel {
         std::string key, name;
+        std::string work; ///< hash of the parameter bytes ("" not told apart by work)
         std::uint64_t launch_index = 0, correlation_id = 0;
         bool incomplete = false;
         bool taken = false; ///< this pass has its range
@@ -166,9 +168,24 @@ private:
                         std::uint64_t correlation_id, bool cooperative, std::string_view shape,
                         const std::function<void()>& before_start);
     void end_launches(bool wait);
-    bool join_pass0(std::string key, std::string_view name, std::uint64_t launch_index,
-                    std::uint64_t correlation_id, bool cooperative,
-                    const std::function<void()>& before_start);
+    bool join_pass0(std::string key, std::string work, std::string_view name,
+                    std::uint64_t launch_index, std::uint64_t correlation_id, bool cooperative,
+                    const std::function<void()>& before_start, bool admitted);
+    /// The key passes merge by; `work` gets the work hash, or "" where it is not used.
+    std::string work_key(std::string_view name, std::string_view shape, std::string& work);
+    bool admit(std::string_view name, const std::string& key, bool has_work, bool cooperative);
+    /// Per name + shape: the work keys seen, until they prove to change on every launch.
+    struct work_family {
+        std::set<std::string> seen;
+        std::uint64_t launches = 0, repeats = 0;
+        std::uint64_t repeats_elsewhere_at_first = 0; ///< repeat_events_ at its first launch
+        bool varying = false;
+    };
+    std::uint64_t repeat_events_ = 0; ///< launches whose work key came back, all kernels
+    std::map<std::string, work_family> families_;
+    std::set<std::string, std::less<>> admitted_;       ///< names the policy admitted
+    std::map<std::string, std::uint64_t> work_samples_; ///< samples begun per work key
+    std::uint64_t max_per_kernel_ = 1;
     bool take(std::size_t position, const std::function<void()>& before_start);
     void open_pass();
     void push(const std::function<void()>& before_start, std::size_t position);

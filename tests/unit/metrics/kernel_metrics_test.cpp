@@ -29,6 +29,7 @@ TEST_CASE("kernel metrics documents round-trip through JSON") {
     k.mean_gap_ns = 812.5;
     k.values = {{"gpu__time_duration.sum", 21000.5}, {"dram__bytes.sum", 1.25e9}};
     k.pass_launches = 3;
+    k.work = "00c0ffee12345678";
     doc.replay = "launches";
     doc.range = "user";
     doc.incomplete_kernels = 2;
@@ -38,6 +39,7 @@ TEST_CASE("kernel metrics documents round-trip through JSON") {
     CHECK(to_json(doc).find("\"pass_launches\": 3") != std::string::npos);
     CHECK(to_json(doc).find("\"cache_control\": \"all\"") != std::string::npos);
     CHECK(to_json(doc).find("\"range\": \"user\"") != std::string::npos);
+    CHECK(to_json(doc).find("\"work\": \"00c0ffee12345678\"") != std::string::npos);
 
     const auto path = std::filesystem::temp_directory_path() / "ktune_kernel_metrics_test.json";
     write_kernel_metrics(path, doc);

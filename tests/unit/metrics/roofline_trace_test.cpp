@@ -1,6 +1,7 @@
 // Joining a .ktrace's timeline to sampled metrics: launch counts, GPU time, idle gaps, GPU name.
 #include "catch.hpp"
 
+#include "ktune/analysis/aggregate.hpp"
 #include "ktune/analysis/roofline.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/trace/trace_file.hpp"
@@ -110,4 +111,36 @@ TEST_CASE("a metric CUPTI evaluated to NaN leaves that kernel out, not the whole
     none.gpu = "NVIDIA H200";
     none.kernels.push_back({"occupancy_only", 0, 0, 1, 0, -1, {{"sm__warps_active", 3}}});
     CHECK_THROWS_AS(analysis::analyse_roofline(none), ktune::error);
+}
+
+TEST_CASE("samples told apart by work share their kernel's launches, not each its whole time") {
+    // The H100 Llama training step (`--replay launches`, work keys): nvjet NNT ran 10 problems
+    // on one grid, 10 samples. The timeline knows the kernel's launches by name and shape only;
+    // each launch goes to the sample of nearest launch time, so the samples' times add up to the
+    // kernel's total instead of each claiming all of it.
+    const std::string path =
+        KTUNE_TEST_DATA_DIR "/metrics/h100_llama_train_launches.metrics.ktrace";
+    const auto t = ktune::analysis::metrics_from_trace(path);
+    const std::string nnt = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT";
+    double sum = 0;
+    std::uint64_t launches = 0;
+    int samples = 0;
+    for (const auto& k : t.doc.kernels)
+        if (k.name.starts_with(nnt + " [w:")) {
+            ++samples;
+            sum += k.total_time_ns;
+            launches += k.launches;
+            CHECK_FALSE(k.work.empty());
+        }
+    CHECK(samples == 10);
+    const auto r = ktune::analysis::aggregate({path}, ktune::analysis::group_by::kernel);
+    double total = 0;
+    std::uint64_t count = 0;
+    for (const auto& row : r.rows)
+        if (row.name == nnt) total = double(row.stats.total_ns), count = row.stats.count;
+    REQUIRE(total > 0);
+    CHECK(sum == Approx(total).epsilon(0.02)); // not 10 x the total
+    CHECK(launches <= count);
+    CHECK(launches >= count - 10);   // integer shares of evenly split launches
+    CHECK(t.mixed_work.size() == 3); // the shape-keyed reductions and add, as the CLI test says
 }
