@@ -71,6 +71,8 @@ protected:
     [[nodiscard]] virtual const char* reference_body() const noexcept = 0;
 
 private:
+    /// A valid regs-stage config for any shape, from c's keys (see row_op.cpp).
+    [[nodiscard]] config any_shape_default(config c, const problem& p) const;
     [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;
     /// Dynamic shared memory of the staged form: one slice, two with rows in turn.
     [[nodiscard]] std::int64_t smem_bytes(const config& c, const problem& p) const;

@@ -2,4 +2,5 @@ ktune_add_unit_test(unit_ops ${CMAKE_CURRENT_LIST_DIR}/ops/ops_test.cpp
                     ${CMAKE_CURRENT_LIST_DIR}/ops/defaults_test.cpp
                     ${CMAKE_CURRENT_LIST_DIR}/ops/staged_forms_test.cpp
                     ${CMAKE_CURRENT_LIST_DIR}/ops/layernorm_rows_test.cpp
-                    ${CMAKE_CURRENT_LIST_DIR}/ops/softmax_exp_once_test.cpp)
+                    ${CMAKE_CURRENT_LIST_DIR}/ops/softmax_exp_once_test.cpp
+                    ${CMAKE_CURRENT_LIST_DIR}/ops/any_shape_defaults_test.cpp)
