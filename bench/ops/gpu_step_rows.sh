@@ -34,7 +34,7 @@ step_rows() {
             for s in $shapes; do torch_args+=("$op:$dt:$s"); done
         done
     done
-    timeout 150 python3 bench/ops/torch_rows.py "${torch_args[@]}" >"$OUT/rows_torch.jsonl" \
+    timeout 100 python3 bench/ops/torch_rows.py "${torch_args[@]}" >"$OUT/rows_torch.jsonl" \
         2>>"$OUT/rows_stderr.log" || echo "torch_rows.py failed or timed out" | tee -a "$OUT/rows_stderr.log"
     for op in softmax layernorm rowsum transpose scale_bias_; do
         shapes=$row_shapes
@@ -44,8 +44,9 @@ step_rows() {
                 echo "rows: deadline reached, $op $dt not tuned" | tee -a "$OUT/rows_stderr.log"
                 continue
             fi
+            local left=$((${ROWS_DEADLINE_S:-240} - (SECONDS - t0) + 15))
             # shellcheck disable=SC2086 # the shapes are separate arguments
-            timeout 120 "$k" tune "$op" --shape $shapes --dtype "$dt" --budget "${ROWS_BUDGET:-12}" \
+            timeout "$left" "$k" tune "$op" --shape $shapes --dtype "$dt" --budget "${ROWS_BUDGET:-12}" \
                 --cache "$cache" --json 2>>"$OUT/rows_stderr.log" | python3 -c \
                 'import json,sys; [print(json.dumps(t)) for t in json.load(sys.stdin)["tunes"]]' \
                 >>"$log" || echo "rows: $op $dt failed or timed out" | tee -a "$OUT/rows_stderr.log"
