@@ -123,8 +123,15 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
         if (!cached) return fail(why, "a row split across a cluster is cached (cache_row true)");
         if (p.shape.rows * cl > 0x7fffffff) return fail(why, "grid.x (rows * cluster) over 2^31");
     }
-    if (p.shape.cols % (vec * cl) != 0) return fail(why, "vec * cluster must divide cols");
-    const std::int64_t nv = p.shape.cols / cl / vec;
+    // Rows that vec does not divide: the cached form's aligned vectors with a scalar head and
+    // tail per row (docs/perf/kernels.md, "Any row length"), where the op has it.
+    const bool ragged = p.shape.cols % (vec * cl) != 0;
+    if (ragged && !(ragged_rows() && cached && cl == 1))
+        return fail(why, ragged_rows() ? "vec must divide cols, except with the row cached "
+                                         "(cache_row true) and no cluster"
+                                       : "vec * cluster must divide cols");
+    // Vectors a thread group holds: a ragged row's aligned span covers at most this many.
+    const std::int64_t nv = ragged ? (p.shape.cols + 2 * vec - 2) / vec : p.shape.cols / cl / vec;
     // 8 threads (the fewest) take rows of fewer than 4 vectors too: every row has a config.
     if (nv < tpr / 2 && tpr > 8) return fail(why, "more than half the threads of a row would idle");
     // Two prunings from the H200 sweep (docs/perf/tune.md, kernels (session 2)): they never
@@ -346,8 +353,11 @@ std::string row_op::source(const config& c, const problem& p) const {
                        "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
                        p.shape.cols, geometry(c, p).block[0]) +
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
-           (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") + kernels::row_common +
-           (staged_in_smem(c) ? kernels::tma : "") + body();
+           (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") +
+           (!staged_in_smem(c) && p.shape.cols % c.get<std::int64_t>("vec") != 0
+                ? "#define RAGGED 1\n"
+                : "") +
+           kernels::row_common + (staged_in_smem(c) ? kernels::tma : "") + body();
 }
 
 std::string row_op::reference_source(const problem& p) const {

@@ -13,9 +13,10 @@ class softmax final : public row_op {
 public:
     softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
-    // 8: staged rows take exp once (7: the exp_once axis of session 5's GPU call; 6: session
-    // 4's smem_refill, since removed).
-    int version() const noexcept override { return 8; }
+    // 9: rows that vec does not divide, cached with a scalar head and tail; 8: staged rows take
+    // exp once (7: the exp_once axis of session 5's GPU call; 6: session 4's smem_refill, since
+    // removed).
+    int version() const noexcept override { return 9; }
     std::string_view description() const noexcept override {
         return "row softmax along the last dimension";
     }
@@ -31,6 +32,10 @@ public:
         // exp_once is a hand-set key, not an axis: the form follows the stage (see the body).
         if (exp_once(c) && !c.get<bool>("cache_row")) {
             if (why) *why = "exp_once keeps e over a cached or staged row (cache_row true)";
+            return false;
+        }
+        if (exp_once(c) && p.shape.cols % c.get<std::int64_t>("vec") != 0) {
+            if (why) *why = "exp_once: vec must divide cols";
             return false;
         }
         return true;
@@ -58,6 +63,7 @@ private:
     std::int64_t long_row_block_threads(dtype t) const noexcept override {
         return t == dtype::bf16 ? 512 : 0;
     }
+    bool ragged_rows() const noexcept override { return true; }
     const char* body() const noexcept override { return kernels::softmax; }
     const char* reference_body() const noexcept override { return kernels::softmax_reference; }
 };

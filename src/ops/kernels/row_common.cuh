@@ -3,11 +3,20 @@
 #ifndef CLUSTER
 #define CLUSTER 1
 #endif
-constexpr int WARPS = TPR / 32;             // 0: a row's group is part of one warp
-constexpr int LANES = TPR < 32 ? TPR : 32;  // lanes of a warp that share a row
-constexpr int CS = C / CLUSTER;             // elements of the row one block holds
-constexpr int NV = CS / VEC;                // vectors of those
-constexpr int ITEMS = (NV + TPR - 1) / TPR; // vectors per thread when cached
+constexpr int WARPS = TPR / 32;            // 0: a row's group is part of one warp
+constexpr int LANES = TPR < 32 ? TPR : 32; // lanes of a warp that share a row
+constexpr int CS = C / CLUSTER;            // elements of the row one block holds
+constexpr int NV = CS / VEC;               // vectors of those
+#ifdef RAGGED
+// Rows whose length VEC does not divide (cached form, no cluster): a row starts anywhere in a
+// vector, so a thread's vectors cover the row's aligned span, at most NVR vectors; the first and
+// last are loaded and stored element by element (the row's scalar head and tail), the others
+// as whole aligned vectors.
+constexpr int NVR = (C + 2 * VEC - 2) / VEC;
+#else
+constexpr int NVR = NV;
+#endif
+constexpr int ITEMS = (NVR + TPR - 1) / TPR; // vectors per thread when cached
 typedef vec_t<VEC> V;
 // Row groups of a block that reduce at once: the staged forms take their rows in turn.
 #if defined(STAGE_smem_tma)
@@ -129,6 +138,56 @@ __device__ __forceinline__ float group_max(float v, float* red, const row_pos& p
 // The row (slice) cached in registers as loaded (bf16 stays 2 bytes: twice the bytes in
 // flight per register as floats would hold); raw[i] is vector t + i * TPR, `pad` where a
 // thread has no element. One DRAM read per element.
+#ifdef RAGGED
+// The row's offset in its first aligned vector, and the vectors its aligned span covers.
+__device__ __forceinline__ int ragged_off(const row_pos& p) {
+    return (int)(p.first % VEC);
+}
+__device__ __forceinline__ void load_row(V (&raw)[ITEMS], const V* xr, const row_pos& p, T pad) {
+    const T* xs = reinterpret_cast<const T*>(xr); // the row's first element
+    const int off = ragged_off(p);
+    const V* xa = reinterpret_cast<const V*>(xs - off); // aligned: the tensor is
+    const int nvs = (off + C + VEC - 1) / VEC;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int j = p.t + i * TPR;
+        if (p.active && j > 0 && j < nvs - 1) {
+            raw[i] = xa[j];
+        } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                const int e = j * VEC + k - off;
+                raw[i].v[k] = p.active && e >= 0 && e < C ? xs[e] : pad;
+            }
+        }
+    }
+}
+template <class F>
+__device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const row_pos& p, F f) {
+    T* ys = reinterpret_cast<T*>(yr);
+    const int off = ragged_off(p);
+    V* ya = reinterpret_cast<V*>(ys - off);
+    const int nvs = (off + C + VEC - 1) / VEC;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int j = p.t + i * TPR;
+        if (!p.active || j >= nvs) continue;
+        V o;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            o.v[k] = from_f(f(j, k, to_f(raw[i].v[k])));
+        if (j > 0 && j < nvs - 1) {
+            ya[j] = o;
+        } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                const int e = j * VEC + k - off;
+                if (e >= 0 && e < C) ys[e] = o.v[k];
+            }
+        }
+    }
+}
+#else
 __device__ __forceinline__ void load_row(V (&raw)[ITEMS], const V* xr, const row_pos& p, T pad) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -157,3 +216,4 @@ __device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const ro
         }
     }
 }
+#endif
