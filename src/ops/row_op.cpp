@@ -126,7 +126,8 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     // Rows that vec does not divide: the cached form's aligned vectors with a scalar head and
     // tail per row (docs/perf/kernels.md, "Any row length"), where the op has it.
     const bool ragged = p.shape.cols % (vec * cl) != 0;
-    if (ragged && !(ragged_rows() && cached && cl == 1))
+    const bool ragged_form = forms_ == row_forms::streaming || cached;
+    if (ragged && !(ragged_rows() && ragged_form && cl == 1))
         return fail(why, ragged_rows() ? "vec must divide cols, except with the row cached "
                                          "(cache_row true) and no cluster"
                                        : "vec * cluster must divide cols");

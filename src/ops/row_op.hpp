@@ -65,8 +65,8 @@ protected:
     /// layernorm: 6 of 6 such configs gained 1.7-26 points (fp32 1024x131072 clusters of 4, 256
     /// threads: 67.5 -> 88.0 %).
     [[nodiscard]] virtual bool slice_tails_two_blocks() const noexcept { return false; }
-    /// Whether the cached form (cluster 1) takes rows that vec does not divide: aligned
-    /// vectors with a scalar head and tail per row (row_common.cuh, RAGGED).
+    /// Whether the cached form (the streaming form of a streaming op), cluster 1, takes rows
+    /// that vec does not divide: aligned vectors with a scalar head and tail per row (RAGGED).
     [[nodiscard]] virtual bool ragged_rows() const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;

@@ -15,7 +15,8 @@ class rowsum final : public row_op {
 public:
     rowsum() noexcept : row_op(row_forms::streaming) {}
     std::string_view name() const noexcept override { return "rowsum"; }
-    int version() const noexcept override { return 4; }
+    // 5: rows that vec does not divide (aligned span, scalar head and tail).
+    int version() const noexcept override { return 5; }
     std::string_view description() const noexcept override {
         return "sum reduction along the last dimension";
     }
@@ -40,6 +41,7 @@ public:
     }
 
 private:
+    bool ragged_rows() const noexcept override { return true; }
     const char* body() const noexcept override { return kernels::rowsum; }
     const char* reference_body() const noexcept override { return kernels::rowsum_reference; }
 };

@@ -30,6 +30,36 @@ extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK)
     }
     KTUNE_EPILOGUE(y, (long long)rows)
     return;
+#elif defined(RAGGED)
+    // A row that VEC does not divide: its aligned span, the first and last vectors element by
+    // element (masked to the row), the others whole (row_common.cuh).
+    if (p.active) {
+        const T* xs = x + p.first;
+        const int off = (int)(p.first % VEC);
+        const V* xa = reinterpret_cast<const V*>(xs - off);
+        const int nvs = (off + C + VEC - 1) / VEC;
+        for (int j = p.t; j < nvs; j += UNROLL * TPR) {
+            V a[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                const int ju = j + u * TPR;
+                if (ju > 0 && ju < nvs - 1) {
+                    a[u] = xa[ju];
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) {
+                        const int e = ju * VEC + k - off;
+                        a[u].v[k] = e >= 0 && e < C ? xs[e] : from_f(0.f);
+                    }
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+                for (int k = 0; k < VEC; ++k)
+                    acc[u] += to_f(a[u].v[k]);
+        }
+    }
 #else
     if (p.active) {
         // Whole chunks of UNROLL loads, the tail predicated: a row shorter than one chunk per
