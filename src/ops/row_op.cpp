@@ -257,7 +257,7 @@ config row_op::default_config(const problem& p) const {
                        {"vec", vec},
                        {"unroll", std::int64_t{2}},
                        {"stage", std::string("regs")}};
-        return valid(s, p, nullptr) ? s : any_shape_default(s, p);
+        return valid(s, p, nullptr) && !ragged_vec(s, p) ? s : any_shape_default(s, p);
     }
     // The baseline of the speed-ups: 256 threads per row, cached when it fits, else two-pass.
     config c{{"threads_per_row", std::int64_t{256}},
@@ -310,8 +310,15 @@ config row_op::default_config(const problem& p) const {
         s.set("stage", std::string("smem_tma"));
         if (valid(s, p, nullptr)) return s;
     }
-    if (valid(c, p, nullptr)) return c;
+    if (valid(c, p, nullptr) && !ragged_vec(c, p)) return c;
     return any_shape_default(c, p);
+}
+
+// Defaults keep to vectors that divide the row: the ragged form (a scalar head and tail per
+// row) is in the space, where the tuner checks every candidate against the reference, but has
+// not been checked on a GPU yet (docs/perf/kernels.md, "Any row length").
+bool row_op::ragged_vec(const config& c, const problem& p) {
+    return p.shape.cols % c.get<std::int64_t>("vec") != 0;
 }
 
 // The default is the cache's last tier: an application that misses the cache launches it, so
