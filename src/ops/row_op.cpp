@@ -323,9 +323,9 @@ bool row_op::ragged_vec(const config& c, const problem& p) {
 
 // The default is the cache's last tier: an application that misses the cache launches it, so
 // it must be valid for every shape the op accepts (odd and prime row lengths, rows of 1..3
-// elements, rows too long for registers). The widest vector that divides the row, the fewest
-// threads that keep at most half of them idle (several rows per block when rows are short),
-// the row cached in registers where it fits, else read twice.
+// elements, rows too long for registers). The widest vector that divides the row, then the
+// first of 256, 128, ..., 8 threads per row that leaves at most half of them idle (several rows
+// per block when rows are short), the row cached in registers where it fits, else read twice.
 config row_op::any_shape_default(config c, const problem& p) const {
     const std::int64_t widest = 16 / static_cast<std::int64_t>(size_of(p.type));
     const bool cached_form = forms_ == row_forms::cached;
