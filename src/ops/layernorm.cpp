@@ -1,7 +1,7 @@
 // LayerNorm over the last dimension: y = (x - mean) / sqrt(var + 1e-5) * gamma + beta. The
-// kernels are in layernorm_source.cpp; here the space's hooks and the models.
+// kernels are in kernels/layernorm.cuh; here the space's hooks and the models.
 #include "ops/builtin_ops.hpp"
-#include "ops/layernorm_source.hpp"
+#include "ops/kernel_sources.hpp"
 #include "ops/row_op.hpp"
 
 #include <string>
@@ -81,8 +81,8 @@ private:
     }
     bool slice_tails_two_blocks() const noexcept override { return true; }
     bool column_operands() const noexcept override { return true; } // gamma, beta
-    const char* body() const noexcept override { return layernorm_body; }
-    const char* reference_body() const noexcept override { return layernorm_reference; }
+    const char* body() const noexcept override { return kernels::layernorm; }
+    const char* reference_body() const noexcept override { return kernels::layernorm_reference; }
 };
 
 } // namespace

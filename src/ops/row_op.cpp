@@ -1,6 +1,9 @@
 #include "ops/row_op.hpp"
 
+#include "ops/kernel_sources.hpp"
 #include "ops/source_common.hpp"
+
+#include "ktune/core/error.hpp"
 
 #include <fmt/format.h>
 
@@ -120,9 +123,18 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
         if (!cached) return fail(why, "a row split across a cluster is cached (cache_row true)");
         if (p.shape.rows * cl > 0x7fffffff) return fail(why, "grid.x (rows * cluster) over 2^31");
     }
-    if (p.shape.cols % (vec * cl) != 0) return fail(why, "vec * cluster must divide cols");
-    const std::int64_t nv = p.shape.cols / cl / vec;
-    if (nv < tpr / 2) return fail(why, "more than half the threads of a row would idle");
+    // Rows that vec does not divide: the cached form's aligned vectors with a scalar head and
+    // tail per row (docs/perf/kernels.md, "Any row length"), where the op has it.
+    const bool ragged = p.shape.cols % (vec * cl) != 0;
+    const bool ragged_form = forms_ == row_forms::streaming || cached;
+    if (ragged && !(ragged_rows() && ragged_form && cl == 1))
+        return fail(why, ragged_rows() ? "vec must divide cols, except with the row cached "
+                                         "(cache_row true) and no cluster"
+                                       : "vec * cluster must divide cols");
+    // Vectors a thread group holds: a ragged row's aligned span covers at most this many.
+    const std::int64_t nv = ragged ? (p.shape.cols + 2 * vec - 2) / vec : p.shape.cols / cl / vec;
+    // 8 threads (the fewest) take rows of fewer than 4 vectors too: every row has a config.
+    if (nv < tpr / 2 && tpr > 8) return fail(why, "more than half the threads of a row would idle");
     // Two prunings from the H200 sweep (docs/perf/tune.md, kernels (session 2)): they never
     // won there, and they doubled the space a budgeted search must cover.
     const std::int64_t row_vectors = p.shape.cols / vec;
@@ -239,12 +251,14 @@ std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
 
 config row_op::default_config(const problem& p) const {
     const std::int64_t vec = 16 / static_cast<std::int64_t>(size_of(p.type));
-    if (forms_ == row_forms::streaming)
-        return {{"threads_per_row", std::int64_t{256}},
-                {"rows_per_block", std::int64_t{1}},
-                {"vec", vec},
-                {"unroll", std::int64_t{2}},
-                {"stage", std::string("regs")}};
+    if (forms_ == row_forms::streaming) {
+        const config s{{"threads_per_row", std::int64_t{256}},
+                       {"rows_per_block", std::int64_t{1}},
+                       {"vec", vec},
+                       {"unroll", std::int64_t{2}},
+                       {"stage", std::string("regs")}};
+        return valid(s, p, nullptr) && !ragged_vec(s, p) ? s : any_shape_default(s, p);
+    }
     // The baseline of the speed-ups: 256 threads per row, cached when it fits, else two-pass.
     config c{{"threads_per_row", std::int64_t{256}},
              {"rows_per_block", std::int64_t{1}},
@@ -296,10 +310,49 @@ config row_op::default_config(const problem& p) const {
         s.set("stage", std::string("smem_tma"));
         if (valid(s, p, nullptr)) return s;
     }
-    if (valid(c, p, nullptr)) return c;
-    c.set("cache_row", false);
-    c.set("unroll", std::int64_t{2});
-    return c;
+    if (valid(c, p, nullptr) && !ragged_vec(c, p)) return c;
+    return any_shape_default(c, p);
+}
+
+// Defaults keep to vectors that divide the row: the ragged form (a scalar head and tail per
+// row) is in the space, where the tuner checks every candidate against the reference, but has
+// not been checked on a GPU yet (docs/perf/kernels.md, "Any row length").
+bool row_op::ragged_vec(const config& c, const problem& p) {
+    return p.shape.cols % c.get<std::int64_t>("vec") != 0;
+}
+
+// The default is the cache's last tier: an application that misses the cache launches it, so
+// it must be valid for every shape the op accepts (odd and prime row lengths, rows of 1..3
+// elements, rows too long for registers). The widest vector that divides the row, then the
+// first of 256, 128, ..., 8 threads per row that leaves at most half of them idle (several rows
+// per block when rows are short), the row cached in registers where it fits, else read twice.
+config row_op::any_shape_default(config c, const problem& p) const {
+    const std::int64_t widest = 16 / static_cast<std::int64_t>(size_of(p.type));
+    const bool cached_form = forms_ == row_forms::cached;
+    if (cached_form) c.set("cluster", std::int64_t{1});
+    c.set("stage", std::string("regs"));
+    for (std::int64_t v = widest; v >= 1; v /= 2) {
+        if (p.shape.cols % v != 0) continue;
+        c.set("vec", v);
+        for (std::int64_t tpr = 256; tpr >= 8; tpr /= 2) {
+            c.set("threads_per_row", tpr);
+            c.set("rows_per_block",
+                  std::min<std::int64_t>(16, std::max<std::int64_t>(1, 256 / tpr)));
+            for (const bool cache : {true, false}) {
+                if (!cached_form && !cache) break;
+                if (cached_form) {
+                    c.set("cache_row", cache);
+                    c.set("unroll", std::int64_t{cache ? 1 : 2});
+                } else {
+                    c.set("unroll", std::int64_t{2});
+                }
+                if (valid(c, p, nullptr)) return c;
+            }
+        }
+    }
+    throw error(error_kind::input,
+                fmt::format("{}: no valid config for shape {} (rows and cols must be >= 1)", name(),
+                            to_string(p.shape)));
 }
 
 std::string row_op::source(const config& c, const problem& p) const {
@@ -308,8 +361,11 @@ std::string row_op::source(const config& c, const problem& p) const {
                        "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
                        p.shape.cols, geometry(c, p).block[0]) +
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
-           (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") + row_common_source +
-           (staged_in_smem(c) ? tma_source : "") + body();
+           (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") +
+           (!staged_in_smem(c) && p.shape.cols % c.get<std::int64_t>("vec") != 0
+                ? "#define RAGGED 1\n"
+                : "") +
+           kernels::row_common + (staged_in_smem(c) ? kernels::tma : "") + body();
 }
 
 std::string row_op::reference_source(const problem& p) const {

@@ -65,12 +65,19 @@ protected:
     /// layernorm: 6 of 6 such configs gained 1.7-26 points (fp32 1024x131072 clusters of 4, 256
     /// threads: 67.5 -> 88.0 %).
     [[nodiscard]] virtual bool slice_tails_two_blocks() const noexcept { return false; }
+    /// Whether the cached form (the streaming form of a streaming op), cluster 1, takes rows
+    /// that vec does not divide: aligned vectors with a scalar head and tail per row (RAGGED).
+    [[nodiscard]] virtual bool ragged_rows() const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).
     [[nodiscard]] virtual const char* reference_body() const noexcept = 0;
 
 private:
+    /// Whether c's vectors do not divide the row (the ragged form).
+    [[nodiscard]] static bool ragged_vec(const config& c, const problem& p);
+    /// A valid regs-stage config for any shape, from c's keys (see row_op.cpp).
+    [[nodiscard]] config any_shape_default(config c, const problem& p) const;
     [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;
     /// Dynamic shared memory of the staged form: one slice, two with rows in turn.
     [[nodiscard]] std::int64_t smem_bytes(const config& c, const problem& p) const;

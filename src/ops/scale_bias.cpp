@@ -5,6 +5,7 @@
 // that reads a pristine copy. Self-contained (own prelude) so it does not depend on the row
 // ops' shared device code.
 #include "ops/builtin_ops.hpp"
+#include "ops/kernel_sources.hpp"
 #include "ops/source_common.hpp"
 
 #include "ktune/core/error.hpp"
@@ -15,73 +16,9 @@ namespace ktune::ops::detail {
 namespace {
 
 std::string prelude_of(dtype d) {
-    if (d == dtype::f32)
-        return R"(typedef float T;
-__device__ __forceinline__ float to_f(T v) { return v; }
-__device__ __forceinline__ T from_f(float v) { return v; }
-)";
-    // bf16 as raw bits, round-to-nearest-even: no cuda_bf16.h, so NVRTC parses no header.
-    return R"(typedef unsigned short T;
-__device__ __forceinline__ float to_f(T v) { return __uint_as_float(((unsigned)v) << 16); }
-__device__ __forceinline__ T from_f(float v) {
-    unsigned u = __float_as_uint(v);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (T)0x7fc0u;
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (T)(u >> 16);
+    return std::string("#define KTUNE_BF16 ") + (d == dtype::bf16 ? "1\n" : "0\n") +
+           kernels::scale_bias_prelude;
 }
-)";
-}
-
-// Each thread owns UNROLL vectors of VEC elements, BLOCK apart, so a warp's loads stay
-// coalesced; the UNROLL loads are issued before any store (several 16-byte loads in flight).
-const char* const body = R"(
-#ifndef KTUNE_EPILOGUE
-#define KTUNE_EPILOGUE(out, n)
-#endif
-template <int N> struct __align__(sizeof(T) * N) vec_t { T v[N]; };
-typedef vec_t<VEC> V;
-constexpr long long NV = (long long)ROWS * C / VEC;
-
-extern "C" __global__ void __launch_bounds__(BLOCK)
-ktune_op_kernel(T* __restrict__ x, const T* __restrict__ g, const T* __restrict__ b, int rows,
-                int cols) {
-    V* xv = reinterpret_cast<V*>(x);
-    const long long base = (long long)blockIdx.x * BLOCK * UNROLL + threadIdx.x;
-    V a[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-        const long long i = base + (long long)u * BLOCK;
-        if (i < NV) a[u] = xv[i];
-    }
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-        const long long i = base + (long long)u * BLOCK;
-        if (i >= NV) continue;
-        const int c0 = (int)((i * VEC) % C);
-        const V gv = *reinterpret_cast<const V*>(g + c0);
-        const V bv = *reinterpret_cast<const V*>(b + c0);
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            a[u].v[k] = from_f(fmaf(to_f(a[u].v[k]), to_f(gv.v[k]), to_f(bv.v[k])));
-        xv[i] = a[u];
-    }
-    KTUNE_EPILOGUE(x, NV * VEC)
-}
-)";
-
-// The in-place buffer appears twice in the reference's arguments: the pristine input, then the
-// fp32 result (buffer_spec::in_place).
-const char* const reference = R"(
-extern "C" __global__ void ktune_op_kernel(const T* x, float* y, const T* g, const T* b, int rows,
-                                           int cols) {
-    const long long n = (long long)rows * cols;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        const int c = (int)(i % cols);
-        y[i] = (float)((double)to_f(x[i]) * (double)to_f(g[c]) + (double)to_f(b[c]));
-    }
-}
-)";
 
 class scale_bias final : public op {
 public:
@@ -120,10 +57,10 @@ public:
                            "constexpr long long ROWS = {};\nconstexpr int C = {};\n",
                            c.get<std::int64_t>("block"), c.get<std::int64_t>("vec"),
                            c.get<std::int64_t>("unroll"), p.shape.rows, p.shape.cols) +
-               body;
+               kernels::scale_bias;
     }
     std::string reference_source(const problem& p) const override {
-        return prelude_of(p.type) + reference;
+        return prelude_of(p.type) + kernels::scale_bias_reference;
     }
     launch_geometry geometry(const config& c, const problem& p) const override {
         const auto block = c.get<std::int64_t>("block");

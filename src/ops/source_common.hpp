@@ -23,16 +23,7 @@ std::vector<param_value> ints(std::initializer_list<std::int64_t> v);
 /// Round up to the next power of two (1 for 0).
 std::int64_t next_pow2(std::int64_t v) noexcept;
 
-/// Device code shared by the row-op templates (needs T, VEC, TPR, RPB, C and optionally
-/// CLUSTER defined): the per-row constants, warp/group reductions (a row's group may be part of
-/// a warp), the cluster exchange through distributed shared memory, the thread's row position,
-/// and loading/storing a register-cached row.
-extern const char* const row_common_source;
-
-/// Device code of the shared-memory stage (needs V, NV, TPR from row_common_source): Hopper bulk
-/// copies (cp.async.bulk) of a row slice into dynamic shared memory in NCH chunks, each
-/// completing on its own mbarrier, so the reduction starts on the first chunk while the rest is
-/// in flight. Inline PTX: NVRTC has no include path for cuda/barrier.
-extern const char* const tma_source;
+// The kernels themselves are .cuh files (src/ops/kernels/), embedded at build time as the
+// strings of ops/kernel_sources.hpp (generated; src/ops/embed_kernels.cmake).
 
 } // namespace ktune::ops::detail

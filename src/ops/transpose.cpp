@@ -8,141 +8,13 @@
 // Busy 82 %, DRAM 66 %), but the register form measured 64-76 % of the copy against 78-92 % for
 // the tiles (a warp touches 8-32 rows per access in 16-128-byte pieces; tiles move whole lines).
 #include "ops/builtin_ops.hpp"
+#include "ops/kernel_sources.hpp"
 #include "ops/source_common.hpp"
 
 #include <fmt/format.h>
 
 namespace ktune::ops::detail {
 namespace {
-
-const char* const transpose_body = R"(
-typedef vec_t<VEC> V;
-constexpr int TX = TILE / VEC;
-
-extern "C" __global__ void __launch_bounds__(TX * BLOCK_ROWS)
-ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const long long r0 = (long long)blockIdx.y * TILE, c0 = (long long)blockIdx.x * TILE;
-    const long long c = c0 + tx * VEC;
-    // Output row oc = an input column, output columns = input rows r0 + tx*VEC + k.
-    const long long orow = r0 + tx * VEC;
-#if PACK
-    __shared__ unsigned tile[TILE / 2][TILE + PAD]; // tile[i][c] = in[2i][c] | in[2i+1][c] << 16
-#pragma unroll
-    for (int r = ty; r < TILE / 2; r += BLOCK_ROWS) {
-        const long long ir = r0 + 2 * r; // rows is even: ir < rows implies ir + 1 < rows
-        if (ir < rows && c < cols) {
-            const V a = *reinterpret_cast<const V*>(in + ir * cols + c);
-            const V b = *reinterpret_cast<const V*>(in + (ir + 1) * cols + c);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-                tile[r][tx * VEC + k] = (unsigned)a.v[k] | ((unsigned)b.v[k] << 16);
-        }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int cc = ty; cc < TILE; cc += BLOCK_ROWS) {
-        if (c0 + cc < cols && orow < rows) {
-            V o;
-#pragma unroll
-            for (int q = 0; q < VEC / 2; ++q) {
-                const unsigned w = tile[tx * (VEC / 2) + q][cc];
-                o.v[2 * q] = (T)(w & 0xffffu);
-                o.v[2 * q + 1] = (T)(w >> 16);
-            }
-            *reinterpret_cast<V*>(out + (c0 + cc) * rows + orow) = o;
-        }
-    }
-#else
-    __shared__ T tile[TILE][TILE + PAD];
-#pragma unroll
-    for (int r = ty; r < TILE; r += BLOCK_ROWS) {
-        if (r0 + r < rows && c < cols) {
-            const V a = *reinterpret_cast<const V*>(in + (r0 + r) * cols + c);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) tile[r][tx * VEC + k] = a.v[k];
-        }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int cc = ty; cc < TILE; cc += BLOCK_ROWS) {
-        if (c0 + cc < cols && orow < rows) {
-            V o;
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) o.v[k] = tile[tx * VEC + k][cc];
-            *reinterpret_cast<V*>(out + (c0 + cc) * rows + orow) = o;
-        }
-    }
-#endif
-    KTUNE_EPILOGUE(out, (long long)rows * cols)
-}
-)";
-
-// form = micro (session 4): each thread transposes VEC x VEC micro-tiles in registers (16-byte
-// rows in, 16-byte columns out) and the shared tile holds them already transposed, in 16-byte
-// units XOR-swizzled by micro-column: every shared access is 16 bytes wide and conflict-free
-// (a quarter-warp's 8 lanes hit 8 distinct 16-byte bank groups), so a tile costs the minimum of
-// shared-memory wavefronts, its bytes / 128 each way (packed 64-tiles: 1.5x that).
-const char* const transpose_micro_body = R"(
-constexpr int U = TILE / VEC; // micro-tiles per tile edge; 16-byte units per shared row
-__device__ __forceinline__ unsigned word(const uint4& v, int k) {
-    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w; // k is a compile-time constant
-}
-// Column j of the micro-tile a (row i = a[i]) as one 16-byte vector: words picked (fp32) or
-// bf16 halves paired by one PRMT per output word.
-__device__ __forceinline__ uint4 micro_col(const uint4 (&a)[VEC], int j) {
-    unsigned w[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-        if (sizeof(T) == 4)
-            w[q] = word(a[q], j);
-        else
-            w[q] = __byte_perm(word(a[2 * q], j >> 1), word(a[2 * q + 1], j >> 1),
-                               (j & 1) ? 0x7632 : 0x5410);
-    }
-    return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-extern "C" __global__ void __launch_bounds__(U * BLOCK_ROWS)
-ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
-    // tile[c][u ^ (c / VEC % 8)]: input column c (an output row), input rows u*VEC .. +VEC-1.
-    __shared__ uint4 tile[TILE][U];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const long long r0 = (long long)blockIdx.y * TILE, c0 = (long long)blockIdx.x * TILE;
-    // Micro-tile (mr, tx): input rows mr*VEC.., columns tx*VEC..; vec divides rows and cols,
-    // so a micro-tile is inside the matrix or wholly outside.
-    const long long ic = c0 + tx * VEC;
-#pragma unroll
-    for (int mr = ty; mr < U; mr += BLOCK_ROWS) {
-        const long long ir = r0 + mr * VEC;
-        if (ir < rows && ic < cols) {
-            uint4 a[VEC];
-#pragma unroll
-            for (int i = 0; i < VEC; ++i) a[i] = *reinterpret_cast<const uint4*>(in + (ir + i) * cols + ic);
-#pragma unroll
-            for (int j = 0; j < VEC; ++j) tile[tx * VEC + j][mr ^ (tx & 7)] = micro_col(a, j);
-        }
-    }
-    __syncthreads();
-    // Output row c0 + c, its 16-byte unit tx: input rows r0 + tx*VEC ..
-    const long long orow = r0 + tx * VEC;
-#pragma unroll
-    for (int c = ty; c < TILE; c += BLOCK_ROWS) {
-        if (c0 + c < cols && orow < rows)
-            *reinterpret_cast<uint4*>(out + (c0 + c) * rows + orow) = tile[c][tx ^ ((c / VEC) & 7)];
-    }
-    KTUNE_EPILOGUE(out, (long long)rows * cols)
-}
-)";
-
-const char* const transpose_reference = R"(
-extern "C" __global__ void ktune_op_kernel(const T* in, float* out, int rows, int cols) {
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (long long)rows * cols) return;
-    const long long r = i / cols, c = i % cols;
-    out[c * rows + r] = to_f(in[i]);
-}
-)";
 
 bool micro(const config& c) {
     return c.find("form") && c.get<std::string>("form") == "micro";
@@ -229,10 +101,11 @@ public:
                 {"pack", std::int64_t{0}},  {"form", std::string("tile")}};
     }
     std::string source(const config& c, const problem& p) const override {
-        return prelude(p.type) + constants(c) + (micro(c) ? transpose_micro_body : transpose_body);
+        return prelude(p.type) + constants(c) +
+               (micro(c) ? kernels::transpose_micro : kernels::transpose);
     }
     std::string reference_source(const problem& p) const override {
-        return prelude(p.type) + transpose_reference;
+        return prelude(p.type) + kernels::transpose_reference;
     }
     launch_geometry geometry(const config& c, const problem& p) const override {
         const auto tile = c.get<std::int64_t>("tile");

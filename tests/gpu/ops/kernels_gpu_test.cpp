@@ -3,23 +3,17 @@
 // ops), on odd row counts. Compiled like the tuner does (cubin cache, pool), run in a worker.
 #include "catch.hpp"
 
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
+#include "ops_gpu_support.hpp"
+
 #include "ktune/ops/op.hpp"
 
-#include <filesystem>
 #include <functional>
-#include <unistd.h>
 
 using namespace ktune;
 
-namespace {
+using namespace ktune::ops::gpu_test;
 
-struct job {
-    const ops::op* op;
-    ops::problem prob;
-    config cfg;
-};
+namespace {
 
 /// At most `cap` configs of the space that satisfy `keep`, spread evenly over it.
 std::vector<config> pick(const ops::op& o, const ops::problem& p,
@@ -36,38 +30,6 @@ std::vector<config> pick(const ops::op& o, const ops::problem& p,
 
 std::int64_t get_or(const config& c, const char* name, std::int64_t fallback) {
     return c.find(name) ? c.get<std::int64_t>(name) : fallback;
-}
-
-void check_all(const std::vector<job>& jobs) {
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("ktune_gpu_kernels_" + std::to_string(getpid()));
-    measure::compile_pool pool(0, measure::cubin_cache(dir));
-    std::vector<std::future<measure::compile_result>> compiled;
-    for (const auto& j : jobs)
-        compiled.push_back(
-            pool.submit({j.op->source(j.cfg, j.prob), std::string(ops::kernel_name), "sm_90", {}}));
-    measure::worker_process w(measure::default_worker_command());
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-        const auto& j = jobs[i];
-        const auto c = compiled[i].get();
-        INFO(j.op->name() << " " << ops::to_string(j.prob.type) << " "
-                          << ops::to_string(j.prob.shape) << " " << j.cfg.to_string());
-        REQUIRE(c.ok);
-        measure::candidate_request r;
-        r.op = std::string(j.op->name());
-        r.rows = j.prob.shape.rows;
-        r.cols = j.prob.shape.cols;
-        r.dtype = std::string(ops::to_string(j.prob.type));
-        r.cfg = j.cfg;
-        r.cubin_path = c.cubin_path.string();
-        r.kernel = c.lowered_name;
-        r.seed = i + 1;
-        r.time = false;
-        const auto res = w.run(r, std::chrono::seconds(10));
-        INFO(res.message);
-        CHECK(res.status == measure::run_status::ok);
-    }
-    std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -1,13 +1,8 @@
-// LayerNorm's NVRTC kernel text (the class, its space and models: layernorm.cpp).
+// LayerNorm candidate kernel, assembled by row_op::source after row_common.cuh (and tma.cuh).
 // Same row-group structure as softmax: the row cached in registers (exact two-pass variance),
 // or streamed twice (sum and sum of squares in the first pass), or split across a cluster
 // (each block's slice mean and centred sum of squares, combined exactly through DSMEM), or
 // staged in shared memory by bulk copies (one row at a time, or smem_rows: several at once).
-#include "ops/layernorm_source.hpp"
-
-namespace ktune::ops::detail {
-
-extern const char* const layernorm_body = R"(
 // Equal-sized slices: the row mean is the mean of the slice means, and the centred sum of
 // squares adds each slice's plus CS * (slice mean - row mean)^2 (Chan et al.).
 __device__ __forceinline__ void combine_slices(float& mean, float& q) {
@@ -15,7 +10,8 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
     cluster_publish(make_float2(mean, q));
     float gmean = 0.f, gq = 0.f;
 #pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) gmean += cluster_part(r).x;
+    for (int r = 0; r < CLUSTER; ++r)
+        gmean += cluster_part(r).x;
     gmean *= 1.f / CLUSTER;
 #pragma unroll
     for (int r = 0; r < CLUSTER; ++r) {
@@ -42,13 +38,15 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
 __device__ __forceinline__ V ln_vec(V a, V g, V b, float mean, float rstd) {
     float f[VEC];
 #pragma unroll
-    for (int e = 0; e < VEC; ++e) f[e] = fmaf((to_f(a.v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e]));
+    for (int e = 0; e < VEC; ++e)
+        f[e] = fmaf((to_f(a.v[e]) - mean) * rstd, to_f(g.v[e]), to_f(b.v[e]));
 #if PACKED_CVT
     return to_vec(f);
 #else
     V o;
 #pragma unroll
-    for (int e = 0; e < VEC; ++e) o.v[e] = from_f(f[e]);
+    for (int e = 0; e < VEC; ++e)
+        o.v[e] = from_f(f[e]);
     return o;
 #endif
 }
@@ -65,7 +63,9 @@ constexpr int TR = ROUNDS + REG_ROUNDS;
 __device__ __forceinline__ int gb_index(int i, int t) {
     return i < ROUNDS ? i * TPR + t : SNV + (i - ROUNDS) * TPR + t;
 }
-__device__ __forceinline__ bool gb_valid(int i, int t) { return i >= ROUNDS || i * TPR + t < SNV; }
+__device__ __forceinline__ bool gb_valid(int i, int t) {
+    return i >= ROUNDS || i * TPR + t < SNV;
+}
 #ifdef GB_PREFETCH
 constexpr int GBP = GB_PREFETCH;
 #else
@@ -86,7 +86,8 @@ constexpr int LN_BPS = LN_BPS0 * KTUNE_BLOCK > 2048 ? 2048 / KTUNE_BLOCK : LN_BP
 #if defined(KTUNE_TWO_BLOCKS)
 constexpr int GBP = 0;
 #else
-constexpr int GBP = KTUNE_BLOCK < 1024 && 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64 ? 2 : 0;
+constexpr int GBP =
+    KTUNE_BLOCK < 1024 && 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64 ? 2 : 0;
 #endif
 #endif
 // The ring needs the loop fully unrolled (slots by compile-time index): at most 32 rounds.
@@ -158,14 +159,16 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #pragma unroll
         for (int i = 0; i < REG_ROUNDS; ++i)
             if (r < nrows)
-                tl[r][i] = reinterpret_cast<const V*>(x + (row0 + r) * C + p.col0)[SNV + i * TPR + p.t];
+                tl[r][i] =
+                    reinterpret_cast<const V*>(x + (row0 + r) * C + p.col0)[SNV + i * TPR + p.t];
     // Shifted sums per row (K: the slice's first element), per vector lane within a row.
     float s[RPB], q[RPB], mean[RPB], rstd[RPB];
 #pragma unroll
     for (int r = 0; r < RPB; ++r) {
         float sv[VEC], qv[VEC], shift = 0.f;
 #pragma unroll
-        for (int e = 0; e < VEC; ++e) sv[e] = qv[e] = 0.f;
+        for (int e = 0; e < VEC; ++e)
+            sv[e] = qv[e] = 0.f;
         if (r < nrows) {
 #pragma unroll
             for (int c = 0; c < NCH; ++c) {
@@ -235,14 +238,16 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     __shared__ float2 parts[RPB];
     if (threadIdx.x == 0)
 #pragma unroll
-        for (int r = 0; r < RPB; ++r) parts[r] = make_float2(mean[r], q[r]);
+        for (int r = 0; r < RPB; ++r)
+            parts[r] = make_float2(mean[r], q[r]);
     cluster_arrive();
     cluster_wait();
 #pragma unroll
     for (int r = 0; r < RPB; ++r) {
         float gmean = 0.f, gq = 0.f;
 #pragma unroll
-        for (int k = 0; k < CLUSTER; ++k) gmean += map_shared_rank(&parts[r], k)->x;
+        for (int k = 0; k < CLUSTER; ++k)
+            gmean += map_shared_rank(&parts[r], k)->x;
         gmean *= 1.f / CLUSTER;
 #pragma unroll
         for (int k = 0; k < CLUSTER; ++k) {
@@ -255,7 +260,8 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     cluster_arrive(); // done reading the peers' parts
 #endif
 #pragma unroll
-    for (int r = 0; r < RPB; ++r) rstd[r] = rsqrtf(q[r] * (1.f / C) + 1e-5f);
+    for (int r = 0; r < RPB; ++r)
+        rstd[r] = rsqrtf(q[r] * (1.f / C) + 1e-5f);
     V* const yb = reinterpret_cast<V*>(y + row0 * C + p.col0);
     // Each gamma/beta vector once for RPB rows: from the ring, or loaded in the loop.
     if (PF > 0) {
@@ -268,9 +274,9 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #pragma unroll
                 for (int r = 0; r < RPB; ++r)
                     if (r < nrows)
-                        yb[r * (C / VEC) + j] =
-                            ln_vec(i < ROUNDS ? buf[r * SNV + j] : tl[r][i < ROUNDS ? 0 : i - ROUNDS],
-                                   g, b, mean[r], rstd[r]);
+                        yb[r * (C / VEC) + j] = ln_vec(
+                            i < ROUNDS ? buf[r * SNV + j] : tl[r][i < ROUNDS ? 0 : i - ROUNDS], g,
+                            b, mean[r], rstd[r]);
         }
     } else {
 #pragma unroll 4
@@ -280,7 +286,8 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                 const V g = gv[j], b = bv[j];
 #pragma unroll
                 for (int r = 0; r < RPB; ++r)
-                    if (r < nrows) yb[r * (C / VEC) + j] = ln_vec(buf[r * SNV + j], g, b, mean[r], rstd[r]);
+                    if (r < nrows)
+                        yb[r * (C / VEC) + j] = ln_vec(buf[r * SNV + j], g, b, mean[r], rstd[r]);
             }
         }
 #pragma unroll
@@ -318,7 +325,8 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         // over all of a thread's elements (64 on a 64 KiB slice of 512 threads).
         float sv[VEC], qv[VEC], shift = 0.f;
 #pragma unroll
-        for (int e = 0; e < VEC; ++e) sv[e] = qv[e] = 0.f;
+        for (int e = 0; e < VEC; ++e)
+            sv[e] = qv[e] = 0.f;
         bool first = true;
         for_staged(bars, k, p.t, [&](const V& a) {
             if (first) {
@@ -366,7 +374,8 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                 gb_take(pf, i, g, b, gv, bv, p.t);
                 const int j = gb_index(i, p.t);
                 if (gb_valid(i, p.t))
-                    yk[j] = ln_vec(i < ROUNDS ? sk[j] : rg.v[i < ROUNDS ? 0 : i - ROUNDS], g, b, mean, rstd);
+                    yk[j] = ln_vec(i < ROUNDS ? sk[j] : rg.v[i < ROUNDS ? 0 : i - ROUNDS], g, b,
+                                   mean, rstd);
             }
         } else {
 #pragma unroll 8
@@ -391,14 +400,17 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     // Per-lane partial sums: VEC independent chains instead of one over the thread's elements.
     float sv[VEC], qv[VEC];
 #pragma unroll
-    for (int k = 0; k < VEC; ++k) sv[k] = qv[k] = 0.f;
+    for (int k = 0; k < VEC; ++k)
+        sv[k] = qv[k] = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) sv[k] += to_f(raw[i].v[k]);
+        for (int k = 0; k < VEC; ++k)
+            sv[k] += to_f(raw[i].v[k]);
     float s = sv[0];
 #pragma unroll
-    for (int k = 1; k < VEC; ++k) s += sv[k];
+    for (int k = 1; k < VEC; ++k)
+        s += sv[k];
     float mean = group_sum(s, red, p) * (1.f / CS);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -411,7 +423,8 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     }
     float q = qv[0];
 #pragma unroll
-    for (int k = 1; k < VEC; ++k) q += qv[k];
+    for (int k = 1; k < VEC; ++k)
+        q += qv[k];
     q = group_sum(q, red, p);
     combine_slices(mean, q);
     const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
@@ -428,7 +441,11 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         for (int j = p.t; j < NV; j += TPR) {
             const V a = xr[j];
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) { const float xv = to_f(a.v[k]); s += xv; q += xv * xv; }
+            for (int k = 0; k < VEC; ++k) {
+                const float xv = to_f(a.v[k]);
+                s += xv;
+                q += xv * xv;
+            }
         }
     }
     const float mean = group_sum(s, red, p) * (1.f / C);
@@ -448,40 +465,3 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #endif
     KTUNE_EPILOGUE(y, (long long)rows * C)
 }
-)";
-
-extern const char* const layernorm_reference = R"(
-extern "C" __global__ void ktune_op_kernel(const T* x, const T* gamma, const T* beta, float* y,
-                                           int rows, int cols) {
-    __shared__ double red[256];
-    const long long row = blockIdx.x;
-    const T* xr = x + row * cols;
-    double s = 0;
-    for (int j = threadIdx.x; j < cols; j += 256) s += (double)to_f(xr[j]);
-    red[threadIdx.x] = s;
-    __syncthreads();
-    for (int o = 128; o > 0; o >>= 1) {
-        if (threadIdx.x < o) red[threadIdx.x] += red[threadIdx.x + o];
-        __syncthreads();
-    }
-    const double mean = red[0] / cols;
-    __syncthreads();
-    double q = 0;
-    for (int j = threadIdx.x; j < cols; j += 256) {
-        const double d = (double)to_f(xr[j]) - mean;
-        q += d * d;
-    }
-    red[threadIdx.x] = q;
-    __syncthreads();
-    for (int o = 128; o > 0; o >>= 1) {
-        if (threadIdx.x < o) red[threadIdx.x] += red[threadIdx.x + o];
-        __syncthreads();
-    }
-    const double rstd = 1.0 / sqrt(red[0] / cols + 1e-5);
-    for (int j = threadIdx.x; j < cols; j += 256)
-        y[row * cols + j] = (float)(((double)to_f(xr[j]) - mean) * rstd * (double)to_f(gamma[j]) +
-                                    (double)to_f(beta[j]));
-}
-)";
-
-} // namespace ktune::ops::detail

@@ -1,0 +1,117 @@
+// The shared-memory stage of the row ops (stage smem_tma / smem_rows), after row_common.cuh.
+// The slice in NCH chunks of RPC rounds (a round: one vector per thread; the last chunk may be
+// shorter), so each thread's share of a chunk is a compile-time count the loops unroll.
+// Slices too long for shared memory (over 226 KiB: a bf16 row of 131072 in one block) keep their
+// last REG_ROUNDS * TPR vectors in registers, loaded by the threads: SNV vectors are staged.
+#ifndef REG_ROUNDS
+#define REG_ROUNDS 0
+#endif
+constexpr int SNV = NV - REG_ROUNDS * TPR;
+constexpr int ROUNDS = (SNV + TPR - 1) / TPR;
+constexpr int NCH0 = ROUNDS >= 8 ? 8 : ROUNDS;
+constexpr int RPC = (ROUNDS + NCH0 - 1) / NCH0;
+constexpr int NCH = (ROUNDS + RPC - 1) / RPC;
+constexpr int CV = RPC * TPR;
+// A block takes RPB rows (slices) in turn; with more than one, two buffers: the next row's
+// bulk copies are in flight while this row is reduced and written.
+constexpr int NBUF = RPB > 1 ? 2 : 1;
+extern __shared__ __align__(128) unsigned char ktune_smem[];
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void mbar_init(unsigned long long* b) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(b)) : "memory");
+}
+// One arrival (thread 0's) plus `bytes` of transactions complete the barrier's current phase.
+__device__ __forceinline__ void mbar_expect(unsigned long long* b, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(b)),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes,
+                                          unsigned long long* b) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];" ::"r"(smem_addr(dst)),
+                 "l"(src), "r"(bytes), "r"(smem_addr(b))
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity) {
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(smem_addr(b)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+// Every thread calls it: thread 0 initialises the barriers and makes them visible to the copy
+// engine (the async proxy) before any thread waits on them.
+__device__ __forceinline__ void mbar_setup(unsigned long long* bars, int n) {
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < n; ++i)
+            mbar_init(&bars[i]);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+}
+// Row k's buffer, its barriers, and the parity of their phase for that row.
+__device__ __forceinline__ V* stage_buf(int k) {
+    return reinterpret_cast<V*>(ktune_smem) + (k % NBUF) * SNV;
+}
+__device__ __forceinline__ unsigned long long* stage_bars(unsigned long long* bars, int k) {
+    return bars + (k % NBUF) * NCH;
+}
+__device__ __forceinline__ unsigned stage_parity(int k) {
+    return (unsigned)(k / NBUF) & 1u;
+}
+// Thread 0: the SNV vectors at src into row k's buffer, chunk c completing its barrier c. The
+// buffer's previous row was read by generic loads (a __syncthreads ordered them before this):
+// the proxy fence orders those reads before the copy engine's writes.
+__device__ __forceinline__ void stage_row(const V* src, unsigned long long* bars, int k) {
+    if (threadIdx.x != 0) return;
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    V* dst = stage_buf(k);
+    unsigned long long* b = stage_bars(bars, k);
+    for (int c = 0; c < NCH; ++c) {
+        const int n = (c + 1) * CV < SNV ? CV : SNV - c * CV;
+        mbar_expect(&b[c], n * (unsigned)sizeof(V));
+        bulk_load(dst + c * CV, src + c * CV, n * (unsigned)sizeof(V), &b[c]);
+    }
+}
+// f(v) for every vector this thread owns in row k's buffer, chunk by chunk as they land.
+template <class F>
+__device__ __forceinline__ void for_staged(unsigned long long* bars, int k, int t, F f) {
+    const V* s = stage_buf(k);
+    unsigned long long* b = stage_bars(bars, k);
+    const unsigned parity = stage_parity(k);
+#pragma unroll
+    for (int c = 0; c < NCH; ++c) {
+        mbar_wait(&b[c], parity);
+#pragma unroll 8
+        for (int i = 0; i < RPC; ++i) {
+            const int j = c * CV + i * TPR + t;
+            if (j < SNV) f(s[j]);
+        }
+    }
+}
+// The register part of the slice (REG_ROUNDS > 0): vector SNV + r * TPR + t in reg[r].
+struct reg_part {
+    V v[REG_ROUNDS > 0 ? REG_ROUNDS : 1];
+};
+__device__ __forceinline__ void load_reg_part(reg_part& r, const V* src, int t) {
+#pragma unroll
+    for (int i = 0; i < REG_ROUNDS; ++i)
+        r.v[i] = src[SNV + i * TPR + t];
+}
+// f(j, v) for every vector j this thread owns in row k's buffer (after for_staged).
+template <class F>
+__device__ __forceinline__ void for_row(int k, int t, F f) {
+    const V* s = stage_buf(k);
+#pragma unroll 8
+    for (int i = 0; i < ROUNDS; ++i) {
+        const int j = i * TPR + t;
+        if (j < SNV) f(j, s[j]);
+    }
+}

@@ -1,0 +1,57 @@
+// Transpose, form micro: assembled after the prelude and the config constants.
+// form = micro (session 4): each thread transposes VEC x VEC micro-tiles in registers (16-byte
+// rows in, 16-byte columns out) and the shared tile holds them already transposed, in 16-byte
+// units XOR-swizzled by micro-column: every shared access is 16 bytes wide and conflict-free
+// (a quarter-warp's 8 lanes hit 8 distinct 16-byte bank groups), so a tile costs the minimum of
+// shared-memory wavefronts, its bytes / 128 each way (packed 64-tiles: 1.5x that).
+constexpr int U = TILE / VEC; // micro-tiles per tile edge; 16-byte units per shared row
+__device__ __forceinline__ unsigned word(const uint4& v, int k) {
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w; // k is a compile-time constant
+}
+// Column j of the micro-tile a (row i = a[i]) as one 16-byte vector: words picked (fp32) or
+// bf16 halves paired by one PRMT per output word.
+__device__ __forceinline__ uint4 micro_col(const uint4 (&a)[VEC], int j) {
+    unsigned w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        if (sizeof(T) == 4)
+            w[q] = word(a[q], j);
+        else
+            w[q] = __byte_perm(word(a[2 * q], j >> 1), word(a[2 * q + 1], j >> 1),
+                               (j & 1) ? 0x7632 : 0x5410);
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
+    ktune_op_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
+    // tile[c][u ^ (c / VEC % 8)]: input column c (an output row), input rows u*VEC .. +VEC-1.
+    __shared__ uint4 tile[TILE][U];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const long long r0 = (long long)blockIdx.y * TILE, c0 = (long long)blockIdx.x * TILE;
+    // Micro-tile (mr, tx): input rows mr*VEC.., columns tx*VEC..; vec divides rows and cols,
+    // so a micro-tile is inside the matrix or wholly outside.
+    const long long ic = c0 + tx * VEC;
+#pragma unroll
+    for (int mr = ty; mr < U; mr += BLOCK_ROWS) {
+        const long long ir = r0 + mr * VEC;
+        if (ir < rows && ic < cols) {
+            uint4 a[VEC];
+#pragma unroll
+            for (int i = 0; i < VEC; ++i)
+                a[i] = *reinterpret_cast<const uint4*>(in + (ir + i) * cols + ic);
+#pragma unroll
+            for (int j = 0; j < VEC; ++j)
+                tile[tx * VEC + j][mr ^ (tx & 7)] = micro_col(a, j);
+        }
+    }
+    __syncthreads();
+    // Output row c0 + c, its 16-byte unit tx: input rows r0 + tx*VEC ..
+    const long long orow = r0 + tx * VEC;
+#pragma unroll
+    for (int c = ty; c < TILE; c += BLOCK_ROWS) {
+        if (c0 + c < cols && orow < rows)
+            *reinterpret_cast<uint4*>(out + (c0 + c) * rows + orow) = tile[c][tx ^ ((c / VEC) & 7)];
+    }
+    KTUNE_EPILOGUE(out, (long long)rows * cols)
+}
