@@ -7,6 +7,7 @@
 #include "gemm/tune_loop.hpp"
 #include "ktune/core/error.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
