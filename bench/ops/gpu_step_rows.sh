@@ -45,8 +45,9 @@ step_rows() {
                 continue
             fi
             local left=$((${ROWS_DEADLINE_S:-240} - (SECONDS - t0) + 15))
-            # shellcheck disable=SC2086 # the shapes are separate arguments
-            timeout "$left" "$k" tune "$op" --shape $shapes --dtype "$dt" --budget "${ROWS_BUDGET:-12}" \
+            local shape_args=()
+            for s in $shapes; do shape_args+=(--shape "$s"); done
+            timeout "$left" "$k" tune "$op" "${shape_args[@]}" --dtype "$dt" --budget "${ROWS_BUDGET:-12}" \
                 --cache "$cache" --json 2>>"$OUT/rows_stderr.log" | python3 -c \
                 'import json,sys; [print(json.dumps(t)) for t in json.load(sys.stdin)["tunes"]]' \
                 >>"$log" || echo "rows: $op $dt failed or timed out" | tee -a "$OUT/rows_stderr.log"
