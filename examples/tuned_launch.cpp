@@ -5,10 +5,10 @@
 //   ktune tune softmax --shape 8192x8192 --dtype bf16 --cache tuned.json
 //   example_tuned_launch tuned.json softmax 8192x8192 bf16
 #include "ktune/cache/index.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <cstdio>
 #include <string>
@@ -17,8 +17,7 @@ using namespace ktune;
 
 int main(int argc, char** argv) {
     // The example is its own worker process: a faulting kernel cannot take the caller down.
-    if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
-        return measure::worker_main(0, 1);
+    if (argc == 2 && std::string(argv[1]) == worker::worker_flag) return worker::worker_main(0, 1);
     if (argc != 5) {
         std::fprintf(stderr, "usage: %s CACHE.json OP ROWSxCOLS fp32|bf16\n", argv[0]);
         return 2;
@@ -42,8 +41,8 @@ int main(int argc, char** argv) {
             return 2;
         }
         const auto& arch = env.arch;
-        const measure::cubin_cache cubins(measure::cubin_cache::default_dir());
-        const auto bin = measure::compile_cached(
+        const compile::cubin_cache cubins(compile::cubin_cache::default_dir());
+        const auto bin = compile::compile_cached(
             {o.source(*hit.cfg, rq.prob), std::string(ops::kernel_name), arch, {}}, &cubins);
         if (!bin.ok) {
             std::fprintf(stderr, "compile failed:\n%s\n", bin.log.c_str());
@@ -58,7 +57,7 @@ int main(int argc, char** argv) {
         run.cubin_path = bin.cubin_path.string();
         run.kernel = bin.lowered_name;
         run.seed = 7;
-        measure::worker_process worker(measure::default_worker_command());
+        worker::worker_process worker(worker::default_worker_command());
         const auto r = worker.run(run, std::chrono::seconds(30));
         if (r.status != measure::run_status::ok) {
             std::fprintf(stderr, "run failed: %s: %s\n",

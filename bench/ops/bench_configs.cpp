@@ -11,10 +11,10 @@
 // false, an integer or a string); twins the op rejects are reported as status "invalid".
 // BENCH_CONFIGS_SOURCE_DIR=DIR writes each config's source to DIR/<n>.cu (DIR/index.txt: n and
 // config) and times nothing: no GPU needed (bench/ops/sass.sh compiles and disassembles them).
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
 #include "ktune/ops/op.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -56,8 +56,7 @@ config with_keys(config c, const std::string& group) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
-        return measure::worker_main(0, 1);
+    if (argc == 2 && std::string(argv[1]) == worker::worker_flag) return worker::worker_main(0, 1);
     if (argc < 4) {
         std::fprintf(stderr, "usage: bench_configs OP SHAPE DTYPE [SUBSTRING...]\n");
         return 2;
@@ -113,12 +112,12 @@ int main(int argc, char** argv) {
         }
         const auto dir = std::filesystem::temp_directory_path() /
                          ("ktune_bench_configs_" + std::to_string(getpid()));
-        measure::compile_pool pool(0, measure::cubin_cache(dir));
-        std::vector<std::future<measure::compile_result>> compiled;
+        compile::compile_pool pool(0, compile::cubin_cache(dir));
+        std::vector<std::future<compile::compile_result>> compiled;
         for (const auto& c : cfgs)
             compiled.push_back(
                 pool.submit({o.source(c, p), std::string(ops::kernel_name), "sm_90", {}}));
-        measure::worker_process w(measure::default_worker_command());
+        worker::worker_process w(worker::default_worker_command());
         for (std::size_t i = 0; i < cfgs.size(); ++i) {
             const auto cr = compiled[i].get();
             nlohmann::ordered_json j{{"op", argv[1]},

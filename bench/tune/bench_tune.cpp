@@ -16,8 +16,8 @@
 #include "bench_compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/worker.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -287,8 +287,7 @@ int faults(char** argv, double rate, std::size_t budget) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
-        return measure::worker_main(0, 1);
+    if (argc == 2 && std::string(argv[1]) == worker::worker_flag) return worker::worker_main(0, 1);
     if (argc < 5) {
         fmt::print(stderr,
                    "usage: bench_tune tune|brute|repeat|faults|compile OP SHAPE DTYPE ...\n");

@@ -10,7 +10,7 @@
 
 #include "launch_params.hpp"
 
-#include "../metrics/l2_flush.hpp" // private to libktune, which this library links
+#include "ktune/measure/l2_flush.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_host.hpp"
 #include "ktune/metrics/range_session.hpp"
@@ -51,7 +51,7 @@ struct hook_state {
     metrics::replay_mode replay = metrics::replay_mode::kernel;
     metrics::sampling_options sampling; ///< launches mode: the session samples kernels itself
     bool flush_l2 = false; ///< --cache-control all: flush L2 before each profiled range
-    std::unique_ptr<metrics::detail::l2_flusher> flusher;
+    std::unique_ptr<measure::l2_flusher> flusher;
     std::uint64_t flushes = 0;       ///< ranges that started after a completed flush
     std::uint64_t unflushed = 0;     ///< ranges profiled without one (flush failed or off)
     CUcontext context = nullptr;     ///< the context the range profiler is enabled on
@@ -122,7 +122,7 @@ void flush_before_range(hook_state& h) {
         return;
     }
     try {
-        if (!h.flusher) h.flusher = std::make_unique<metrics::detail::l2_flusher>();
+        if (!h.flusher) h.flusher = std::make_unique<measure::l2_flusher>();
         h.flusher->flush();
         ++h.flushes;
     } catch (const std::exception& e) {

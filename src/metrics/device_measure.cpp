@@ -2,10 +2,10 @@
 
 #include "bf16_gemm.hpp"
 #include "core/driver_api.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -89,11 +89,11 @@ measured_rate measure_copy() {
 }
 
 measured_rate measure_fma(const cudaDeviceProp& prop) {
-    measure::compile_request req;
+    compile::compile_request req;
     req.source = k_fma_source;
     req.name_expression = "ktune_fma_chain";
     req.arch = fmt::format("sm_{}{}", prop.major, prop.minor);
-    const auto compiled = measure::nvrtc_compile(req);
+    const auto compiled = compile::nvrtc_compile(req);
     using load_t = CUresult (*)(CUmodule*, const void*);
     using get_t = CUresult (*)(CUfunction*, CUmodule, const char*);
     using launch_t = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,

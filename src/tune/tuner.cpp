@@ -3,13 +3,13 @@
 #include "ktune/cache/index.hpp"
 #include "ktune/cache/shared_tier.hpp"
 #include "ktune/cache/store.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
 #include "ktune/measure/sample_stats.hpp"
-#include "ktune/measure/worker.hpp"
 #include "ktune/tune/selection.hpp"
 #include "ktune/tune/space.hpp"
+#include "ktune/worker/worker.hpp"
 #include "tune/tuner_device.hpp"
 #include "tune/tuner_eval.hpp"
 #include "tune/tuner_faults.hpp"
@@ -259,7 +259,7 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
         std::vector<point> points;
         std::vector<config> cfgs;
         std::vector<injected_fault> faults;
-        std::vector<std::future<measure::compile_result>> futures;
+        std::vector<std::future<compile::compile_result>> futures;
     };
     const auto start = [&](std::vector<point> pts) {
         batch_work b;

@@ -1,10 +1,10 @@
+#include "core/cache_files.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
-#include "ktune/measure/compile.hpp"
+#include "ktune/measure/l2_flush.hpp"
 #include "ktune/measure/sample_stats.hpp"
 #include "ktune/tune/tuner.hpp"
-#include "measure/compile_private.hpp"
-#include "metrics/l2_flush.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -25,7 +25,7 @@ double measure_copy_gbs() {
     cuda_event e0, e1;
     // The candidates' protocol: each copy after a read sweep of L2 outside its events, so it
     // neither finds its source in L2 nor writes back the previous copy's dirty lines.
-    metrics::detail::l2_flusher flush;
+    measure::l2_flusher flush;
     KTUNE_CUDA_CALL(cudaMemsetAsync(a.data(), 1, bytes, s.get()));
     std::vector<double> gbs;
     for (int i = 0; i < 12; ++i) {
@@ -46,7 +46,7 @@ std::filesystem::path copy_gbs_file(const device_info& dev, const std::string& d
     std::string id = dev.uuid.empty() ? dev.name + dev.pci_bus_id : dev.uuid;
     for (char& c : id)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
-    return measure::cubin_cache::default_dir() /
+    return compile::cubin_cache::default_dir() /
            // v2: copies timed after a read sweep of L2 (v1 timed them back to back)
            fmt::format("copy-gbs-v2-{}-driver{}.txt", id, driver.empty() ? "unknown" : driver);
 }
@@ -60,7 +60,7 @@ double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cac
     std::error_code ec;
     const auto when = std::filesystem::last_write_time(file, ec);
     if (!ec && std::filesystem::file_time_type::clock::now() - when < max_age) {
-        const std::string text = measure::detail::read_file(file);
+        const std::string text = ktune::detail::read_file(file);
         double v = 0;
         const auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (err == std::errc{} && v > 0) {
@@ -71,7 +71,7 @@ double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cac
     const double v = measure_copy_gbs();
     try {
         std::filesystem::create_directories(file.parent_path());
-        measure::detail::write_atomic(file, fmt::format("{:.3f}\n", v));
+        ktune::detail::write_atomic(file, fmt::format("{:.3f}\n", v));
     } catch (const std::exception&) {
         // No writable cache: measured again next time, still correct.
     }

@@ -28,19 +28,19 @@ eval_status to_eval(measure::run_status s) {
     return eval_status::launch_error;
 }
 
-std::optional<measure::cubin_cache> make_cache() {
+std::optional<compile::cubin_cache> make_cache() {
     try {
-        return measure::cubin_cache(measure::cubin_cache::default_dir());
+        return compile::cubin_cache(compile::cubin_cache::default_dir());
     } catch (const error&) {
         return std::nullopt; // unwritable cache dir: compile every time (in threads)
     }
 }
 
-measure::compile_pool_options pool_options(const tune_request& rq) {
-    measure::compile_pool_options o;
+compile::compile_pool_options pool_options(const tune_request& rq) {
+    compile::compile_pool_options o;
     o.workers = rq.compile_threads;
     o.mode =
-        rq.compile_processes ? measure::compile_mode::processes : measure::compile_mode::threads;
+        rq.compile_processes ? compile::compile_mode::processes : compile::compile_mode::threads;
     o.server_command = rq.worker_command; // empty: this executable, like the worker
     o.lazy_servers = rq.lazy_compile_servers;
     return o;
@@ -49,7 +49,7 @@ measure::compile_pool_options pool_options(const tune_request& rq) {
 } // namespace
 
 runtime::runtime(const tune_request& rq)
-    : worker(rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command,
+    : worker(rq.worker_command.empty() ? worker::default_worker_command() : rq.worker_command,
              rq.keep_worker_s),
       // The worker sets up its GPU context while the compile servers start and compile.
       pool((worker.start(), pool_options(rq)), make_cache()) {}
@@ -81,20 +81,20 @@ void evaluator::precompile(const std::string& source) {
     (void)rt_.pool.submit({source, std::string(ops::kernel_name), arch_, {}});
 }
 
-measure::compile_request evaluator::request(const config& c, injected_fault f) const {
+compile::compile_request evaluator::request(const config& c, injected_fault f) const {
     return {inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};
 }
 
-std::future<measure::compile_result> evaluator::submit(const config& c, injected_fault f) {
+std::future<compile::compile_result> evaluator::submit(const config& c, injected_fault f) {
     return rt_.pool.submit(request(c, f));
 }
 
-std::vector<std::future<measure::compile_result>>
+std::vector<std::future<compile::compile_result>>
 evaluator::submit_all(const std::vector<config>& cs, const std::vector<injected_fault>& fs,
                       std::size_t per_program) {
-    std::vector<std::future<measure::compile_result>> out;
+    std::vector<std::future<compile::compile_result>> out;
     for (std::size_t i = 0; i < cs.size(); i += per_program) {
-        std::vector<measure::compile_request> group;
+        std::vector<compile::compile_request> group;
         for (std::size_t k = i; k < std::min(cs.size(), i + per_program); ++k)
             group.push_back(request(cs[k], fs[k]));
         for (auto& f : rt_.pool.submit_batch(std::move(group)))
@@ -104,13 +104,13 @@ evaluator::submit_all(const std::vector<config>& cs, const std::vector<injected_
 }
 
 candidate_record evaluator::compiled(const config& c, injected_fault f,
-                                     std::future<measure::compile_result>& fut,
+                                     std::future<compile::compile_result>& fut,
                                      measure::candidate_request& out) {
     candidate_record rec;
     rec.cfg = c;
     rec.injected = f;
     const auto t0 = clock_type::now();
-    const measure::compile_result cr = fut.get();
+    const compile::compile_result cr = fut.get();
     compile_wait_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
     rec.compile_ms = cr.compile_ms;
     rec.cubin_cache_hit = cr.cache_hit;
@@ -146,7 +146,7 @@ void evaluator::receive(candidate_record& rec) {
 }
 
 candidate_record evaluator::finish(const config& c, injected_fault f,
-                                   std::future<measure::compile_result>& fut) {
+                                   std::future<compile::compile_result>& fut) {
     measure::candidate_request r;
     candidate_record rec = compiled(c, f, fut, r);
     if (rec.status == eval_status::compile_error) return rec;

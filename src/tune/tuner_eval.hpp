@@ -1,9 +1,9 @@
 #pragma once
 // The tuner's evaluator: compiles candidates on the compile pool (one compile server per core)
 // while the worker process checks and times the ones already compiled (tuner.cpp drives it).
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <future>
 #include <memory>
@@ -17,8 +17,8 @@ namespace ktune::tune::detail {
 /// longest set-up), then the compile pool. A tune_session keeps one between tunes.
 struct runtime {
     explicit runtime(const tune_request& rq);
-    measure::worker_process worker;
-    measure::compile_pool pool;
+    worker::worker_process worker;
+    compile::compile_pool pool;
 };
 
 class evaluator {
@@ -31,16 +31,16 @@ public:
     /// shared cubin cache ahead, so the worker finds it there.
     void precompile(const std::string& source);
 
-    [[nodiscard]] measure::compile_request request(const config& c, injected_fault f) const;
-    std::future<measure::compile_result> submit(const config& c, injected_fault f);
+    [[nodiscard]] compile::compile_request request(const config& c, injected_fault f) const;
+    std::future<compile::compile_result> submit(const config& c, injected_fault f);
     /// Compiles in programs of `per_program` candidates (one NVRTC program each).
-    std::vector<std::future<measure::compile_result>>
+    std::vector<std::future<compile::compile_result>>
     submit_all(const std::vector<config>& cs, const std::vector<injected_fault>& fs,
                std::size_t per_program);
 
     /// Waits for the compile; a record with compile_error, or the worker request in `out`.
     candidate_record compiled(const config& c, injected_fault f,
-                              std::future<measure::compile_result>& fut,
+                              std::future<compile::compile_result>& fut,
                               measure::candidate_request& out);
     /// Queues a compiled candidate behind the ones in flight (the worker never waits for us).
     void send(const measure::candidate_request& r) { rt_.worker.submit(r); }
@@ -50,7 +50,7 @@ public:
 
     /// Compile (already submitted), check and time one candidate, waiting for its answer.
     candidate_record finish(const config& c, injected_fault f,
-                            std::future<measure::compile_result>& fut);
+                            std::future<compile::compile_result>& fut);
     /// Times an already compiled candidate again (the cubin cache answers the compile).
     measure::candidate_result remeasure(const config& c, const measure::measure_policy& p);
 

@@ -7,14 +7,14 @@
 
 #include "ktune/cache/index.hpp"
 #include "ktune/cache/store.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/guard/compare.hpp"
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
 #include "ktune/ops/op.hpp"
 #include "ktune/tune/space.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <fmt/format.h>
 
@@ -38,8 +38,7 @@ class op_runtime {
 public:
     op_runtime(device_info dev, std::string cache_path)
         : dev_(std::move(dev)), cache_path_(std::move(cache_path)),
-          cubins_(measure::cubin_cache::default_dir()), worker_(measure::default_worker_command()) {
-    }
+          cubins_(compile::cubin_cache::default_dir()), worker_(worker::default_worker_command()) {}
 
     /// `repeat` per-launch times of one config; throws naming the op, shape and config when it
     /// does not compile, fails its correctness check or faults.
@@ -52,7 +51,7 @@ public:
         std::string why;
         if (!o.valid(c, p, &why))
             throw error(error_kind::input, fmt::format("{}: not a valid config: {}", what(), why));
-        const auto cr = measure::compile_cached(
+        const auto cr = compile::compile_cached(
             {o.source(c, p), std::string(ops::kernel_name), dev_.arch(), {}}, &cubins_);
         if (!cr.ok)
             throw error(error_kind::nvrtc,
@@ -104,8 +103,8 @@ public:
 private:
     device_info dev_;
     std::string cache_path_;
-    measure::cubin_cache cubins_;
-    measure::worker_process worker_;
+    compile::cubin_cache cubins_;
+    worker::worker_process worker_;
     std::unique_ptr<cache::cache_index> index_;
     std::uint64_t requests_ = 0;
 };

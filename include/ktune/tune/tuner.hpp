@@ -42,7 +42,7 @@ struct tune_request {
     std::string shared_cache;
     measure::measure_policy policy;
     std::chrono::milliseconds candidate_timeout{10000};
-    std::vector<std::string> worker_command; ///< empty: measure::default_worker_command()
+    std::vector<std::string> worker_command; ///< empty: worker::default_worker_command()
     unsigned compile_threads = 0;            ///< 0: every core
     /// Compile in one compile-server process per slot (NVRTC serialises inside a process);
     /// false: threads of this process. Without a cubin cache directory threads are used.

@@ -4,12 +4,13 @@
 
 #include "ktune/core/error.hpp"
 #include "ktune/measure/stopping.hpp"
-#include "ktune/measure/worker.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <cmath>
 
 using namespace ktune;
 using namespace ktune::measure;
+using namespace ktune::worker;
 using namespace std::chrono_literals;
 
 namespace {
