@@ -4,7 +4,7 @@
 // times the op's default config and every config of its space whose text contains one of the
 // substrings (e.g. "stage=smem_tma", or a whole winner "threads_per_row=256,...,cluster=8"),
 // with no search in between: what a new axis value gives, config by config. One JSON line per
-// config on stdout; the binary is its own worker (`bench_configs __worker`).
+// config on stdout; candidates run in ktune-worker.
 // BENCH_CONFIGS_NO_DEFAULT=1 leaves the default out (for ncu: the first kernel is the chosen).
 // BENCH_CONFIGS_SET="k=v,k=v;k=v" adds, after each chosen config, one twin per ';'-group with
 // those keys set (hand-set keys outside the space, e.g. layernorm's gb_prefetch=0; v is true,
@@ -56,7 +56,6 @@ config with_keys(config c, const std::string& group) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && std::string(argv[1]) == worker::worker_flag) return worker::worker_main(0, 1);
     if (argc < 4) {
         std::fprintf(stderr, "usage: bench_configs OP SHAPE DTYPE [SUBSTRING...]\n");
         return 2;

@@ -60,4 +60,5 @@
 #include "ktune/tune/space.hpp"
 #include "ktune/tune/tuner.hpp"
 #include "ktune/tune/tuner_plan.hpp"
+#include "ktune/worker/run_config.hpp"
 #include "ktune/worker/worker.hpp"

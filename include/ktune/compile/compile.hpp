@@ -80,16 +80,16 @@ std::vector<compile_result> compile_batch(const std::vector<compile_request>& rs
 
 /// Where a pool compiles. NVRTC serialises much of its work inside one process (on 16 threads
 /// each candidate cost ~3x a single thread's CPU: docs/perf/tune.md), so `processes` gives each
-/// pool slot its own compile-server process (this executable in compile mode, compile_server_main)
+/// pool slot its own compile-server process (ktune-worker in compile mode, compile_server_main)
 /// that writes cubins into the cubin cache and answers their paths.
 enum class compile_mode : std::uint8_t { threads, processes };
 
 struct compile_pool_options {
     unsigned workers = 0; ///< pool slots; 0: hardware_concurrency
     compile_mode mode = compile_mode::processes;
-    /// argv of a compile server: a binary whose `__worker` entry calls worker_main (which
-    /// turns into compile_server_main when $KTUNE_WORKER_ROLE=compile). Empty:
-    /// default_worker_command(), i.e. this executable.
+    /// argv of a compile server: a binary that calls worker_main (which turns into
+    /// compile_server_main when $KTUNE_WORKER_ROLE=compile). Empty: the ktune-worker executable
+    /// (worker::default_worker_command).
     std::vector<std::string> server_command;
     /// A batch that takes longer is abandoned (server killed): compile_error, never a hang.
     std::chrono::milliseconds batch_timeout{120000};

@@ -3,12 +3,13 @@
 // of bounds (a sticky error that kills the CUDA context) or never ends takes the worker down,
 // never the tune; the client notes the status and starts a fresh worker for the next one.
 //
-//   ktune::worker::worker_process w({"/usr/bin/ktune", "__worker"});
+//   ktune::worker::worker_process w(ktune::worker::default_worker_command());
 //   candidate_result r = w.run(request, std::chrono::seconds(10));  // never throws for a fault
 //
 // The worker side is worker_main(): one JSON line in (candidate_request), one JSON line out
-// (candidate_result), in order; requests may be queued ahead (submit/collect). `ktune __worker`
-// runs it; any binary linked with ktune can, too.
+// (candidate_result), in order; requests may be queued ahead (submit/collect). The ktune-worker
+// executable runs it; any binary linked with ktune can, too. To run one config of an op without
+// filling requests by hand, see run_config.hpp.
 
 #include "ktune/measure/candidate.hpp"
 
@@ -24,14 +25,13 @@ using measure::candidate_request;
 using measure::candidate_result;
 using measure::run_status;
 
-/// The hidden CLI argument that turns the ktune binary into a worker.
-inline constexpr const char* worker_flag = "__worker";
-
 /// Reads requests from in_fd, runs them on device 0, answers on out_fd until EOF. Returns the
 /// process exit code (0 at EOF, 3 after a fault that destroyed the CUDA context).
 int worker_main(int in_fd, int out_fd);
 
-/// argv for a worker: $KTUNE_WORKER if set (a path), else this executable with worker_flag.
+/// argv of the ktune-worker executable: $KTUNE_WORKER if set (its path), else the first found
+/// beside the running program, beside libktune, in the build tree, in the install prefix.
+/// Throws error{unsupported} listing where it looked.
 std::vector<std::string> default_worker_command();
 
 class worker_process {

@@ -1,7 +1,7 @@
 // The compile pool in processes mode, without a GPU (NVRTC runs on any machine): the server's
 // wire format, the server itself over pipes, a server that never starts (the slot compiles
 // in-process), one that dies or hangs mid-batch (that batch fails with the reason, the next one
-// goes to a replacement), and real compile servers (the ktune binary, $KTUNE_TEST_COMPILE_SERVER).
+// goes to a replacement), and real compile servers (ktune-worker, $KTUNE_TEST_COMPILE_SERVER).
 #include "catch.hpp"
 
 #include "compile/compile_wire.hpp"
@@ -181,11 +181,11 @@ TEST_CASE("a compile server that hangs: the batch times out, the server is kille
 
 TEST_CASE("real compile servers give the same results as an in-process compile") {
     const char* exe = std::getenv("KTUNE_TEST_COMPILE_SERVER");
-    REQUIRE(exe != nullptr); // set by tests/unit/measure.cmake: the ktune binary
+    REQUIRE(exe != nullptr); // set by tests/unit/compile.cmake: the ktune-worker executable
     const auto dir = fresh_dir("real");
     compile_pool_options o;
     o.workers = 2;
-    o.server_command = {exe, "__worker"};
+    o.server_command = {exe};
     std::vector<compile_result> rs;
     {
         compile_pool pool(o, cubin_cache(dir));

@@ -132,6 +132,6 @@ TEST_CASE("a fatal answer (context lost) makes the client start a fresh worker")
 }
 
 TEST_CASE("a missing worker binary is a worker_died status, not a crash") {
-    worker_process w({"/nonexistent/ktune", "__worker"});
+    worker_process w({"/nonexistent/ktune-worker"});
     CHECK(w.run(sample_request(), 5s).status == run_status::worker_died);
 }

@@ -1,8 +1,8 @@
 // A worker kept between tuner processes (worker_process keep_alive), with the real ktune binary
-// ($KTUNE_TEST_COMPILE_SERVER) as the daemon. Without a GPU the daemon answers its one client
-// with the set-up error and exits; with one it stays for the next client. Either way: a client
-// connects to a daemon it started (not a child of its own), a second client meanwhile gets a
-// private worker at once, and an unsafe directory means no kept worker.
+// (ktune-worker, found by default_worker_command) as the daemon. Without a GPU the daemon answers
+// its one client with the set-up error and exits; with one it stays for the next client. Either
+// way: a client connects to a daemon it started (not a child of its own), a second client meanwhile
+// gets a private worker at once, and an unsafe directory means no kept worker.
 #include "catch.hpp"
 
 #include "ktune/worker/worker.hpp"
@@ -48,9 +48,7 @@ struct runtime_dir {
 };
 
 std::vector<std::string> worker_argv() {
-    const char* exe = std::getenv("KTUNE_TEST_COMPILE_SERVER"); // the ktune binary
-    REQUIRE(exe != nullptr);
-    return {exe, worker_flag};
+    return default_worker_command(); // the build tree's ktune-worker
 }
 
 candidate_request bogus() {
