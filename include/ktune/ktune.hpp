@@ -30,6 +30,7 @@
 #include "ktune/guard/stats.hpp"
 #include "ktune/guard/suite.hpp"
 #include "ktune/measure/candidate.hpp"
+#include "ktune/measure/copy_bandwidth.hpp"
 #include "ktune/measure/gpu_runner.hpp"
 #include "ktune/measure/l2_flush.hpp"
 #include "ktune/measure/sample_stats.hpp"
