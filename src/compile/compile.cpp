@@ -1,4 +1,5 @@
 #include "ktune/compile/compile.hpp"
+#include "ktune/core/env.hpp"
 
 #include "compile/compile_private.hpp"
 #include "core/cache_files.hpp"
@@ -73,7 +74,7 @@ program_output compile_program_minimal_first(const std::string& source,
     };
     // KTUNE_NVRTC_MINIMAL=0 turns -minimal off (for a before/after measurement, or a source
     // that needs what it leaves out).
-    const char* env = std::getenv("KTUNE_NVRTC_MINIMAL");
+    const char* env = std::getenv(ktune::env::nvrtc_minimal);
     if (nvrtc_version() < 12040 || (env && std::string_view(env) == "0")) return with(false);
     try {
         return with(true);
@@ -115,7 +116,7 @@ compile_result nvrtc_compile(const compile_request& r) {
 }
 
 std::filesystem::path cubin_cache::default_dir() {
-    if (const char* e = std::getenv("KTUNE_CUBIN_CACHE"); e && *e) return e;
+    if (const char* e = std::getenv(ktune::env::cubin_cache); e && *e) return e;
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
         return std::filesystem::path(x) / "ktune" / "cubin";
     if (const char* h = std::getenv("HOME"); h && *h)

@@ -1,4 +1,5 @@
 #include "core/worker_executable.hpp"
+#include "ktune/core/env.hpp"
 
 #include "ktune/core/error.hpp"
 
@@ -43,7 +44,7 @@ fs::path library_dir() {
 } // namespace
 
 std::vector<std::string> worker_executable_command() {
-    if (const char* w = std::getenv("KTUNE_WORKER"); w && *w) return {w};
+    if (const char* w = std::getenv(ktune::env::worker); w && *w) return {w};
     std::vector<fs::path> tried;
     for (const fs::path& dir : {program_dir(), library_dir()})
         if (!dir.empty()) {

@@ -1,6 +1,7 @@
 // A measurement worker that outlives one tuner process: paths, the client's connect (or start),
 // and the daemon's accept loop (worker_daemon.hpp says why each file exists).
 #include "worker/worker_daemon.hpp"
+#include "ktune/core/env.hpp"
 
 #include "core/cache_files.hpp"
 #include "core/child_process.hpp"
@@ -70,7 +71,7 @@ std::uint64_t fingerprint(const std::vector<std::string>& argv) {
     if (!argv.empty() && ::stat(argv.front().c_str(), &st) == 0)
         h = fnv1a(h, fmt::format("{}.{}:{}:{}", st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size,
                                  st.st_ino));
-    for (const char* v : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "KTUNE_CUBIN_CACHE",
+    for (const char* v : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", ktune::env::cubin_cache,
                           "XDG_CACHE_HOME", "HOME", "LD_LIBRARY_PATH", "CUDA_MODULE_LOADING"}) {
         const char* e = std::getenv(v);
         h = fnv1a(h, fmt::format("{}={}{}", v, e ? "1" : "0", e ? e : ""));
@@ -104,7 +105,7 @@ int lock_file(const fs::path& p) {
 std::string start_daemon(const std::vector<std::string>& argv, const daemon_paths& p, int idle_s) {
     std::vector<std::string> env;
     for (char** e = environ; e && *e; ++e)
-        if (std::strncmp(*e, "KTUNE_WORKER_", 13) != 0) env.emplace_back(*e);
+        if (std::strncmp(*e, ktune::env::worker_prefix, 13) != 0) env.emplace_back(*e);
     env.push_back(fmt::format("{}={}", daemon_env, p.sock.string()));
     env.push_back(fmt::format("{}={}", daemon_idle_env, idle_s));
     std::vector<std::string> args = argv;

@@ -16,6 +16,7 @@
 // a client (only when it can take the client lock: a client about to connect keeps it alive),
 // exits on a fault that destroys its context, and kills itself when its client disappears in
 // the middle of a candidate (a hung kernel would otherwise hold the GPU forever).
+#include "ktune/core/env.hpp"
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -59,7 +60,7 @@ int daemon_main(const std::string& sock, int idle_s, const std::function<bool()>
 bool process_alive(int pid) noexcept;
 
 /// Environment variables of the daemon mode: the socket path and the idle seconds.
-inline constexpr const char* daemon_env = "KTUNE_WORKER_DAEMON";
-inline constexpr const char* daemon_idle_env = "KTUNE_WORKER_IDLE";
+inline constexpr const char* daemon_env = ktune::env::worker_daemon;
+inline constexpr const char* daemon_idle_env = ktune::env::worker_idle;
 
 } // namespace ktune::worker::detail

@@ -9,6 +9,7 @@
 // A cubin is cached under a hash of (source, name expression, options, arch, NVRTC version):
 // a second tune of the same op compiles nothing.
 
+#include "ktune/core/env.hpp"
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -99,7 +100,7 @@ struct compile_pool_options {
 };
 
 /// The environment variable (value "compile") that makes worker_main serve compiles.
-inline constexpr const char* worker_role_env = "KTUNE_WORKER_ROLE";
+inline constexpr const char* worker_role_env = ktune::env::worker_role;
 
 /// A compile server: reads JSON lines {"cache": dir, "requests": [...]} from in_fd, compiles each
 /// line's requests as one compile_batch into the cubin cache at dir and answers one JSON line of
