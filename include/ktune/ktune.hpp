@@ -25,6 +25,7 @@
 #include "ktune/core/handle.hpp"
 #include "ktune/core/version.hpp"
 #include "ktune/guard/compare.hpp"
+#include "ktune/guard/op_runtime.hpp"
 #include "ktune/guard/report.hpp"
 #include "ktune/guard/results.hpp"
 #include "ktune/guard/series.hpp"

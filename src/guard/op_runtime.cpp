@@ -1,9 +1,9 @@
-// Op entries and cache re-validation for `ktune bench`, on the tuner's runtime: the op's NVRTC
+// Op entries and cache re-validation for a bench suite, on the tuner's runtime: the op's NVRTC
 // source compiled through the cubin cache (a tuned config compiles nothing again), timed by a
 // worker process under the measurement protocol (warm-up, L2 flushed before every launch,
 // event-timed launches, correctness checked first). A kernel fault kills the worker, never
 // the bench; the entry then fails with the worker's reason.
-#include "bench_ops.hpp"
+#include "ktune/guard/op_runtime.hpp"
 
 #include "ktune/cache/index.hpp"
 #include "ktune/cache/store.hpp"
@@ -23,7 +23,7 @@
 #include <filesystem>
 #include <memory>
 
-namespace ktune::cli {
+namespace ktune::guard {
 namespace {
 
 ops::problem problem_of(const guard::op_entry& e, const std::vector<std::int64_t>& shape) {
@@ -209,8 +209,7 @@ std::vector<guard::stale_winner> revalidate(op_runtime& rt, const std::string& p
 
 } // namespace
 
-guard::bench_hooks make_bench_hooks(const guard::suite& s, const bench_gpu_options& o,
-                                    std::string& reason) {
+bench_hooks op_runtime_hooks(const suite& s, const op_runtime_options& o, std::string& reason) {
     guard::bench_hooks h;
     if (s.ops.empty() && s.cache.empty()) return h;
     auto q = query_devices();
@@ -241,4 +240,4 @@ guard::bench_hooks make_bench_hooks(const guard::suite& s, const bench_gpu_optio
     return h;
 }
 
-} // namespace ktune::cli
+} // namespace ktune::guard
