@@ -13,6 +13,8 @@ endif()
 if(TARGET ktune_cli)
   install(TARGETS ktune_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# The worker process the library starts (core/worker_executable.cpp looks for it in the bindir).
+install(TARGETS ktune_worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 set(_cfgdir ${CMAKE_INSTALL_LIBDIR}/cmake/ktune)
 install(EXPORT ktuneTargets NAMESPACE ktune:: DESTINATION ${_cfgdir})

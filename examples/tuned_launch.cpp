@@ -1,14 +1,14 @@
 // Embedding ktune's tuned configs: look the winner of `ktune tune <op>` up in the cache (exact
 // key, else nearest bucket, else the op's default: the tier is printed), compile it with NVRTC
-// (the cubin cache makes that a file read) and run it: checked against the reference and timed.
+// (the cubin cache makes that a file read) and run it with worker::run_config: checked against
+// the reference and timed.
 //
 //   ktune tune softmax --shape 8192x8192 --dtype bf16 --cache tuned.json
 //   example_tuned_launch tuned.json softmax 8192x8192 bf16
 #include "ktune/cache/index.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/worker/run_config.hpp"
 
 #include <cstdio>
 #include <string>
@@ -17,8 +17,6 @@ using namespace ktune;
 
 int main(int argc, char** argv) {
     // The example is its own worker process: a faulting kernel cannot take the caller down.
-    if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
-        return measure::worker_main(0, 1);
     if (argc != 5) {
         std::fprintf(stderr, "usage: %s CACHE.json OP ROWSxCOLS fp32|bf16\n", argv[0]);
         return 2;
@@ -41,25 +39,11 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "no CUDA GPU: the lookup above is all that runs here\n");
             return 2;
         }
-        const auto& arch = env.arch;
-        const measure::cubin_cache cubins(measure::cubin_cache::default_dir());
-        const auto bin = measure::compile_cached(
-            {o.source(*hit.cfg, rq.prob), std::string(ops::kernel_name), arch, {}}, &cubins);
-        if (!bin.ok) {
-            std::fprintf(stderr, "compile failed:\n%s\n", bin.log.c_str());
-            return 1;
-        }
-        measure::candidate_request run;
-        run.op = rq.op;
-        run.rows = rq.prob.shape.rows;
-        run.cols = rq.prob.shape.cols;
-        run.dtype = argv[4];
-        run.cfg = *hit.cfg;
-        run.cubin_path = bin.cubin_path.string();
-        run.kernel = bin.lowered_name;
-        run.seed = 7;
-        measure::worker_process worker(measure::default_worker_command());
-        const auto r = worker.run(run, std::chrono::seconds(30));
+        // Compiled through the cubin cache (a file read after the tune), checked and timed in
+        // a ktune-worker process: a faulting kernel cannot take this program down.
+        worker::run_options opts;
+        opts.arch = env.arch;
+        const auto r = worker::run_config(o, *hit.cfg, rq.prob, opts);
         if (r.status != measure::run_status::ok) {
             std::fprintf(stderr, "run failed: %s: %s\n",
                          std::string(measure::to_string(r.status)).c_str(), r.message.c_str());

@@ -13,13 +13,13 @@
 //
 //   bench_range_probe [--reps 3] [--only NAME]
 #include "core/driver_api.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/device.hpp"
-#include "ktune/measure/compile.hpp"
+#include "ktune/measure/l2_flush.hpp"
 #include "ktune/metrics/metric_host.hpp"
 #include "metrics/host_object.hpp"
-#include "metrics/l2_flush.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -102,7 +102,7 @@ struct probe {
     launch_t launch = nullptr;
     std::vector<kernel> ks;
     kernel fill;
-    ktune::metrics::detail::l2_flusher* flusher = nullptr;
+    ktune::measure::l2_flusher* flusher = nullptr;
 
     void run(const kernel& k) {
         if (timed("launch", [&] {
@@ -342,8 +342,8 @@ int main(int argc, char** argv) try {
                set.passes);
 
     const auto q = query_devices();
-    measure::compile_request req{k_source, "k_fma", q.devices.front().arch(), {}};
-    const auto compiled = measure::nvrtc_compile(req);
+    compile::compile_request req{k_source, "k_fma", q.devices.front().arch(), {}};
+    const auto compiled = compile::nvrtc_compile(req);
     using load_t = CUresult (*)(CUmodule*, const void*);
     using get_t = CUresult (*)(CUfunction*, CUmodule, const char*);
     CUmodule mod = nullptr;
@@ -388,7 +388,7 @@ int main(int argc, char** argv) try {
     int iters = 4096;
     p.ks.push_back({"k_fma", fn("k_fma"), 132 * 4, 256, {&fp, &iters}, 0, 132.0 * 4 * 256 * iters});
     p.fill = {"k_fill", fn("k_fill"), 256, 256, {&fp}, 0, 0};
-    metrics::detail::l2_flusher flusher;
+    measure::l2_flusher flusher;
     p.flusher = &flusher;
 
     // Baseline: the 10 launches without the profiler.

@@ -8,10 +8,10 @@
 //   ncu --cache-control none --clock-control none --metrics … --csv --page raw
 //       bench_roofline_vs_ncu --mode plain > ncu.csv   (one command line)
 #include "core/driver_api.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/device.hpp"
-#include "ktune/measure/compile.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/metrics/metric_host.hpp"
 #include "ktune/metrics/range_session.hpp"
@@ -171,8 +171,8 @@ int run(int argc, char** argv) {
     KTUNE_CUDA_CALL(cudaSetDevice(0));
     KTUNE_CUDA_CALL(cudaFree(nullptr));
     const auto q = query_devices();
-    measure::compile_request req{k_source, "k_copy", q.devices.front().arch(), {}};
-    const auto compiled = measure::nvrtc_compile(req);
+    compile::compile_request req{k_source, "k_copy", q.devices.front().arch(), {}};
+    const auto compiled = compile::nvrtc_compile(req);
     using load_t = CUresult (*)(CUmodule*, const void*);
     using get_t = CUresult (*)(CUfunction*, CUmodule, const char*);
     CUmodule mod = nullptr;

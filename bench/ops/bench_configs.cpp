@@ -4,17 +4,17 @@
 // times the op's default config and every config of its space whose text contains one of the
 // substrings (e.g. "stage=smem_tma", or a whole winner "threads_per_row=256,...,cluster=8"),
 // with no search in between: what a new axis value gives, config by config. One JSON line per
-// config on stdout; the binary is its own worker (`bench_configs __worker`).
+// config on stdout; candidates run in ktune-worker.
 // BENCH_CONFIGS_NO_DEFAULT=1 leaves the default out (for ncu: the first kernel is the chosen).
 // BENCH_CONFIGS_SET="k=v,k=v;k=v" adds, after each chosen config, one twin per ';'-group with
 // those keys set (hand-set keys outside the space, e.g. layernorm's gb_prefetch=0; v is true,
 // false, an integer or a string); twins the op rejects are reported as status "invalid".
 // BENCH_CONFIGS_SOURCE_DIR=DIR writes each config's source to DIR/<n>.cu (DIR/index.txt: n and
 // config) and times nothing: no GPU needed (bench/ops/sass.sh compiles and disassembles them).
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
 #include "ktune/ops/op.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -56,8 +56,6 @@ config with_keys(config c, const std::string& group) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
-        return measure::worker_main(0, 1);
     if (argc < 4) {
         std::fprintf(stderr, "usage: bench_configs OP SHAPE DTYPE [SUBSTRING...]\n");
         return 2;
@@ -113,12 +111,12 @@ int main(int argc, char** argv) {
         }
         const auto dir = std::filesystem::temp_directory_path() /
                          ("ktune_bench_configs_" + std::to_string(getpid()));
-        measure::compile_pool pool(0, measure::cubin_cache(dir));
-        std::vector<std::future<measure::compile_result>> compiled;
+        compile::compile_pool pool(0, compile::cubin_cache(dir));
+        std::vector<std::future<compile::compile_result>> compiled;
         for (const auto& c : cfgs)
             compiled.push_back(
                 pool.submit({o.source(c, p), std::string(ops::kernel_name), "sm_90", {}}));
-        measure::worker_process w(measure::default_worker_command());
+        worker::worker_process w(worker::default_worker_command());
         for (std::size_t i = 0; i < cfgs.size(); ++i) {
             const auto cr = compiled[i].get();
             nlohmann::ordered_json j{{"op", argv[1]},

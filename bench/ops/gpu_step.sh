@@ -11,7 +11,7 @@ step_kernels_check() {
     t=$(find build-gpu -name gpu_ops -type f -perm -u+x | head -1)
     [ -n "$t" ] || { echo "gpu_ops not built"; return 1; }
     # $KERNELS_CHECK_SPEC: a Catch test spec, e.g. "*cluster*,*warp*" for the kernel tests only.
-    KTUNE_WORKER=$PWD/build-gpu/tools/ktune-cli/ktune "$t" ${KERNELS_CHECK_SPEC:+"$KERNELS_CHECK_SPEC"} \
+    KTUNE_WORKER=$PWD/build-gpu/src/worker/ktune-worker "$t" ${KERNELS_CHECK_SPEC:+"$KERNELS_CHECK_SPEC"} \
         >"$OUT/kernels_check.txt" 2>&1
     local rc=$?
     tail -4 "$OUT/kernels_check.txt"

@@ -77,7 +77,7 @@ step_ln_check() {
     local t
     t=$(find build-gpu -name gpu_ops -type f -perm -u+x | head -1)
     [ -n "$t" ] || { echo "gpu_ops not built"; return 1; }
-    KTUNE_WORKER=$PWD/build-gpu/tools/ktune-cli/ktune timeout 90 "$t" \
+    KTUNE_WORKER=$PWD/build-gpu/src/worker/ktune-worker timeout 90 "$t" \
         "${LN_CHECK_SPEC:-*register tails*,*smem_rows*,*default*}" >"$OUT/ln_check.txt" 2>&1
     local rc=$?
     tail -4 "$OUT/ln_check.txt"

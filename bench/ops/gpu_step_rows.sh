@@ -10,7 +10,7 @@
 step_rows_check() {
     local t=build-gpu/tests/gpu/gpu_ops
     [ -x "$t" ] || { echo "gpu_ops not built"; return 1; }
-    KTUNE_WORKER=$PWD/build-gpu/tools/ktune-cli/ktune timeout 120 "$t" \
+    KTUNE_WORKER=$PWD/build-gpu/src/worker/ktune-worker timeout 120 "$t" \
         "every op's default passes the reference check on odd shapes" 2>&1 | tail -5 |
         tee "$OUT/rows_check.txt"
     grep -q "All tests passed" "$OUT/rows_check.txt"

@@ -4,7 +4,7 @@
 //   bench_tune compile OP SHAPE DTYPE N [THREADS]     one JSON line per K
 #include "bench_compile.hpp"
 
-#include "ktune/measure/compile.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/ops/op.hpp"
 
 #include <fmt/format.h>
@@ -25,20 +25,20 @@ int compile_costs(char** argv, int argc) {
     const std::size_t n = std::min<std::size_t>(std::stoul(argv[5]), cfgs.size());
     const unsigned threads =
         argc > 6 ? static_cast<unsigned>(std::stoul(argv[6])) : std::thread::hardware_concurrency();
-    std::vector<measure::compile_request> rs;
+    std::vector<compile::compile_request> rs;
     for (std::size_t i = 0; i < n; ++i)
         rs.push_back({o.source(cfgs[i], p), std::string(ops::kernel_name), "sm_90a", {}});
-    (void)measure::compile_batch({rs.front()}, nullptr); // load NVRTC before timing
+    (void)compile::compile_batch({rs.front()}, nullptr); // load NVRTC before timing
     const char* minimal = std::getenv("KTUNE_NVRTC_MINIMAL");
     for (std::size_t k : {1, 2, 4, 8}) {
         // One thread: CPU cost per candidate.
         const auto t0 = std::chrono::steady_clock::now();
         int ok = 0;
         for (std::size_t i = 0; i < n; i += k) {
-            std::vector<measure::compile_request> g(rs.begin() + static_cast<long>(i),
+            std::vector<compile::compile_request> g(rs.begin() + static_cast<long>(i),
                                                     rs.begin() +
                                                         static_cast<long>(std::min(n, i + k)));
-            for (const auto& r : measure::compile_batch(g, nullptr))
+            for (const auto& r : compile::compile_batch(g, nullptr))
                 ok += r.ok;
         }
         const double cpu =
@@ -47,10 +47,10 @@ int compile_costs(char** argv, int argc) {
         // The pool: throughput on every thread.
         const auto t1 = std::chrono::steady_clock::now();
         {
-            measure::compile_pool pool(threads);
-            std::vector<std::future<measure::compile_result>> fs;
+            compile::compile_pool pool(threads);
+            std::vector<std::future<compile::compile_result>> fs;
             for (std::size_t i = 0; i < n; i += k) {
-                std::vector<measure::compile_request> g(rs.begin() + static_cast<long>(i),
+                std::vector<compile::compile_request> g(rs.begin() + static_cast<long>(i),
                                                         rs.begin() +
                                                             static_cast<long>(std::min(n, i + k)));
                 for (auto& f : pool.submit_batch(std::move(g)))

@@ -4,7 +4,7 @@
 // CPU is this process's (threads) or its reaped children's (processes) user + system time.
 #include "bench_compile.hpp"
 
-#include "ktune/measure/compile.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/ops/op.hpp"
 
 #include <fmt/format.h>
@@ -37,12 +37,12 @@ int compile_scaling(char** argv, int argc) {
     std::stringstream ss(argc > 6 ? argv[6] : "1,2");
     for (std::string w; std::getline(ss, w, ',');)
         widths.push_back(static_cast<unsigned>(std::stoul(w)));
-    std::vector<measure::compile_request> rs;
+    std::vector<compile::compile_request> rs;
     for (std::size_t i = 0; i < n; ++i)
         rs.push_back({o.source(cfgs[i], p), std::string(ops::kernel_name), "sm_90a", {}});
     int run = 0;
     for (unsigned w : widths)
-        for (auto mode : {measure::compile_mode::threads, measure::compile_mode::processes}) {
+        for (auto mode : {compile::compile_mode::threads, compile::compile_mode::processes}) {
             const auto dir = std::filesystem::temp_directory_path() /
                              fmt::format("ktune-scaling-{}-{}", getpid(), run++);
             const double self0 = cpu_s(RUSAGE_SELF), kids0 = cpu_s(RUSAGE_CHILDREN);
@@ -50,15 +50,15 @@ int compile_scaling(char** argv, int argc) {
             int ok = 0, servers = 0;
             double ready_ms = 0;
             {
-                measure::compile_pool_options po;
+                compile::compile_pool_options po;
                 po.workers = w;
                 po.mode = mode;
-                measure::compile_pool pool(po, measure::cubin_cache(dir));
+                compile::compile_pool pool(po, compile::cubin_cache(dir));
                 // A one-candidate batch per slot first would measure start-up; instead the
                 // whole set is submitted at once, as the tuner's first batches are.
-                std::vector<std::future<measure::compile_result>> fs;
+                std::vector<std::future<compile::compile_result>> fs;
                 for (std::size_t i = 0; i < n; i += 2) {
-                    std::vector<measure::compile_request> g(
+                    std::vector<compile::compile_request> g(
                         rs.begin() + static_cast<long>(i),
                         rs.begin() + static_cast<long>(std::min(n, i + 2)));
                     for (auto& f : pool.submit_batch(std::move(g)))
@@ -76,7 +76,7 @@ int compile_scaling(char** argv, int argc) {
             }
             const double wall =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            const double cpu = mode == measure::compile_mode::threads
+            const double cpu = mode == compile::compile_mode::threads
                                    ? cpu_s(RUSAGE_SELF) - self0
                                    : cpu_s(RUSAGE_CHILDREN) - kids0;
             std::filesystem::remove_all(dir);
@@ -87,7 +87,7 @@ int compile_scaling(char** argv, int argc) {
                     {"op", argv[2]},
                     {"shape", argv[3]},
                     {"dtype", argv[4]},
-                    {"pool", mode == measure::compile_mode::threads ? "threads" : "processes"},
+                    {"pool", mode == compile::compile_mode::threads ? "threads" : "processes"},
                     {"width", w},
                     {"servers", servers},
                     {"candidates", n},

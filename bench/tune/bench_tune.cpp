@@ -8,7 +8,7 @@
 //   bench_tune compile OP SHAPE DTYPE N [THREADS]   NVRTC ms per candidate, 1/2/4/8 per program
 //   bench_tune compile_scaling OP SHAPE DTYPE N W,W  pool throughput: threads vs processes
 //   bench_tune session OP SHAPE DTYPE N [BUDGET]     N tunes on one worker + compile servers
-// The binary is its own worker (`bench_tune __worker`). KTUNE_BENCH_PER_PROGRAM=1 and
+// Candidates run in ktune-worker. KTUNE_BENCH_PER_PROGRAM=1 and
 // KTUNE_BENCH_AHEAD=0 switch off batched compiles and compile-ahead (before/after runs);
 // KTUNE_BENCH_COMPILE=threads compiles in threads instead of compile-server processes;
 // KTUNE_BENCH_SETUP_OFF=prepare,lazy,early,record switches set-up overlaps off (tune_request);
@@ -16,8 +16,8 @@
 #include "bench_compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/worker.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -287,8 +287,6 @@ int faults(char** argv, double rate, std::size_t budget) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && std::string(argv[1]) == measure::worker_flag)
-        return measure::worker_main(0, 1);
     if (argc < 5) {
         fmt::print(stderr,
                    "usage: bench_tune tune|brute|repeat|faults|compile OP SHAPE DTYPE ...\n");

@@ -9,12 +9,12 @@ mkdir -p "$OUT"
 t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_WERROR=OFF \
     -DKTUNE_WITH_XGBOOST=OFF -DKTUNE_BUILD_EXAMPLES=${KTUNE_BUILD_EXAMPLES:-OFF} >"$OUT/build.log" 2>&1
-ninja -C build-gpu -k 0 bench_tune ktune_cli ktune_inject gpu_tune unit_measure ${EXTRA_TARGETS:-} >>"$OUT/build.log" 2>&1 ||
+ninja -C build-gpu -k 0 bench_tune ktune_cli ktune_worker ktune_inject gpu_tune unit_measure ${EXTRA_TARGETS:-} >>"$OUT/build.log" 2>&1 ||
     grep -E "error|FAILED" "$OUT/build.log" | head -20
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,persistence_mode --format=csv
-export KTUNE_WORKER=$PWD/build-gpu/bench/tune/bench_tune KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
-export KTUNE_TEST_COMPILE_SERVER=$PWD/build-gpu/tools/ktune-cli/ktune
+export KTUNE_WORKER=$PWD/build-gpu/src/worker/ktune-worker KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
+export KTUNE_TEST_COMPILE_SERVER=$PWD/build-gpu/src/worker/ktune-worker
 source bench/tune/gpu_step.sh
 for s in "$@"; do
     name=${s%%:*} limit=${s##*:}

@@ -40,7 +40,7 @@ PY
         t0=$(date +%s%N)
         if [ -n "${3:-}" ]; then # kill GPU 1's worker once, a third of the way in
             (sleep "$3"
-             for p in $(pgrep -f -- '__worker' || true); do
+             for p in $(pgrep -f -- 'ktune-worker' || true); do
                  if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx KTUNE_GPU_ORDINAL=1; then
                      kill -9 "$p" && echo "killed worker pid $p of GPU 1 at ${3}s" >>"$OUT/multigpu_kill.txt"
                      break

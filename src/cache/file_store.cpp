@@ -4,6 +4,7 @@
 #include "cache/file_lock.hpp"
 #include "ktune/cache/store.hpp"
 #include "ktune/core/atomic_file.hpp"
+#include "ktune/core/env.hpp"
 #include "ktune/core/error.hpp"
 
 #include <fmt/format.h>
@@ -48,7 +49,7 @@ void check_entries(std::span<const entry> entries) {
 } // namespace
 
 std::filesystem::path default_cache_path() {
-    if (const char* p = std::getenv("KTUNE_CACHE"); p && *p) return p;
+    if (const char* p = std::getenv(ktune::env::cache); p && *p) return p;
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
         return std::filesystem::path(x) / "ktune" / "cache.json";
     if (const char* h = std::getenv("HOME"); h && *h)

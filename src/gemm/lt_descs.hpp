@@ -5,7 +5,7 @@
 
 #include "ktune/gemm/algo.hpp"
 #include "ktune/gemm/problem.hpp"
-#include "metrics/cublaslt_api.hpp"
+#include "core/cublaslt_api.hpp"
 
 #include <memory>
 #include <string>
@@ -13,8 +13,8 @@
 
 namespace ktune::gemm::detail {
 
-using metrics::detail::cublaslt;
-using metrics::detail::cublaslt_api;
+using ktune::detail::cublaslt;
+using ktune::detail::cublaslt_api;
 
 /// Throws ktune::error(unsupported) naming the call and cuBLAS's status name.
 void lt_check(cublasStatus_t st, const char* call);

@@ -7,7 +7,7 @@
 #include "ktune/core/error.hpp"
 #include "ktune/measure/sample_stats.hpp"
 #include "ktune/measure/stopping.hpp"
-#include "metrics/l2_flush.hpp"
+#include "ktune/measure/l2_flush.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -70,7 +70,7 @@ struct lt_runner::impl {
     int sets = 1;
     std::size_t a_bytes = 0, b_bytes = 0, d_bytes = 0;
     device_buffer a, b, d, bias, workspace;
-    std::optional<metrics::detail::l2_flusher> flush;
+    std::optional<measure::l2_flusher> flush;
     std::vector<cuda_event> events;
     input_seeds seeds;
     std::vector<std::pair<std::int64_t, std::int64_t>> positions;

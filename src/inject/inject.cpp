@@ -16,6 +16,7 @@
 //   KTUNE_GRAPH_TRACE graph (default: one record per CUDA graph launch) or node
 //   KTUNE_HW_TRACE=0  instrumented kernel timestamps even where the hardware event system exists
 //   KTUNE_METRICS…  sampled range-profiler metrics (metrics_hook.hpp)
+#include "ktune/core/env.hpp"
 #include "ktune/trace/session.hpp"
 #include "metrics_hook.hpp"
 
@@ -48,10 +49,10 @@ double env_seconds(const char* name) {
 
 std::string output_path() {
     const pid_t pid = getpid();
-    const char* out = std::getenv("KTUNE_OUTPUT");
+    const char* out = std::getenv(ktune::env::output);
     if (!out || !*out) return "ktune-" + std::to_string(pid) + ".ktrace";
     std::string path = out;
-    const char* root = std::getenv("KTUNE_ROOT_PID");
+    const char* root = std::getenv(ktune::env::root_pid);
     if (root && std::atol(root) == pid) return path;
     // Child processes (workers, launchers) each write their own trace, keyed by pid.
     const auto dot = path.rfind(".ktrace");
@@ -92,10 +93,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     try {
         ktune::trace::session_options o;
         o.output = output_path();
-        o.delay_s = env_seconds("KTUNE_DELAY");
-        o.duration_s = env_seconds("KTUNE_DURATION");
+        o.delay_s = env_seconds(ktune::env::delay);
+        o.duration_s = env_seconds(ktune::env::duration);
         o.command_line = command_line();
-        if (const char* r = std::getenv("KTUNE_RECORD"); r && *r) {
+        if (const char* r = std::getenv(ktune::env::record); r && *r) {
             const std::string list = std::string(",") + r + ",";
             const auto has = [&](const char* k) {
                 return list.find(std::string(",") + k + ",") != std::string::npos;
@@ -105,12 +106,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
             o.sync = has("sync");
             o.nvtx = has("nvtx");
         }
-        if (const char* h = std::getenv("KTUNE_HOLD_SUBSCRIPTION"); h && std::string(h) == "0")
+        if (const char* h = std::getenv(ktune::env::hold_subscription); h && std::string(h) == "0")
             o.hold_subscription = false;
-        if (const char* z = std::getenv("KTUNE_ZEROED_BUFFERS"); z && std::string(z) == "0")
+        if (const char* z = std::getenv(ktune::env::zeroed_buffers); z && std::string(z) == "0")
             o.zeroed_buffers = false;
         o.device_buffer_bytes =
-            static_cast<std::size_t>(env_seconds("KTUNE_DEVICE_BUFFER_MB") * (1u << 20));
+            static_cast<std::size_t>(env_seconds(ktune::env::device_buffer_mb) * (1u << 20));
         // The metrics hook needs the subscriber slot for its launch callbacks (one subscriber
         // per process before CUDA 13.3); activity records need none.
         if (ktune::inject::metrics_requested()) {
@@ -141,7 +142,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
 // of the program loads it, possibly before CUDA does). ktune's own handlers take the ranges;
 // with KTUNE_RECORD lacking nvtx, NVTX is left uninitialised and its calls stay no-ops.
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* fn) {
-    if (const char* r = std::getenv("KTUNE_RECORD");
+    if (const char* r = std::getenv(ktune::env::record);
         r && *r && (std::string(",") + r + ",").find(",nvtx,") == std::string::npos)
         return 0;
     return ktune::trace::install_nvtx_injection(fn);

@@ -10,8 +10,10 @@
 
 #include "launch_params.hpp"
 
-#include "../metrics/l2_flush.hpp" // private to libktune, which this library links
+#include "ktune/core/env.hpp"
+#include "ktune/measure/l2_flush.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
+#include "ktune/metrics/launch_options.hpp"
 #include "ktune/metrics/metric_host.hpp"
 #include "ktune/metrics/range_session.hpp"
 #include "ktune/metrics/sampling.hpp"
@@ -41,6 +43,7 @@ const char* env(const char* name) {
 
 struct hook_state {
     std::string set_spec;
+    std::string resolved; ///< the launcher's resolution of the set (launch_options)
     std::size_t max_passes = 3;
     std::optional<metrics::sampling_policy> policy;
     std::optional<metrics::measured_peaks> peaks;
@@ -51,7 +54,7 @@ struct hook_state {
     metrics::replay_mode replay = metrics::replay_mode::kernel;
     metrics::sampling_options sampling; ///< launches mode: the session samples kernels itself
     bool flush_l2 = false; ///< --cache-control all: flush L2 before each profiled range
-    std::unique_ptr<metrics::detail::l2_flusher> flusher;
+    std::unique_ptr<measure::l2_flusher> flusher;
     std::uint64_t flushes = 0;       ///< ranges that started after a completed flush
     std::uint64_t unflushed = 0;     ///< ranges profiled without one (flush failed or off)
     CUcontext context = nullptr;     ///< the context the range profiler is enabled on
@@ -94,7 +97,7 @@ bool ensure_session(hook_state& h, CUcontext ctx) {
     const std::string chip = backend->chip();
     const auto spec = metrics::metric_set_request(h.set_spec, metrics::tensor_precision::measure);
     std::optional<metrics::metric_set> given;
-    if (const char* r = env("KTUNE_METRICS_RESOLVED")) given = metrics::decode_metric_set(r);
+    if (!h.resolved.empty()) given = metrics::decode_metric_set(h.resolved);
     const auto set =
         given && given->chip == chip && given->name == spec.name && given->passes <= h.max_passes
             ? *given
@@ -122,7 +125,7 @@ void flush_before_range(hook_state& h) {
         return;
     }
     try {
-        if (!h.flusher) h.flusher = std::make_unique<metrics::detail::l2_flusher>();
+        if (!h.flusher) h.flusher = std::make_unique<measure::l2_flusher>();
         h.flusher->flush();
         ++h.flushes;
     } catch (const std::exception& e) {
@@ -228,53 +231,27 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
     }
 }
 
-std::uint64_t env_count(const char* name, std::uint64_t fallback) {
-    const char* v = env(name);
-    if (!v) return fallback;
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(v, &end, 10);
-    if (end == v || *end || n == 0) {
-        std::fprintf(stderr, "ktune: ignoring %s=%s (expected a count >= 1)\n", name, v);
-        return fallback;
-    }
-    return n;
-}
-
 } // namespace
 
 bool metrics_requested() noexcept {
-    return env("KTUNE_METRICS") != nullptr;
+    return env(ktune::env::metrics) != nullptr;
 }
 
 bool metrics_hook_start() noexcept {
     if (!metrics_requested() || g_hook) return false;
     try {
         auto h = std::make_unique<hook_state>();
-        h->set_spec = env("KTUNE_METRICS");
-        h->max_passes = env_count("KTUNE_METRICS_MAX_PASSES", 3);
-        metrics::sampling_options o;
-        if (const char* k = env("KTUNE_METRICS_KERNELS")) o.kernel_regex = k;
-        if (const char* d = env("KTUNE_METRICS_DENY")) o.deny_regex = d;
-        if (const char* s = env("KTUNE_METRICS_SAMPLE"))
-            o.sample_every = metrics::parse_sample_rate(s);
-        o.max_kernels = env_count("KTUNE_METRICS_MAX_KERNELS", 10);
-        o.max_per_kernel = env_count("KTUNE_METRICS_PER_KERNEL", 1);
-        if (const char* c = env("KTUNE_METRICS_CACHE_CONTROL")) {
-            const std::string cc = c;
-            if (cc != "all" && cc != "none")
-                std::fprintf(stderr,
-                             "ktune: ignoring KTUNE_METRICS_CACHE_CONTROL=%s (all or "
-                             "none); caches left as they are\n",
-                             c);
-            h->flush_l2 = cc == "all";
-        }
-        if (const char* r = env("KTUNE_METRICS_REPLAY")) {
-            try {
-                h->replay = metrics::parse_replay_mode(r);
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "ktune: ignoring KTUNE_METRICS_REPLAY: %s\n", e.what());
-            }
-        }
+        std::vector<std::string> warnings;
+        const auto req = metrics::decode_launch_env(nullptr, &warnings);
+        for (const auto& w : warnings)
+            std::fprintf(stderr, "ktune: %s\n", w.c_str());
+        if (!req) return false;
+        h->set_spec = req->set;
+        h->resolved = req->resolved;
+        h->max_passes = req->max_passes;
+        h->flush_l2 = req->flush_l2;
+        h->replay = req->replay;
+        metrics::sampling_options o = req->sampling;
         h->sampling = o;
         if (h->replay == metrics::replay_mode::launches) {
             // The hook filters only; the session counts kernels (see ensure_session).
@@ -282,7 +259,7 @@ bool metrics_hook_start() noexcept {
             o.max_kernels = o.max_per_kernel = std::numeric_limits<std::uint64_t>::max();
         }
         h->policy.emplace(o);
-        if (const char* p = env("KTUNE_METRICS_PEAKS")) h->peaks = metrics::read_measured_peaks(p);
+        if (!req->peaks_file.empty()) h->peaks = metrics::read_measured_peaks(req->peaks_file);
         // Checked here, before any launch, so a bad set is refused up front (chip: at the
         // first sampled launch, where the pass budget is checked too).
         (void)metrics::metric_set_request(h->set_spec, metrics::tensor_precision::measure);

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace ktune::measure::detail {
+namespace ktune::measure {
 
 std::optional<fault> gpu_runner::impl::check(problem_state& s, const module& cand,
                                              const candidate_request& r, candidate_result& out) {
@@ -99,4 +99,4 @@ std::optional<fault> gpu_runner::impl::guarded_launch(const problem_state& s, co
     return std::nullopt;
 }
 
-} // namespace ktune::measure::detail
+} // namespace ktune::measure

@@ -2,6 +2,9 @@
 // (its check is gpu_check.cpp, its timed loop gpu_timing.cpp).
 #include "measure/gpu_runner_impl.hpp"
 
+#include "core/cache_files.hpp"
+#include "measure/utility_kernels.hpp"
+
 #include "ktune/core/check.hpp"
 #include "ktune/core/error.hpp"
 
@@ -13,17 +16,6 @@
 #include <sstream>
 
 namespace ktune::measure::detail {
-namespace {
-
-std::string read_file(const std::string& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-} // namespace
-
 const driver& drv() {
     static const driver d;
     if (!d.load || !d.unload || !d.function || !d.launch || !d.attr)
@@ -41,6 +33,12 @@ double ms_between(cudaEvent_t a, cudaEvent_t b) {
     return ms;
 }
 
+} // namespace ktune::measure::detail
+
+namespace ktune::measure {
+using detail::drv;
+using detail::utility_source;
+
 std::unique_ptr<module> gpu_runner::impl::load(const std::string& cubin, const std::string& name) {
     auto m = std::make_unique<module>();
     if (const CUresult rc = drv().load(&m->m, cubin.data()); rc != CUDA_SUCCESS)
@@ -51,8 +49,8 @@ std::unique_ptr<module> gpu_runner::impl::load(const std::string& cubin, const s
 
 std::unique_ptr<module> gpu_runner::impl::compile_load(const std::string& source,
                                                        const char* name) {
-    compile_request rq{source, name, dev.arch(), {}};
-    auto c = compile_cached(rq, cache ? &*cache : nullptr);
+    compile::compile_request rq{source, name, dev.arch(), {}};
+    auto c = compile::compile_cached(rq, cache ? &*cache : nullptr);
     if (!c.ok) throw error(error_kind::nvrtc, "internal kernel failed to compile: " + c.log);
     return load(c.cubin, name);
 }
@@ -83,7 +81,8 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
     problem_state& s = it->second;
     if (!s.reference) {
         // The tuner compiles this ahead on its pool (tuner.cpp): usually a cubin cache hit here.
-        const compile_request rq{s.op->reference_source(s.prob), "ktune_op_kernel", dev.arch(), {}};
+        const compile::compile_request rq{
+            s.op->reference_source(s.prob), "ktune_op_kernel", dev.arch(), {}};
         if (compile)
             s.reference = compile_load(rq.source, "ktune_op_kernel");
         else if (cache)
@@ -145,17 +144,17 @@ gpu_runner::gpu_runner(marks* m) : impl_(nullptr) {
     }
     mark("cuinit");
     const std::string arch = fmt::format("sm_{}{}", major, minor);
-    std::optional<cubin_cache> cache;
+    std::optional<compile::cubin_cache> cache;
     try {
-        cache.emplace(cubin_cache::default_dir());
+        cache.emplace(compile::cubin_cache::default_dir());
     } catch (const error&) {
         // No writable cache directory: compile every time, still correct.
     }
     // The helper kernels compile (or come from the cubin cache) while the context is created:
     // both are on the path to the first candidate.
     auto helpers = std::async(std::launch::async, [&] {
-        return compile_cached({utility_source, "ktune_fill_fp32", arch, {}},
-                              cache ? &*cache : nullptr);
+        return compile::compile_cached({utility_source, "ktune_fill_fp32", arch, {}},
+                                       cache ? &*cache : nullptr);
     });
     auto query = std::async(std::launch::async, [] { return query_devices(); });
     KTUNE_CUDA_CALL(cudaSetDevice(0));
@@ -169,7 +168,7 @@ gpu_runner::gpu_runner(marks* m) : impl_(nullptr) {
     impl_->cache = cache;   // a copy: the helper thread still reads `cache`
     impl_->flush.emplace(); // on the primary context made current above
     mark("flush_buffer");
-    const compile_result h = helpers.get();
+    const compile::compile_result h = helpers.get();
     if (!h.ok) throw error(error_kind::nvrtc, "internal kernel failed to compile: " + h.log);
     impl_->utility = impl_->load(h.cubin, "ktune_fill_fp32");
     const char* names[] = {"ktune_fill_fp32", "ktune_fill_bf16", "ktune_compare_fp32",
@@ -215,7 +214,7 @@ candidate_result gpu_runner::run(const candidate_request& r) {
     };
     std::unique_ptr<module> cand;
     try {
-        cand = impl_->load(read_file(r.cubin_path), r.kernel);
+        cand = impl_->load(ktune::detail::read_file(r.cubin_path), r.kernel);
     } catch (const error& e) {
         return finish(fault{run_status::load_error, e.what(), false});
     }
@@ -267,4 +266,4 @@ candidate_result gpu_runner::run(const candidate_request& r) {
     return finish(std::nullopt);
 }
 
-} // namespace ktune::measure::detail
+} // namespace ktune::measure

@@ -2,13 +2,13 @@
 // The worker's GPU state and steps, shared by gpu_runner.cpp (set-up, module loading, one
 // candidate's run), gpu_check.cpp (correctness gate) and gpu_timing.cpp (the timed loop).
 #include "core/driver_api.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/clocks.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/device.hpp"
-#include "ktune/measure/compile.hpp"
+#include "ktune/measure/gpu_runner.hpp"
+#include "ktune/measure/l2_flush.hpp"
 #include "ktune/ops/op.hpp"
-#include "measure/gpu_runner.hpp"
-#include "metrics/l2_flush.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -66,16 +66,24 @@ struct problem_state {
     std::unique_ptr<module> reference;
 };
 
+} // namespace ktune::measure::detail
+
+namespace ktune::measure {
+using detail::fault;
+using detail::module;
+using detail::ms_between;
+using detail::problem_state;
+
 struct gpu_runner::impl {
     device_info dev;
-    std::optional<cubin_cache> cache;
+    std::optional<compile::cubin_cache> cache;
     std::unique_ptr<module> utility;
     CUfunction fill[2]{}, compare[2]{};
     cuda_stream stream;
     /// Read sweep over 2 x L2 before each timed launch: evicts the previous launch's dirty
     /// lines outside the events and leaves only clean ones (a memset flush left L2 full of
     /// dirty lines that the timed kernel then wrote back inside its window).
-    std::optional<metrics::detail::l2_flusher> flush;
+    std::optional<l2_flusher> flush;
     device_buffer counters{16};
     cuda_event check_begin, check_end;
     /// Two sets of (2 per launch + 2 per batch) events: one batch is queued while the one
@@ -113,4 +121,4 @@ struct gpu_runner::impl {
                               const candidate_request& r, candidate_result& out);
 };
 
-} // namespace ktune::measure::detail
+} // namespace ktune::measure

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-namespace ktune::measure::detail {
+namespace ktune::measure {
 namespace {
 constexpr int batch = 8;
 constexpr int per_set = 2 * batch + 2; // begin/end per launch, then the batch's begin/end
@@ -85,4 +85,4 @@ std::optional<fault> gpu_runner::impl::time(const problem_state& s, const module
     return std::nullopt;
 }
 
-} // namespace ktune::measure::detail
+} // namespace ktune::measure

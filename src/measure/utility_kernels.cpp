@@ -1,4 +1,4 @@
-#include "measure/gpu_runner.hpp"
+#include "measure/utility_kernels.hpp"
 
 namespace ktune::measure::detail {
 

@@ -1,6 +1,6 @@
 #include "bf16_gemm.hpp"
 
-#include "cublaslt_api.hpp"
+#include "core/cublaslt_api.hpp"
 
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
@@ -13,6 +13,8 @@
 #include <type_traits>
 
 namespace ktune::metrics::detail {
+using ktune::detail::cublaslt;
+using ktune::detail::cublaslt_api;
 namespace {
 
 void check(cublasStatus_t st, const char* call) {

@@ -2,10 +2,11 @@
 
 #include "bf16_gemm.hpp"
 #include "core/driver_api.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
+#include "ktune/measure/copy_bandwidth.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -69,31 +70,25 @@ std::vector<double> time_ms(const std::function<void(cudaStream_t)>& work, int r
 }
 
 measured_rate measure_copy() {
-    std::size_t free_b = 0, total_b = 0;
-    KTUNE_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
-    // 1 GiB each way (far beyond any L2), less on small GPUs.
-    const std::size_t bytes =
-        std::min<std::size_t>(std::size_t{1} << 30, free_b / 4) & ~std::size_t{255};
-    device_buffer src(bytes), dst(bytes);
-    KTUNE_CUDA_CALL(cudaMemset(src.data(), 1, bytes));
-    auto ms = time_ms(
-        [&](cudaStream_t s) {
-            KTUNE_CUDA_CALL(
-                cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, s));
-        },
-        20);
-    std::vector<double> gbs;
-    for (double t : ms)
-        gbs.push_back(2.0 * double(bytes) / (t * 1e-3) / 1e9);
-    return summarise("copy", "GB/s", fmt::format("{} MiB D2D, read + written", bytes >> 20), gbs);
+    // The one copy roof (ktune/measure/copy_bandwidth.hpp): tune's "% of copy" uses it too.
+    const auto c = measure::measure_copy_bandwidth();
+    measured_rate r{"copy",
+                    c.median_gbs,
+                    c.min_gbs,
+                    c.max_gbs,
+                    c.repeats,
+                    "GB/s",
+                    fmt::format("{} MiB D2D, read + written; best form: {}", c.bytes >> 20, c.form),
+                    {}};
+    return r;
 }
 
 measured_rate measure_fma(const cudaDeviceProp& prop) {
-    measure::compile_request req;
+    compile::compile_request req;
     req.source = k_fma_source;
     req.name_expression = "ktune_fma_chain";
     req.arch = fmt::format("sm_{}{}", prop.major, prop.minor);
-    const auto compiled = measure::nvrtc_compile(req);
+    const auto compiled = compile::nvrtc_compile(req);
     using load_t = CUresult (*)(CUmodule*, const void*);
     using get_t = CUresult (*)(CUfunction*, CUmodule, const char*);
     using launch_t = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,

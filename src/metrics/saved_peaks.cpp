@@ -1,6 +1,7 @@
 // Measured peaks kept per GPU: measuring takes seconds of a busy GPU, so it is done once by
 // `ktune device --measure` and then found by name whenever a trace is recorded on that GPU.
 #include "ktune/core/atomic_file.hpp"
+#include "ktune/core/env.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/metrics/device_measure.hpp"
 
@@ -14,7 +15,7 @@ namespace ktune::metrics {
 
 std::filesystem::path saved_peaks_path(std::string_view gpu_name) {
     std::filesystem::path dir;
-    if (const char* d = std::getenv("KTUNE_PEAKS_DIR"); d && *d)
+    if (const char* d = std::getenv(ktune::env::peaks_dir); d && *d)
         dir = d;
     else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
         dir = std::filesystem::path(x) / "ktune" / "peaks";

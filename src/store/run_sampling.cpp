@@ -1,5 +1,6 @@
 // Run sampling (include/ktune/store/run_sampling.hpp).
 #include "ktune/store/run_sampling.hpp"
+#include "ktune/core/env.hpp"
 
 #include "ktune/core/error.hpp"
 
@@ -67,7 +68,7 @@ run_sampling parse_run_sampling(std::string_view sample_runs, std::string_view r
 job_identity identity_from_environment() {
     job_identity id;
     for (const char* v :
-         {"KTUNE_JOB_ID", "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "TORCHELASTIC_RUN_ID"})
+         {ktune::env::job_id, "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "TORCHELASTIC_RUN_ID"})
         if (const char* s = std::getenv(v); s && *s) {
             id.job = s;
             id.source = v;

@@ -1,6 +1,7 @@
 // fork + exec of the profiled command with the injection environment. The parent ignores
 // SIGINT/SIGQUIT while it waits so that Ctrl-C stops the program, not the report after it.
 #include "ktune/trace/launch.hpp"
+#include "ktune/core/env.hpp"
 
 #include "ktune/core/error.hpp"
 
@@ -18,7 +19,7 @@ namespace ktune::trace {
 namespace fs = std::filesystem;
 
 std::string find_inject_library(const std::string& executable) {
-    if (const char* p = std::getenv("KTUNE_INJECT_LIBRARY"); p && *p) {
+    if (const char* p = std::getenv(ktune::env::inject_library); p && *p) {
         if (fs::exists(p)) return fs::absolute(p).string();
         throw error(error_kind::not_found,
                     std::string("KTUNE_INJECT_LIBRARY=") + p + " does not exist");
@@ -66,13 +67,13 @@ launch_result run_profiled(const launch_request& req) {
         close(pipefd[0]);
         setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
         setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
-        setenv("KTUNE_OUTPUT", output.c_str(), 1);
-        setenv("KTUNE_ROOT_PID", std::to_string(getpid()).c_str(), 1);
-        setenv("KTUNE_DELAY", std::to_string(req.delay_s).c_str(), 1);
-        setenv("KTUNE_DURATION", std::to_string(req.duration_s).c_str(), 1);
-        if (!req.record.empty()) setenv("KTUNE_RECORD", req.record.c_str(), 1);
-        if (!req.nvtx_link.empty()) setenv("KTUNE_NVTX_LINK", req.nvtx_link.c_str(), 1);
-        if (!req.graph_trace.empty()) setenv("KTUNE_GRAPH_TRACE", req.graph_trace.c_str(), 1);
+        setenv(ktune::env::output, output.c_str(), 1);
+        setenv(ktune::env::root_pid, std::to_string(getpid()).c_str(), 1);
+        setenv(ktune::env::delay, std::to_string(req.delay_s).c_str(), 1);
+        setenv(ktune::env::duration, std::to_string(req.duration_s).c_str(), 1);
+        if (!req.record.empty()) setenv(ktune::env::record, req.record.c_str(), 1);
+        if (!req.nvtx_link.empty()) setenv(ktune::env::nvtx_link, req.nvtx_link.c_str(), 1);
+        if (!req.graph_trace.empty()) setenv(ktune::env::graph_trace, req.graph_trace.c_str(), 1);
         ::fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
         execvp(argv[0], argv.data());
         const int err = errno;

@@ -2,6 +2,7 @@
 // are plain C function pointers without user data, so the one active collector of the process
 // is reached through an atomic pointer (CUPTI allows a single subscriber anyway).
 #include "ktune/trace/session.hpp"
+#include "ktune/core/env.hpp"
 
 #include "collector.hpp"
 #include "gpu_probe.hpp"
@@ -61,7 +62,7 @@ const char* link_name(nvtx_link l) {
 
 // The session's link mode, KTUNE_NVTX_LINK overriding it (bench ablations).
 nvtx_link choose_link(nvtx_link link, bool subscribed) {
-    if (const char* l = std::getenv("KTUNE_NVTX_LINK"); l && *l) {
+    if (const char* l = std::getenv(ktune::env::nvtx_link); l && *l) {
         bool known = false;
         for (const auto m : {nvtx_link::callback, nvtx_link::external_correlation,
                              nvtx_link::locked_map, nvtx_link::window})
@@ -194,10 +195,10 @@ bool session::start() noexcept {
         m.env.toolkit_version = CUDA_VERSION;
         const nvtx_link link = choose_link(m.options.link, m.subscribed);
         m.env.nvtx_link = m.options.nvtx ? link_name(link) : "";
-        if (const char* g = std::getenv("KTUNE_GRAPH_TRACE"); g && *g)
+        if (const char* g = std::getenv(ktune::env::graph_trace); g && *g)
             m.options.graph_level = std::string(g) != "node";
         m.env.graph_trace = m.options.graph_level ? "graph" : "node";
-        if (const char* h = std::getenv("KTUNE_HW_TRACE"); h && std::string(h) == "0")
+        if (const char* h = std::getenv(ktune::env::hw_trace); h && std::string(h) == "0")
             m.options.hw_trace = false;
         m.env.kernel_timestamps =
             m.options.hw_trace && m.api->enable_hw_trace(true) == CUPTI_SUCCESS ? "hardware_events"
@@ -211,7 +212,8 @@ bool session::start() noexcept {
         co.buffer_bytes = m.options.buffer_bytes;
         co.zeroed_buffers = m.options.zeroed_buffers;
         co.link = link;
-        if (const char* d = std::getenv("KTUNE_NVTX_DRIVER_RECORDS"); d && std::string(d) == "0")
+        if (const char* d = std::getenv(ktune::env::nvtx_driver_records);
+            d && std::string(d) == "0")
             co.driver_api_records = false; // ablation only (bench/profile/gpu_step.sh)
         m.collector = std::make_unique<detail::collector>(*m.api, *decoder, std::move(writer), co);
         g_active.store(m.collector.get(), std::memory_order_release);

@@ -1,9 +1,9 @@
 // The tuner's device query, recorded per boot, driver and device selection (tuner_device.hpp).
 #include "tune/tuner_device.hpp"
 
+#include "core/cache_files.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
-#include "measure/compile_private.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -20,18 +20,18 @@ using json = nlohmann::json;
 /// changing is in it: a new boot (a GPU swapped, MIG reconfigured), another driver, another
 /// runtime, another device selection. "" where there is no driver (nothing is recorded then).
 std::string record_key() {
-    const std::string driver = measure::detail::read_file("/proc/driver/nvidia/version");
-    const std::string boot = measure::detail::read_file("/proc/sys/kernel/random/boot_id");
+    const std::string driver = ktune::detail::read_file("/proc/driver/nvidia/version");
+    const std::string boot = ktune::detail::read_file("/proc/sys/kernel/random/boot_id");
     if (driver.empty() || boot.empty()) return {};
     int runtime = 0;
     cudaRuntimeGetVersion(&runtime); // no driver call: the linked runtime's own version
-    std::uint64_t h = 14695981039346656037ULL;
-    h = measure::detail::fnv1a(h, driver);
-    h = measure::detail::fnv1a(h, boot);
-    h = measure::detail::fnv1a(h, std::to_string(runtime));
+    std::uint64_t h = ktune::detail::fnv1a_basis;
+    h = ktune::detail::fnv1a(h, driver);
+    h = ktune::detail::fnv1a(h, boot);
+    h = ktune::detail::fnv1a(h, std::to_string(runtime));
     for (const char* v : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
         const char* e = std::getenv(v);
-        h = measure::detail::fnv1a(h, fmt::format("{}={}{};", v, e ? "1" : "0", e ? e : ""));
+        h = ktune::detail::fnv1a(h, fmt::format("{}={}{};", v, e ? "1" : "0", e ? e : ""));
     }
     return fmt::format("{:016x}", h);
 }
@@ -101,9 +101,9 @@ device_query device_query_cached(bool* from_file, std::filesystem::path* file) {
     const std::string key = record_key();
     std::filesystem::path path;
     if (!key.empty()) {
-        path = measure::cubin_cache::default_dir() / fmt::format("device-{}.json", key);
+        path = compile::cubin_cache::default_dir() / fmt::format("device-{}.json", key);
         if (file) *file = path;
-        const std::string text = measure::detail::read_file(path);
+        const std::string text = ktune::detail::read_file(path);
         if (!text.empty()) {
             try {
                 device_query q = device_query_from_json(text);
@@ -118,7 +118,7 @@ device_query device_query_cached(bool* from_file, std::filesystem::path* file) {
     if (!path.empty() && !q.devices.empty()) {
         try {
             std::filesystem::create_directories(path.parent_path());
-            measure::detail::write_atomic(path, device_query_to_json(q));
+            ktune::detail::write_atomic(path, device_query_to_json(q));
         } catch (const std::exception&) {
             // No writable cache directory: queried again next time, still correct.
         }

@@ -32,19 +32,19 @@ eval_status to_eval(measure::run_status s) {
     return eval_status::launch_error;
 }
 
-std::optional<measure::cubin_cache> make_cache() {
+std::optional<compile::cubin_cache> make_cache() {
     try {
-        return measure::cubin_cache(measure::cubin_cache::default_dir());
+        return compile::cubin_cache(compile::cubin_cache::default_dir());
     } catch (const error&) {
         return std::nullopt; // unwritable cache dir: compile every time (in threads)
     }
 }
 
-measure::compile_pool_options pool_options(const tune_request& rq) {
-    measure::compile_pool_options o;
+compile::compile_pool_options pool_options(const tune_request& rq) {
+    compile::compile_pool_options o;
     o.workers = rq.compile_threads;
     o.mode =
-        rq.compile_processes ? measure::compile_mode::processes : measure::compile_mode::threads;
+        rq.compile_processes ? compile::compile_mode::processes : compile::compile_mode::threads;
     o.server_command = rq.worker_command; // empty: this executable, like the worker
     o.lazy_servers = rq.lazy_compile_servers;
     return o;
@@ -53,7 +53,7 @@ measure::compile_pool_options pool_options(const tune_request& rq) {
 } // namespace
 
 std::vector<std::string> worker_command_for(const tune_request& rq, int ordinal) {
-    auto cmd = rq.worker_command.empty() ? measure::default_worker_command() : rq.worker_command;
+    auto cmd = rq.worker_command.empty() ? worker::default_worker_command() : rq.worker_command;
     if (ordinal < 0) return cmd;
     // The ordinal counts this process's devices: under CUDA_VISIBLE_DEVICES=2,3, GPU 1 is "3".
     std::string visible = std::to_string(ordinal);
@@ -78,18 +78,18 @@ std::vector<std::string> worker_command_for(const tune_request& rq, int ordinal)
     return out;
 }
 
-std::shared_ptr<measure::compile_pool> make_compile_pool(const tune_request& rq) {
-    return std::make_shared<measure::compile_pool>(pool_options(rq), make_cache());
+std::shared_ptr<compile::compile_pool> make_compile_pool(const tune_request& rq) {
+    return std::make_shared<compile::compile_pool>(pool_options(rq), make_cache());
 }
 
-runtime::runtime(const tune_request& rq, std::shared_ptr<measure::compile_pool> shared) {
+runtime::runtime(const tune_request& rq, std::shared_ptr<compile::compile_pool> shared) {
     const std::vector<int> ordinals = rq.gpus.empty() ? std::vector<int>{-1} : rq.gpus;
     // A kept worker serves the default device only (worker.hpp): several GPUs start their own.
     const int keep = ordinals.size() == 1 && ordinals.front() < 0 ? rq.keep_worker_s : 0;
     for (int g : ordinals) {
         gpu_worker w;
         w.ordinal = g;
-        w.proc = std::make_unique<measure::worker_process>(worker_command_for(rq, g), keep);
+        w.proc = std::make_unique<worker::worker_process>(worker_command_for(rq, g), keep);
         // Each worker sets up its GPU context while the compile servers start and compile.
         w.proc->start();
         workers.push_back(std::move(w));
@@ -132,14 +132,14 @@ std::size_t process_evaluator::batch_size() const {
     return 2 * rt_.pool->threads();
 }
 
-measure::compile_request process_evaluator::request(const config& c, injected_fault f) const {
+compile::compile_request process_evaluator::request(const config& c, injected_fault f) const {
     return {inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};
 }
 
 namespace {
 struct process_batch final : candidate_evaluator::batch {
     std::vector<candidate_record> recs;
-    std::vector<std::future<measure::compile_result>> futures;
+    std::vector<std::future<compile::compile_result>> futures;
 };
 } // namespace
 
@@ -148,7 +148,7 @@ process_evaluator::start(std::vector<candidate_record> cands) {
     auto b = std::make_unique<process_batch>();
     const std::size_t per_program = std::max<std::size_t>(1, rq_.candidates_per_program);
     for (std::size_t i = 0; i < cands.size(); i += per_program) {
-        std::vector<measure::compile_request> group;
+        std::vector<compile::compile_request> group;
         for (std::size_t k = i; k < std::min(cands.size(), i + per_program); ++k)
             group.push_back(request(cands[k].cfg, cands[k].injected));
         for (auto& f : rt_.pool->submit_batch(std::move(group)))
@@ -158,10 +158,10 @@ process_evaluator::start(std::vector<candidate_record> cands) {
     return b;
 }
 
-void process_evaluator::compiled(candidate_record& rec, std::future<measure::compile_result>& fut,
+void process_evaluator::compiled(candidate_record& rec, std::future<compile::compile_result>& fut,
                                  measure::candidate_request& out) {
     const auto t0 = clock_type::now();
-    const measure::compile_result cr = fut.get();
+    const compile::compile_result cr = fut.get();
     compile_wait_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
     if (!compiled_once_ && mark) mark("baseline_compiled");
     compiled_once_ = true;

@@ -2,8 +2,8 @@
 // The tuner's real evaluator: compiles candidates on the compile pool (one compile server per
 // core) while one worker process per GPU checks and times the ones already compiled
 // (tuner_loop.hpp drives it through candidate_evaluator).
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
+#include "ktune/compile/compile.hpp"
+#include "ktune/worker/worker.hpp"
 #include "ktune/tune/tuner.hpp"
 #include "tune/tuner_loop.hpp"
 
@@ -22,21 +22,21 @@ namespace ktune::tune::detail {
 std::vector<std::string> worker_command_for(const tune_request& rq, int ordinal);
 
 /// The compile pool a tune (or every GPU of a plan) compiles on.
-std::shared_ptr<measure::compile_pool> make_compile_pool(const tune_request& rq);
+std::shared_ptr<compile::compile_pool> make_compile_pool(const tune_request& rq);
 
 /// One worker of a runtime: the GPU it times on, and its process.
 struct gpu_worker {
     int ordinal = -1; ///< -1: CUDA's default device
-    std::unique_ptr<measure::worker_process> proc;
+    std::unique_ptr<worker::worker_process> proc;
 };
 
 /// The processes a tune runs on: one measurement worker per GPU of rq.gpus (one on the default
 /// device without), started first (the GPU context is the longest set-up), then the compile
 /// pool, unless one is shared in. A tune_session keeps one between tunes.
 struct runtime {
-    explicit runtime(const tune_request& rq, std::shared_ptr<measure::compile_pool> shared = {});
+    explicit runtime(const tune_request& rq, std::shared_ptr<compile::compile_pool> shared = {});
     std::vector<gpu_worker> workers;
-    std::shared_ptr<measure::compile_pool> pool;
+    std::shared_ptr<compile::compile_pool> pool;
     /// A worker killed by SIGKILL from outside (not by a timeout of ours) loses its GPU:
     /// measure() throws error{cuda} so a plan on several GPUs moves the tune elsewhere.
     bool lose_gpu_on_kill = false;
@@ -81,9 +81,9 @@ public:
     }
 
 private:
-    [[nodiscard]] measure::compile_request request(const config& c, injected_fault f) const;
+    [[nodiscard]] compile::compile_request request(const config& c, injected_fault f) const;
     /// Waits for the compile; a record with compile_error, or the worker request in `out`.
-    void compiled(candidate_record& rec, std::future<measure::compile_result>& fut,
+    void compiled(candidate_record& rec, std::future<compile::compile_result>& fut,
                   measure::candidate_request& out);
     /// The oldest queued candidate of worker w's answer, into its record.
     void receive(candidate_record& rec, std::size_t w);

@@ -170,7 +170,7 @@ std::vector<plan_outcome> run_plan_on_gpus(const std::vector<tune_request>& requ
                                            const plan_start& on_start,
                                            const tune_progress& progress) {
     const std::vector<int> gpus = requests.front().gpus;
-    std::shared_ptr<measure::compile_pool> pool; // at the first miss, shared by every GPU
+    std::shared_ptr<compile::compile_pool> pool; // at the first miss, shared by every GPU
     std::vector<std::unique_ptr<detail::runtime>> runtimes(gpus.size());
     std::mutex mu; // the callbacks, the pool's creation
     const auto run = [&](std::size_t slot, std::size_t i) {

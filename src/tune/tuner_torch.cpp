@@ -2,6 +2,7 @@
 // (python3 with torch on the same GPU): the "speed-up over PyTorch" of `ktune tune --vs-torch`.
 // The script is embedded so an installed ktune needs no data files; it runs after the tune,
 // when the worker no longer uses the GPU.
+#include "ktune/core/env.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/tune/tuner.hpp"
 
@@ -87,7 +88,7 @@ torch_timing time_torch_equivalent(const tune_request& rq) {
         return t;
     }
     std::string python = "python3";
-    if (const char* p = std::getenv("KTUNE_PYTHON"); p && *p) python = p;
+    if (const char* p = std::getenv(ktune::env::python); p && *p) python = p;
     const auto path = std::filesystem::temp_directory_path() /
                       fmt::format("ktune_torch_{}.py", static_cast<long>(getpid()));
     {

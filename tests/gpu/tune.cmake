@@ -1,5 +1,5 @@
 ktune_add_gpu_test(gpu_tune ${CMAKE_CURRENT_LIST_DIR}/tune/runtime_gpu_test.cpp)
-if(TARGET ktune_cli)
-  # Candidates run in `ktune __worker` processes.
-  set_tests_properties(gpu_tune PROPERTIES ENVIRONMENT "KTUNE_WORKER=$<TARGET_FILE:ktune_cli>")
+# Candidates run in ktune-worker processes (found in the build tree; named here all the same).
+if(TARGET ktune_worker)
+  set_tests_properties(gpu_tune PROPERTIES ENVIRONMENT "KTUNE_WORKER=$<TARGET_FILE:ktune_worker>")
 endif()

@@ -1,5 +1,7 @@
 ktune_add_unit_test(unit_metrics
   ${CMAKE_CURRENT_LIST_DIR}/metrics/metric_set_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/launch_options_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/device_measure_json_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/kernel_metrics_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/roofline_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/roofline_svg_test.cpp

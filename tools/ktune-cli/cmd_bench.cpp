@@ -1,6 +1,6 @@
 // ktune bench <suite.json> -o results.json [--repeat N] [--skip-unavailable] [--stale-band 3%]
-#include "bench_ops.hpp"
 #include "command.hpp"
+#include "ktune/guard/op_runtime.hpp"
 
 #include "ktune/core/atomic_file.hpp"
 #include "ktune/guard/suite.hpp"
@@ -27,7 +27,8 @@ int run_bench(const bench_cli& o) {
     guard::bench_options opts;
     opts.repeat_override = o.repeat;
     opts.skip_unavailable = o.skip_unavailable;
-    opts.hooks = make_bench_hooks(s, {.stale_band = o.stale_band / 100}, opts.unavailable_reason);
+    opts.hooks =
+        guard::op_runtime_hooks(s, {.stale_band = o.stale_band / 100}, opts.unavailable_reason);
     if (stderr_is_tty())
         opts.progress = [](std::string_view entry, int run, int runs) {
             fmt::print(stderr, "\r\033[Kbench {}: run {}/{}", entry, run, runs);

@@ -8,7 +8,6 @@
 #include "ktune/metrics/device_measure.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <memory>
 
@@ -35,44 +34,10 @@ void print_peaks_table() {
                "supported.\n");
 }
 
-nlohmann::json peaks_json(const gpu_peaks& g) {
-    return {{"name", g.name},
-            {"arch", g.arch},
-            {"fp32_tflops", g.fp32_tflops},
-            {"fp64_tflops", g.fp64_tflops},
-            {"fp16_tensor_tflops", g.fp16_tensor_tflops},
-            {"tf32_tensor_tflops", g.tf32_tensor_tflops},
-            {"fp8_tensor_tflops", g.fp8_tensor_tflops},
-            {"dram_gbs", g.dram_gbs},
-            {"source", g.source}};
-}
-
 int print_devices(const device_options& o) {
     const device_query q = query_devices();
     if (o.json) {
-        nlohmann::json j{{"schema", "ktune.device"},
-                         {"version", "1.0.0"},
-                         {"runtime", format_cuda_version(q.versions.runtime)},
-                         {"driver", q.versions.driver},
-                         {"driver_api", format_cuda_version(q.versions.driver_api)},
-                         {"devices", nlohmann::json::array()}};
-        if (q.devices.empty()) j["no_device_reason"] = q.no_device_reason;
-        for (const auto& d : q.devices) {
-            nlohmann::json dj{{"ordinal", d.ordinal},
-                              {"name", d.name},
-                              {"arch", d.arch()},
-                              {"sm_count", d.sm_count},
-                              {"l2_bytes", d.l2_bytes},
-                              {"memory_bytes", d.memory_bytes},
-                              {"memory_bus_bits", d.memory_bus_bits},
-                              {"memory_clock_khz", d.memory_clock_khz},
-                              {"sm_clock_khz", d.sm_clock_khz},
-                              {"uuid", d.uuid},
-                              {"pci_bus_id", d.pci_bus_id}};
-            if (auto p = find_gpu_peaks(d.name)) dj["spec_peaks"] = peaks_json(*p);
-            j["devices"].push_back(std::move(dj));
-        }
-        fmt::print("{}\n", j.dump(2));
+        fmt::print("{}\n", device_report_json(q));
         return q.devices.empty() ? usage_error : ok;
     }
     if (q.devices.empty()) {
@@ -129,34 +94,8 @@ int print_measured(const device_options& o) {
     const auto m = metrics::measure_device(d.ordinal);
     // Kept per GPU so `ktune profile --metrics` records these roofs in the trace by itself.
     const auto saved = metrics::save_measured_peaks(d.name, m.peaks);
-    const auto spec = find_gpu_peaks(d.name);
-    const auto spec_of = [&](const std::string& what) -> double {
-        if (!spec) return 0;
-        if (what == "copy") return spec->dram_gbs;
-        if (what == "fp32_fma") return spec->fp32_tflops;
-        return spec->fp16_tensor_tflops;
-    };
     if (o.json) {
-        nlohmann::json j{{"schema", "ktune.device_measure"},
-                         {"version", "1.0.0"},
-                         {"gpu", d.name},
-                         {"measured_peaks",
-                          {{"dram_gbs", m.peaks.dram_gbs},
-                           {"fp32_tflops", m.peaks.fp32_tflops},
-                           {"bf16_tensor_tflops", m.peaks.bf16_tensor_tflops}}},
-                         {"rates", nlohmann::json::array()},
-                         {"saved_to", saved.string()}};
-        for (const auto& r : m.rates)
-            j["rates"].push_back({{"what", r.what},
-                                  {"median", r.median},
-                                  {"min", r.min},
-                                  {"max", r.max},
-                                  {"repeats", r.repeats},
-                                  {"unit", r.unit},
-                                  {"detail", r.detail},
-                                  {"spec", spec_of(r.what)},
-                                  {"error", r.error}});
-        fmt::print("{}\n", j.dump(2));
+        fmt::print("{}\n", metrics::device_measure_json(d.name, m, saved));
         return ok;
     }
     fmt::print("GPU {}: {} — measured, median of repeats (min..max)\n", d.ordinal, d.name);
@@ -165,7 +104,7 @@ int print_measured(const device_options& o) {
             fmt::print("  {:<10} not measured: {}\n", r.what, r.error);
             continue;
         }
-        const double s = spec_of(r.what);
+        const double s = metrics::spec_rate(d.name, r.what);
         fmt::print("  {:<10} {:>8.1f} {:<8} ({:.1f}..{:.1f}, {} runs; {})", r.what, r.median,
                    r.unit, r.min, r.max, r.repeats, r.detail);
         if (s > 0) fmt::print("  spec {:.1f}: {:.0f} %", s, 100 * r.median / s);

@@ -3,7 +3,7 @@
 
 #include "ktune/core/error.hpp"
 #include "ktune/core/version.hpp"
-#include "ktune/measure/worker.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -32,10 +32,6 @@ command not_implemented(CLI::App& root, std::string_view name, std::string_view 
 
 int main(int argc, char** argv) {
     using namespace ktune::cli;
-    // Hidden: `ktune __worker` runs tuning candidates for a parent over stdin/stdout, so a
-    // faulting kernel takes down only this process (ktune/measure/worker.hpp).
-    if (argc == 2 && std::string_view(argv[1]) == ktune::measure::worker_flag)
-        return ktune::measure::worker_main(0, 1);
     CLI::App root{"ktune: find slow CUDA kernels, prove why, tune them, cache and guard the "
                   "winners"};
     root.set_version_flag("--version", std::string(ktune::version()));

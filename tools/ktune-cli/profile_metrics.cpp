@@ -3,13 +3,13 @@
 #include "ktune/core/device.hpp"
 #include "ktune/metrics/device_measure.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
+#include "ktune/metrics/launch_options.hpp"
 #include "ktune/metrics/metric_host.hpp"
 #include "ktune/metrics/range_session.hpp"
 #include "ktune/metrics/sampling.hpp"
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 namespace ktune::cli {
@@ -82,27 +82,17 @@ void export_profile_metrics(const profile_metrics_options& o) {
                 fmt::print(stderr, "ktune profile: recording the measured peaks of {}\n", peaks);
             }
     }
-    const auto put = [](const char* name, const std::string& v) {
-        if (!v.empty()) setenv(name, v.c_str(), 1);
-    };
-    put("KTUNE_METRICS", o.set);
-    put("KTUNE_METRICS_KERNELS", o.kernels);
-    put("KTUNE_METRICS_DENY", o.deny);
-    put("KTUNE_METRICS_SAMPLE", std::to_string(s.sample_every));
-    put("KTUNE_METRICS_MAX_KERNELS", std::to_string(o.max_kernels));
-    put("KTUNE_METRICS_PER_KERNEL", std::to_string(o.per_kernel));
-    put("KTUNE_METRICS_MAX_PASSES", std::to_string(o.max_passes));
-    const auto replay = metrics::parse_replay_mode(o.replay);
-    const bool launches = replay == metrics::replay_mode::launches;
-    put("KTUNE_METRICS_CACHE_CONTROL", !o.cache_control.empty() ? o.cache_control
-                                       : launches               ? "all"
-                                                                : "none");
-    put("KTUNE_METRICS_REPLAY", std::string(metrics::to_string(replay)));
-    if (resolved.empty())
-        unsetenv("KTUNE_METRICS_RESOLVED"); // never a stale one from the caller's environment
-    put("KTUNE_METRICS_RESOLVED", resolved);
+    metrics::launch_options l;
+    l.set = o.set;
+    l.sampling = s;
+    l.max_passes = o.max_passes;
+    l.replay = metrics::parse_replay_mode(o.replay);
+    l.flush_l2 = o.cache_control.empty() ? l.replay == metrics::replay_mode::launches
+                                         : o.cache_control == "all";
+    l.resolved = resolved;
     // The program may change directory: hand it an absolute path.
-    if (!peaks.empty()) put("KTUNE_METRICS_PEAKS", std::filesystem::absolute(peaks).string());
+    if (!peaks.empty()) l.peaks_file = std::filesystem::absolute(peaks).string();
+    metrics::export_launch_env(l);
 }
 
 } // namespace ktune::cli

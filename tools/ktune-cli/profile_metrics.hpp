@@ -1,7 +1,7 @@
 #pragma once
 // The --metrics options of `ktune profile`: parsed here, checked by the metrics library before
 // the program starts (a set over the pass budget is refused up front), and handed to
-// libktune_inject.so as KTUNE_METRICS* environment variables (src/inject/metrics_hook.hpp).
+// libktune_inject.so as a metrics::launch_options (ktune/metrics/launch_options.hpp).
 #include <CLI/CLI.hpp>
 
 #include <cstddef>

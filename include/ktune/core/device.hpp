@@ -52,4 +52,8 @@ device_query query_devices();
 /// "13.0" from 13000.
 std::string format_cuda_version(int v);
 
+/// `ktune device --json`: the query and each known GPU's datasheet peaks, schema ktune.device
+/// 1.0.0 (docs/formats.md#ktunedevice).
+std::string device_report_json(const device_query& q);
+
 } // namespace ktune

@@ -78,7 +78,7 @@ struct op_timing {
 };
 
 /// Capabilities that live in other modules, injected so guard does not depend on them: the op
-/// runtime (tune/measure; tools/ktune-cli/bench_ops.cpp wires it) and cache re-validation.
+/// runtime (op_runtime.hpp wires it) and cache re-validation.
 /// Unset = not available (no GPU, or not in this build).
 struct bench_hooks {
     std::function<op_timing(const op_entry& op, const std::vector<std::int64_t>& shape,

@@ -38,6 +38,14 @@ struct device_measurement {
 /// the error text; no GPU throws error_kind::no_device.
 device_measurement measure_device(int ordinal);
 
+/// The datasheet figure of a measured rate (`what` of measured_rate) for `gpu_name`; 0 unknown.
+double spec_rate(std::string_view gpu_name, std::string_view what);
+
+/// `ktune device --measure --json`: schema ktune.device_measure 1.0.0, each rate beside its
+/// datasheet figure (docs/formats.md#ktunedevice_measure).
+std::string device_measure_json(std::string_view gpu_name, const device_measurement& m,
+                                const std::filesystem::path& saved_to);
+
 /// Where `ktune device --measure` keeps the peaks of a GPU, so `ktune profile --metrics` records
 /// them in the trace without being told: $KTUNE_PEAKS_DIR, else $XDG_CACHE_HOME/ktune/peaks, else
 /// ~/.cache/ktune/peaks; one ktune.device_measure JSON per GPU name ("NVIDIA_H200.json").

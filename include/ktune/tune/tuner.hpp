@@ -48,7 +48,7 @@ struct tune_request {
     std::string shared_cache;
     measure::measure_policy policy;
     std::chrono::milliseconds candidate_timeout{10000};
-    std::vector<std::string> worker_command; ///< empty: measure::default_worker_command()
+    std::vector<std::string> worker_command; ///< empty: worker::default_worker_command()
     unsigned compile_threads = 0;            ///< 0: every core
     /// Compile in one compile-server process per slot (NVRTC serialises inside a process);
     /// false: threads of this process. Without a cubin cache directory threads are used.
@@ -71,7 +71,7 @@ struct tune_request {
     /// the device query read from this boot's record (no driver client in this process).
     bool device_record = true;
     /// > 0: measure on a worker that outlives this process and waits this many seconds for the
-    /// next tune (opt-in, one client at a time; ktune/measure/worker.hpp): a later tune skips the
+    /// next tune (opt-in, one client at a time; ktune/worker/worker.hpp): a later tune skips the
     /// worker's GPU context, buffers and helper kernels. 0: a worker of this tune's own.
     int keep_worker_s = 0;
     /// The GPUs to tune on, as ordinals of this process's CUDA device list (parse_gpus). Empty:

@@ -3,11 +3,11 @@
 #include "catch.hpp"
 
 #include "core/driver_api.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/gpu_peaks.hpp"
-#include "ktune/measure/compile.hpp"
 #include "ktune/metrics/device_measure.hpp"
 #include "ktune/metrics/metric_host.hpp"
 #include "ktune/metrics/range_session.hpp"
@@ -39,11 +39,11 @@ struct module {
     CUfunction copy = nullptr, fma = nullptr;
     module() {
         const auto q = ktune::query_devices();
-        ktune::measure::compile_request r;
+        ktune::compile::compile_request r;
         r.source = k_source;
         r.name_expression = "ktune_copy";
         r.arch = q.devices.front().arch();
-        const auto c = ktune::measure::nvrtc_compile(r);
+        const auto c = ktune::compile::nvrtc_compile(r);
         using load_t = CUresult (*)(CUmodule*, const void*);
         using get_t = CUresult (*)(CUfunction*, CUmodule, const char*);
         REQUIRE(ktune::detail::driver_fn<load_t>("cuModuleLoadData")(&mod, c.cubin.data()) ==

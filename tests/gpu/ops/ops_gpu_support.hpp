@@ -1,8 +1,8 @@
 #pragma once
 // The GPU op tests' runner: compile each job's config like the tuner does (cubin cache, pool),
 // run it in a worker process and check it against the op's reference kernel.
-#include "ktune/measure/compile.hpp"
-#include "ktune/measure/worker.hpp"
+#include "ktune/compile/compile.hpp"
+#include "ktune/worker/worker.hpp"
 #include "ktune/ops/op.hpp"
 
 #include "catch.hpp"
@@ -24,12 +24,12 @@ struct job {
 inline void check_all(const std::vector<job>& jobs) {
     const auto dir =
         std::filesystem::temp_directory_path() / ("ktune_gpu_kernels_" + std::to_string(getpid()));
-    measure::compile_pool pool(0, measure::cubin_cache(dir));
-    std::vector<std::future<measure::compile_result>> compiled;
+    compile::compile_pool pool(0, compile::cubin_cache(dir));
+    std::vector<std::future<compile::compile_result>> compiled;
     for (const auto& j : jobs)
         compiled.push_back(
             pool.submit({j.op->source(j.cfg, j.prob), std::string(ops::kernel_name), "sm_90", {}}));
-    measure::worker_process w(measure::default_worker_command());
+    worker::worker_process w(worker::default_worker_command());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const auto& j = jobs[i];
         const auto c = compiled[i].get();

@@ -4,13 +4,14 @@
 #include "catch.hpp"
 
 #include "ktune/core/error.hpp"
-#include "ktune/measure/worker.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <cstdio>
 #include <unistd.h>
 
 using namespace ktune;
 using namespace ktune::measure;
+using namespace ktune::worker;
 using namespace std::chrono_literals;
 
 namespace {

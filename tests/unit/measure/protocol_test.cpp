@@ -4,12 +4,13 @@
 
 #include "ktune/core/error.hpp"
 #include "ktune/measure/stopping.hpp"
-#include "ktune/measure/worker.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include <cmath>
 
 using namespace ktune;
 using namespace ktune::measure;
+using namespace ktune::worker;
 using namespace std::chrono_literals;
 
 namespace {
@@ -131,6 +132,6 @@ TEST_CASE("a fatal answer (context lost) makes the client start a fresh worker")
 }
 
 TEST_CASE("a missing worker binary is a worker_died status, not a crash") {
-    worker_process w({"/nonexistent/ktune", "__worker"});
+    worker_process w({"/nonexistent/ktune-worker"});
     CHECK(w.run(sample_request(), 5s).status == run_status::worker_died);
 }

@@ -6,7 +6,7 @@
 // default from failing only on the device.
 #include "catch.hpp"
 
-#include "ktune/measure/compile.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/ops/op.hpp"
 
 #include <algorithm>
@@ -41,7 +41,7 @@ TEST_CASE("default configs are valid, in the space and compile at every benchmar
                 std::string src = o->source(d, p);
                 if (!compiled.insert(src).second) continue;
                 const auto r =
-                    measure::nvrtc_compile({std::move(src), std::string(kernel_name), "sm_90", {}});
+                    compile::nvrtc_compile({std::move(src), std::string(kernel_name), "sm_90", {}});
                 INFO(r.log);
                 CHECK(r.ok);
                 CHECK(r.cubin.size() > 1000);

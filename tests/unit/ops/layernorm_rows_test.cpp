@@ -4,7 +4,7 @@
 // their results against the reference).
 #include "catch.hpp"
 
-#include "ktune/measure/compile.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/ops/op.hpp"
 #include "op_test_support.hpp"
 

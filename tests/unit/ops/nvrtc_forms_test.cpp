@@ -7,7 +7,7 @@
 // NVRTC program per batch of forms.
 #include "catch.hpp"
 
-#include "ktune/measure/compile.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/ops/op.hpp"
 
 #include <algorithm>
@@ -138,19 +138,19 @@ TEST_CASE("every distinct kernel form compiles with NVRTC for sm_90") {
     const std::vector<form> forms = every_form();
     std::printf("nvrtc_forms: %zu distinct forms\n", forms.size());
     REQUIRE(forms.size() > 50);
-    std::vector<measure::compile_request> rs;
+    std::vector<compile::compile_request> rs;
     for (const form& f : forms)
         rs.push_back({f.source, std::string(kernel_name), "sm_90", {}});
     // Batches of 12 forms (one NVRTC program each: the fixed cost paid once, memory bounded) on
     // two threads (the CI machine's cores).
     constexpr std::size_t batch = 12;
-    std::vector<measure::compile_result> results(rs.size());
+    std::vector<compile::compile_result> results(rs.size());
     const auto work = [&](std::size_t first_batch) {
         for (std::size_t b = first_batch * batch; b < rs.size(); b += 2 * batch) {
             const std::size_t e = std::min(rs.size(), b + batch);
-            const std::vector<measure::compile_request> part(rs.begin() + static_cast<long>(b),
+            const std::vector<compile::compile_request> part(rs.begin() + static_cast<long>(b),
                                                              rs.begin() + static_cast<long>(e));
-            auto got = measure::compile_batch(part, nullptr);
+            auto got = compile::compile_batch(part, nullptr);
             for (std::size_t i = 0; i < got.size(); ++i)
                 results[b + i] = std::move(got[i]);
         }

@@ -2,8 +2,8 @@
 // Helpers of the ops' unit tests: a cached row-op config built by hand (the space's axes with
 // unroll 1 and cache_row true, which every staged form requires), and an op config's source
 // compiled by NVRTC for sm_90 the way the tuner compiles it.
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/config.hpp"
-#include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
 
 #include <cstdint>
@@ -18,8 +18,8 @@ inline config row_config(std::int64_t tpr, std::int64_t rpb, std::int64_t cluste
             {"stage", stage}};
 }
 
-inline measure::compile_result compile_sm90(const op& o, const config& c, const problem& p) {
-    return measure::nvrtc_compile({o.source(c, p), std::string(kernel_name), "sm_90", {}});
+inline compile::compile_result compile_sm90(const op& o, const config& c, const problem& p) {
+    return compile::nvrtc_compile({o.source(c, p), std::string(kernel_name), "sm_90", {}});
 }
 
 } // namespace ktune::ops::test

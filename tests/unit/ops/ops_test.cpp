@@ -2,8 +2,8 @@
 // source compiles with NVRTC for Hopper (NVRTC needs no GPU).
 #include "catch.hpp"
 
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/measure/compile.hpp"
 #include "ktune/ops/op.hpp"
 
 #include <set>
@@ -188,7 +188,7 @@ TEST_CASE("split-row and sub-warp kernels compile with NVRTC for sm_90") {
                     CHECK_FALSE(picks.empty());
                 for (const config& c : picks) {
                     INFO(c.to_string());
-                    const auto r = measure::nvrtc_compile(
+                    const auto r = compile::nvrtc_compile(
                         {o.source(c, p), std::string(kernel_name), "sm_90", {}});
                     CHECK(r.ok);
                     CHECK(r.cubin.size() > 1000);
@@ -209,15 +209,15 @@ TEST_CASE("generated sources differ per config and compile with NVRTC for sm_90"
             // Default, first and last configs cover both code paths of the row ops.
             for (const config& c : {o->default_config(p), all.front(), all.back()}) {
                 INFO(c.to_string());
-                measure::compile_request rq{o->source(c, p), std::string(kernel_name), "sm_90", {}};
-                const auto r = measure::nvrtc_compile(rq);
+                compile::compile_request rq{o->source(c, p), std::string(kernel_name), "sm_90", {}};
+                const auto r = compile::nvrtc_compile(rq);
                 CHECK(r.ok);
                 CHECK(r.lowered_name == kernel_name);
                 CHECK(r.cubin.size() > 1000);
             }
-            measure::compile_request ref{
+            compile::compile_request ref{
                 o->reference_source(p), std::string(kernel_name), "sm_90", {}};
-            CHECK(measure::nvrtc_compile(ref).ok);
+            CHECK(compile::nvrtc_compile(ref).ok);
         }
     }
 }
@@ -308,7 +308,7 @@ TEST_CASE("shared-memory stage kernels compile with NVRTC for sm_90 (one per op,
                 // largest blocks and clusters on long ones.
                 for (const config& c : {p.shape.cols == 4096 ? picks.front() : picks.back()}) {
                     INFO(c.to_string());
-                    const auto r = measure::nvrtc_compile(
+                    const auto r = compile::nvrtc_compile(
                         {o.source(c, p), std::string(kernel_name), "sm_90", {}});
                     INFO(r.log);
                     CHECK(r.ok);

@@ -5,7 +5,7 @@
 // compile with NVRTC for sm_90 as claimed (tests/gpu/ops/kernels_gpu_test.cpp checks results).
 #include "catch.hpp"
 
-#include "ktune/measure/compile.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/ops/op.hpp"
 #include "op_test_support.hpp"
 
@@ -25,7 +25,7 @@ config with(config c, bool exp_once) {
     return c;
 }
 
-measure::compile_result compile(const op& o, const config& c, const problem& p) {
+compile::compile_result compile_op(const op& o, const config& c, const problem& p) {
     return test::compile_sm90(o, c, p);
 }
 
@@ -62,9 +62,9 @@ TEST_CASE("softmax: staged rows compile to the exp-once kernel, register-cached 
     const problem bf{{1024, 131072}, dtype::bf16};
     const config st = staged(512, 1, 8); // 192 KiB staged + a register tail: the default
     REQUIRE(sm.valid(st, bf));
-    const auto plain = compile(sm, st, bf);
-    const auto once = compile(sm, with(st, true), bf);
-    const auto twice = compile(sm, with(st, false), bf);
+    const auto plain = compile_op(sm, st, bf);
+    const auto once = compile_op(sm, with(st, true), bf);
+    const auto twice = compile_op(sm, with(st, false), bf);
     REQUIRE(plain.ok);
     REQUIRE(once.ok);
     REQUIRE(twice.ok);
@@ -74,9 +74,9 @@ TEST_CASE("softmax: staged rows compile to the exp-once kernel, register-cached 
     const problem sq{{8192, 8192}, dtype::bf16};
     const config rg = sm.default_config(sq);
     REQUIRE(rg.get<std::string>("stage") == "regs");
-    const auto rplain = compile(sm, rg, sq);
-    const auto ronce = compile(sm, with(rg, true), sq);
-    const auto rtwice = compile(sm, with(rg, false), sq);
+    const auto rplain = compile_op(sm, rg, sq);
+    const auto ronce = compile_op(sm, with(rg, true), sq);
+    const auto rtwice = compile_op(sm, with(rg, false), sq);
     REQUIRE(rplain.ok);
     REQUIRE(ronce.ok);
     REQUIRE(rtwice.ok);
@@ -121,7 +121,7 @@ TEST_CASE("softmax exp_once forms compile for sm_90 (fp32, clusters, sub-warp, b
         REQUIRE(sm.valid(c, p));
         const std::string src = sm.source(c, p);
         CHECK(src.find("#define EXP_ONCE 1") != std::string::npos);
-        const auto r = compile(sm, c, p);
+        const auto r = compile_op(sm, c, p);
         INFO(r.log);
         CHECK(r.ok);
         CHECK(r.cubin.size() > 1000);

@@ -4,7 +4,7 @@
 // their sources compile with NVRTC for sm_90 (the GPU test checks their results).
 #include "catch.hpp"
 
-#include "ktune/measure/compile.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/ops/op.hpp"
 #include "op_test_support.hpp"
 
@@ -146,7 +146,7 @@ TEST_CASE("transpose micro form: 16-byte micro-tiles, no pad or pack, compiles f
     CHECK(g.grid[0] == 128u);
     const std::string src = t.source(c, bf);
     CHECK(src.find("__byte_perm") != std::string::npos);
-    const auto r = measure::nvrtc_compile({src, std::string(kernel_name), "sm_90", {}});
+    const auto r = compile::nvrtc_compile({src, std::string(kernel_name), "sm_90", {}});
     INFO(r.log);
     CHECK(r.ok);
     c.set("pad", std::int64_t{1});

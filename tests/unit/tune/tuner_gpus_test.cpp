@@ -173,14 +173,14 @@ TEST_CASE("a tune's own error is its outcome; losing every GPU fails the rest by
 
 TEST_CASE("each GPU's worker sees its GPU alone, counted in this process's own device list") {
     kt::tune_request rq;
-    rq.worker_command = {"/bin/ktune", "__worker"};
+    rq.worker_command = {"/usr/libexec/ktune-worker"};
     const char* before = std::getenv("CUDA_VISIBLE_DEVICES");
     const std::string saved = before ? before : "";
     ::unsetenv("CUDA_VISIBLE_DEVICES");
     CHECK(kt::detail::worker_command_for(rq, -1) == rq.worker_command);
     CHECK(kt::detail::worker_command_for(rq, 1) ==
           std::vector<std::string>{"/usr/bin/env", "CUDA_VISIBLE_DEVICES=1", "KTUNE_GPU_ORDINAL=1",
-                                   "/bin/ktune", "__worker"});
+                                   "/usr/libexec/ktune-worker"});
     ::setenv("CUDA_VISIBLE_DEVICES", "2,3", 1);
     CHECK(kt::detail::worker_command_for(rq, 1)[1] == "CUDA_VISIBLE_DEVICES=3");
     CHECK(kt::detail::worker_command_for(rq, 0)[1] == "CUDA_VISIBLE_DEVICES=2");

@@ -1,0 +1,21 @@
+# Which module of src/ may use which: the layers of docs/architecture.md, lowest first. A module
+# may include its own headers (public and private), the public headers (ktune/<m>/…) of the
+# modules listed for it, and core's private seams (core/*.hpp: the C-API loaders and small
+# shared helpers every module builds on). Nothing else: no other module's src-private header,
+# and no dependency that would close a cycle (check_modules.cmake rejects a cyclic table).
+set(ktune_modules core trace compile ops measure worker metrics analysis cache tune gemm guard store
+                  inject)
+set(ktune_deps_core)
+set(ktune_deps_trace core)
+set(ktune_deps_compile core)
+set(ktune_deps_ops core)
+set(ktune_deps_measure core compile ops)
+set(ktune_deps_worker core compile measure ops)
+set(ktune_deps_metrics core compile measure)
+set(ktune_deps_analysis core trace metrics)
+set(ktune_deps_cache core)
+set(ktune_deps_tune core compile measure worker ops cache)
+set(ktune_deps_gemm core measure cache tune)
+set(ktune_deps_guard core measure worker compile ops trace cache tune)
+set(ktune_deps_store core trace analysis guard)
+set(ktune_deps_inject core trace metrics measure)
