@@ -2,7 +2,7 @@
 // cuBLASLt, opened on first use: only `ktune device --measure` and `ktune tune gemm` need it, and
 // mapping it costs ~200 MB and up to 2 s (docs/perf/startup.md), so it is no link dependency.
 //
-//   const auto& lt = ktune::metrics::detail::cublaslt();   // throws where it is absent
+//   const auto& lt = ktune::detail::cublaslt();   // throws where it is absent
 //   lt.cublasLtCreate(&handle);
 #include <cublasLt.h>
 

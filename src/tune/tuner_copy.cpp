@@ -1,8 +1,10 @@
 #include "core/cache_files.hpp"
+#include "ktune/core/check.hpp"
 #include "ktune/compile/compile.hpp"
 #include "ktune/measure/copy_bandwidth.hpp"
 #include "ktune/tune/tuner.hpp"
 
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <cctype>

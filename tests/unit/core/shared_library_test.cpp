@@ -6,7 +6,7 @@
 #include "core/nvrtc_api.hpp"
 #include "core/shared_library.hpp"
 #include "ktune/core/error.hpp"
-#include "metrics/cublaslt_api.hpp"
+#include "core/cublaslt_api.hpp"
 
 #include <string>
 #include <unistd.h>
@@ -53,7 +53,7 @@ TEST_CASE("NVRTC is opened on first use and reports the toolkit's version") {
 }
 
 TEST_CASE("cuBLASLt is opened on first use with every entry point ktune calls") {
-    const auto& lt = ktune::metrics::detail::cublaslt();
+    const auto& lt = ktune::detail::cublaslt();
     CHECK(lt.cublasLtMatmul != nullptr);
     CHECK(lt.cublasLtMatmulAlgoGetHeuristic != nullptr);
     // A call that needs no GPU: the library answers through the resolved pointer.
