@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 echo "== building ktune (the first time takes a few minutes)"
 mkdir -p out
-if ! TARGET="ktune_cli ktune_inject" scripts/build.sh >out/build.log 2>&1; then
+if ! TARGET="ktune_cli ktune_inject ktune_worker" scripts/build.sh >out/build.log 2>&1; then
     grep -E "error|Error|FAILED" out/build.log | head -20 >&2
     echo "ktune: the build failed; the whole log is out/build.log" >&2
     exit 2
