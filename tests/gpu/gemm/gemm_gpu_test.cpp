@@ -108,6 +108,7 @@ TEST_CASE("the tuned entry drives the run-time call; a stale one falls back to t
         session s({file, std::size_t{32} << 20});
         CHECK(s.source(p) == algo_source::cache);
         CHECK(s.algorithm(p) == r.winner.algo);
+        INFO("cached winner: " << describe(s.algorithm(p)));
         check_session(s, p);
     }
     // An entry whose attributes this library rejects (a tile id that does not exist).
@@ -118,6 +119,7 @@ TEST_CASE("the tuned entry drives the run-time call; a stale one falls back to t
     {
         session s({file, std::size_t{32} << 20});
         CHECK(s.source(p) == algo_source::heuristic);
+        INFO("heuristic's pick: " << describe(s.algorithm(p)));
         check_session(s, p);
     }
     std::filesystem::remove(file);
