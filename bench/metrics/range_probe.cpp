@@ -1,4 +1,4 @@
-// Where a range-profiler pass's time goes (session 4): times every CUPTI range-profiler call
+// Where a range-profiler pass's time goes (docs/perf/metrics.md#pass-cost): times every CUPTI range-profiler call
 // (Enable, SetConfig, Start, Stop, Push/PopRange, DecodeData, CounterDataImageInitialize,
 // evaluate) while 10 kernels of known work (9 copies of distinct sizes, one FMA loop with an
 // exact FFMA count) get ktune's 3-pass roofline set, in these shapes:

@@ -1,7 +1,7 @@
-# GPU steps of the kernels (issue 7, sessions 2-4); sourced by bench/gpu/run.sh:
-#   bash bench/gpu/run.sh build kernels_check kernels_sweep kernels_pack
-# Session 4: kernels_hybrid (long rows, small-shape transposes), kernels_ring (refuted forms,
-# flush probe); docs/perf/kernels.md has the commands and figures.
+# GPU steps of the built-in kernels; sourced by bench/gpu/run.sh:
+#   bash bench/gpu/run.sh build kernels_check kernels_sweep pack
+# kernels_hybrid (long rows, small-shape transposes), kernels_ring (refuted forms, flush probe):
+# docs/perf/kernels.md#long-row-forms has the commands and figures.
 # They reuse bench/tune's bench_tune binary as it is.
 
 # The ops' GPU tests (tests/gpu/ops): the split-row (cluster) and sub-warp forms against the
@@ -50,9 +50,9 @@ step_kernels_sweep() {
         tee "$OUT/kernels_sweep.txt"
 }
 
-# Session 3: the row ops' stage=smem_tma configs one by one beside the default and the session-2
+# The row ops' stage=smem_tma configs one by one beside the default and the earlier tuned
 # winner (no search in between), on the shapes they were made for; transpose: its default and
-# session-2 winner. bench/ops/bench_configs.
+# that winner. bench/ops/bench_configs. docs/perf/kernels.md#staged-rows.
 # Table: $OUT/kernels_stage.txt (GB/s by the byte model; % of the 512 MiB copy when
 # kernels_copy.jsonl exists from step kernels_sweep or this step's own copy timing).
 step_kernels_stage() {
@@ -115,7 +115,7 @@ step_kernels_ncu() {
     grep -E "^==|Memory Throughput|DRAM Throughput|Duration|Compute \(SM\)|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Mem Pipes" "$OUT/kernels_ncu.txt" | head -60
 }
 
-# Session 3, run 3: the longest rows (1024x131072: 256 KiB bf16 / 512 KiB fp32 per row, fewer
+# The longest rows (docs/perf/kernels.md#longest-rows; 1024x131072: 256 KiB bf16 / 512 KiB fp32 per row, fewer
 # rows than 8 per SM) config by config: every register-cached config split over a cluster and
 # every staged config, beside the default, for the three row-op problems still under 85 %.
 # Table: $OUT/kernels_long.txt (all configs, best first per problem).
@@ -137,15 +137,8 @@ step_kernels_long() {
     head -8 "$OUT/kernels_long.txt"
 }
 
-# The device returns at most 8 files from $OUT (run 3 lost its PyTorch timings and small-shape
-# sweep to that): run this step last to fold every kernels_* file and folder into one archive.
-step_kernels_pack() {
-    (cd "$OUT" && ls -d kernels_* 2>/dev/null | grep -v '^kernels.tar.gz$' |
-        tar czf kernels.tar.gz -T - --remove-files) && ls -la "$OUT/kernels.tar.gz"
-}
-
-# Session 4: the forms made for the 9 large rows still under 85 % (run 3), config by config
-# beside the default and run 3's winner: transpose's 128-tiles and micro form
+# The forms made for the 9 large rows still under 85 % (docs/perf/kernels.md#long-row-forms),
+# config by config beside the default and the longest-rows step's winner: transpose's 128-tiles and micro form
 # (vec x vec register micro-tiles through a swizzled 16-byte shared tile). Then how much of
 # a 128 MiB op's time is the flush's dirty-line write-back (bench/ops/flush_probe.py). The row
 # ops' ring (stage=smem_ring) this step also timed was refuted and removed (its source: e37011d).
@@ -176,8 +169,8 @@ step_kernels_ring() {
     cat "$OUT/kernels_flush.jsonl"
 }
 
-# Session 4, run 2: one block per 256 KiB row (192 KiB staged, the tail in registers; fp32 in
-# clusters of 2) beside run 3's best cluster configs on the longest rows, and the transpose
+# One block per 256 KiB row (192 KiB staged, the tail in registers; fp32 in clusters of 2)
+# beside the best cluster configs of kernels_long on the longest rows, and the transpose
 # micro form (now the default) beside run 2's tuned tiles on the small shapes the 32-row sweep
 # leaves out. Table: $OUT/kernels_hybrid.txt (best first per problem).
 step_kernels_hybrid() {
@@ -209,7 +202,6 @@ step_kernels_hybrid() {
     grep -A3 -E "^[a-z]+ (bf16|fp32)" "$OUT/kernels_hybrid.txt" | head -50
 }
 
-# Session 4, round 2: stage=smem_refill was timed by a step kernels_refill (commit e37011d:
-# bench_configs over the refill configs beside the defaults). Refuted (10-15 points slower on
-# the H200), then removed from the ops with its step (the source is run H's again, op versions
-# 5). docs/perf/kernels.md, "Session 4, round 2".
+# stage=smem_refill was timed by a step kernels_refill (commit e37011d: bench_configs over the
+# refill configs beside the defaults). Refuted (10-15 points slower on the H200), then removed
+# from the ops with its step (op versions 5). docs/perf/kernels.md#smem-refill.

@@ -19,7 +19,8 @@ def pct(j):
 
 
 def new_axis(j):
-    # session 3: smem_tma (run 2 also transpose form=regs); session 4: smem_ring, 128-tiles
+    # the staged-rows forms: smem_tma, transpose form=regs (docs/perf/kernels.md#staged-rows);
+    # smem_ring, 128-tiles (docs/perf/kernels.md#long-row-forms)
     c = j["config"]
     return any(a in c for a in ("stage=smem_tma", "form=regs", "stage=smem_ring", "tile=128,"))
 

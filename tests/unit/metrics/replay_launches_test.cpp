@@ -408,7 +408,7 @@ recorded_run replay_hottest(const std::string& path) {
 } // namespace
 
 TEST_CASE("a recorded PyTorch loop: launches mode gets every kernel launched often enough") {
-    // bench/metrics/transformer_loop.py, 40 forwards of an inference layer (fused fast path).
+    // bench/profile/transformer_layer.py 40: 40 forwards of an inference layer (fused fast path).
     const auto run = replay_hottest(KTUNE_TEST_DATA_DIR "/metrics/h200_transformer_loop.ktrace");
     // The loop's 5 kernels (launched 40-120 times) get metrics, each on a warm launch (after the
     // first forward); the 5 others (initialisation kernels, and a tail launched once) are listed
