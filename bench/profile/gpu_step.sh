@@ -240,3 +240,9 @@ step_profile_programs() {
     echo "mp exit code $? (expect 3); traces: $(ls $t | grep -c '^mp\.')" >>"$log"
     for f in "$t"/mp.*ktrace; do "$k" top "$f" --limit 2 >>"$log" 2>&1; done
 }
+
+# The first ablation of the launch overhead (docs/perf/profile.md#overhead-ablation): ktune
+# profile with one record kind at a time; needs the targets of step_profile.
+step_profile_ablation() {
+    bash bench/profile/overhead_ablation.sh "${B:-$PWD/build-gpu}" "$OUT/profile_ablation.jsonl"
+}

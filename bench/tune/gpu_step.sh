@@ -233,3 +233,9 @@ step_tune_multi() {
     unset KTUNE_CUBIN_CACHE
     rm -rf "$d"
 }
+
+# What a fresh process's GPU open (cuInit) and context cost, under the settings that might move
+# them (docs/perf/tune.md#one-connection-context). Builds its own driver-API probe with nvcc.
+step_tune_ctx() {
+    ROUNDS=${CTX_ROUNDS:-5} bash bench/tune/ctx_probe.sh
+}
