@@ -1,6 +1,6 @@
 // The compile server (compile_server_main) and its wire format. NVRTC serialises much of a
-// compile inside one process, so the pool runs one of these per core (docs/perf/tune.md,
-// "Runtime (session 3)").
+// compile inside one process, so the pool runs one of these per core
+// (docs/perf/tune.md#compile-servers).
 #include "ktune/core/error.hpp"
 #include "measure/child_process.hpp"
 #include "measure/compile_private.hpp"

@@ -37,9 +37,9 @@ __device__ __forceinline__ void online_add(float& m, float& s, const V& a) {
     for (int k = 0; k < VEC; ++k) s += ex2(fmaf(to_f(a.v[k]), KTUNE_LOG2E, -ml));
 }
 
-// Staged rows take exp once (H200, session 5: bf16 1024x131072 90.7 vs 81.2 % of the copy,
-// 4096x32768 96.5 vs 93.9 %, fp32 equal); register-cached rows twice (equal within 0.5 %). A
-// hand-set config key exp_once (not in the space) picks the other form.
+// Staged rows take exp once (H200, docs/perf/kernels.md#softmax-exp-once: bf16 1024x131072 90.7 vs
+// 81.2 % of the copy, 4096x32768 96.5 vs 93.9 %, fp32 equal); register-cached rows twice (equal
+// within 0.5 %). A hand-set config key exp_once (not in the space) picks the other form.
 #ifndef EXP_ONCE
 #if defined(STAGE_smem_tma)
 #define EXP_ONCE 1
@@ -349,8 +349,8 @@ class softmax final : public row_op {
 public:
     softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
-    // 8: staged rows take exp once (7: the exp_once axis of session 5's GPU call; 6: session
-    // 4's smem_refill, since removed).
+    // 8: staged rows take exp once (7: the exp_once axis, docs/perf/kernels.md#softmax-exp-once; 6:
+    // smem_refill, since removed, docs/perf/kernels.md#smem-refill).
     int version() const noexcept override { return 8; }
     std::string_view description() const noexcept override {
         return "row softmax along the last dimension";
@@ -388,7 +388,8 @@ private:
     static bool exp_once(const config& c) {
         return c.find("exp_once") != nullptr && c.get<bool>("exp_once");
     }
-    // fp32 only: bf16 measured 72-78 % that way (session 4: one block per row instead).
+    // fp32 only: bf16 measured 72-78 % that way (docs/perf/kernels.md#long-row-forms: one block per
+    // row instead).
     bool long_rows_in_registers(dtype t) const noexcept override { return t == dtype::f32; }
     // bf16: 0.1587 ms [0.1584, 0.1597] vs 1024 threads 0.1609 [0.1604, 0.1619] (H200).
     std::int64_t long_row_block_threads(dtype t) const noexcept override {

@@ -365,9 +365,10 @@ struct launch_order final : ktune::trace::trace_visitor {
 
 namespace {
 
-// The unprofiled trace of a PyTorch script on an H200 (session 4), its launches in launch order
-// (correlation id), each launch of the 10 hottest kernels (as step_metrics_replay_wall selects
-// them) handed to a session as the injection does, with the warm-up launch.
+// The unprofiled trace of a PyTorch script on an H200 (docs/perf/metrics.md#pass-cost), its
+// launches in launch order (correlation id), each launch of the 10 hottest kernels (as
+// step_metrics_replay_wall selects them) handed to a session as the injection does, with the
+// warm-up launch.
 struct recorded_run {
     std::unique_ptr<driver> d;
     ktune::metrics::kernel_metrics_doc doc;
@@ -435,9 +436,10 @@ TEST_CASE("a recorded PyTorch training loop: all 10 hottest kernels in one seque
 }
 
 TEST_CASE("a recorded suite of back-to-back repeats: each kernel takes one launch per pass") {
-    // bench_roofline_vs_ncu --mode plain --repeat 3 under ktune profile on an H200 (session 4):
-    // 13 workloads, each launched 3 times in a row and never again. ktune_l2_sweep and WaitNs
-    // ran inside the profiler's own calls, which the injection does not hand to the session.
+    // bench_roofline_vs_ncu --mode plain --repeat 3 under ktune profile on an H200
+    // (docs/perf/metrics.md#pass-cost): 13 workloads, each launched 3 times in a row and never
+    // again. ktune_l2_sweep and WaitNs ran inside the profiler's own calls, which the injection
+    // does not hand to the session.
     const std::string path = KTUNE_TEST_DATA_DIR "/metrics/h200_suite_repeat3.ktrace";
     ktune::trace::trace_reader reader(path);
     launch_order v;
