@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: install what is missing, build, run every test (GPU tests run where
 # a GPU exists and are reported as skipped elsewhere), then the sanitizer build of the unit
-# tests and the format check. Set KTUNE_QUICK=1 to skip the last two.
+# tests, the format check, clang-tidy and the fuzz pass. Set KTUNE_QUICK=1 to skip those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KTUNE_SETUP_DEV=1 scripts/setup.sh
@@ -19,6 +19,10 @@ if [ "${KTUNE_QUICK:-0}" != 1 ]; then
         ctest --output-on-failure -L unit -LE install --timeout 900 -j "${JOBS:-$(nproc)}")
     echo "== format check"
     scripts/format.sh --check
+    # The files changed since the merge-base with main plus a rotating subset (the whole tree
+    # costs ~10 min on two cores; scripts/tidy.sh --all checks it).
+    echo "== clang-tidy"
+    scripts/tidy.sh
     # Each reader fuzzed briefly from its corpus (skipped where clang has no libFuzzer): about
     # a minute to build the seven targets and 10 s each.
     echo "== fuzz pass"
