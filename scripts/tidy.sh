@@ -7,6 +7,8 @@
 #                                 KTUNE_TIDY_SUBSET (12) files: CI's mode, bounded in time
 #   scripts/tidy.sh --all         every file (several minutes per core: ~150 translation units)
 #   scripts/tidy.sh FILE...       these files
+#   scripts/tidy.sh --list        print the files the default mode would check, check nothing
+# KTUNE_TIDY_BASE=REV compares with REV instead of the merge-base with main.
 #
 # Why a subset: one translation unit costs 3-10 s of CPU (fmt, JSON and CLI11 headers), so the
 # whole tree is ~10 min on CI's two cores; the rotation (by day) still covers every file within
@@ -35,12 +37,15 @@ PY
 )
 
 files=()
+list_only=0
+[ "${1:-}" != --list ] || { list_only=1; shift; }
 if [ "${1:-}" = --all ]; then
     files=("${all[@]}")
 elif [ $# -gt 0 ]; then
     files=("$@")
 else
-    base=$(git merge-base HEAD origin/main 2>/dev/null || git merge-base HEAD main 2>/dev/null || true)
+    base=${KTUNE_TIDY_BASE:-$(git merge-base HEAD origin/main 2>/dev/null ||
+        git merge-base HEAD main 2>/dev/null || true)}
     changed=()
     if [ -n "$base" ]; then
         mapfile -t changed < <(git diff --name-only "$base" -- src tools; git ls-files -o --exclude-standard -- src tools)
@@ -62,6 +67,7 @@ else
     mapfile -t files < <(printf '%s\n' "${!pick[@]}" | sort)
 fi
 [ ${#files[@]} -gt 0 ] || { echo "tidy: nothing to check"; exit 0; }
+[ $list_only = 0 ] || { printf '%s\n' "${files[@]}"; exit 0; }
 
 echo "tidy: ${#files[@]} of ${#all[@]} files, $(command "$tidy" --version | grep -o 'version [0-9.]*')"
 t0=$SECONDS
