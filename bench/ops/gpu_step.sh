@@ -124,8 +124,8 @@ step_kernels_ncu() {
     grep -E "^==|Memory Throughput|DRAM Throughput|Duration|Compute \(SM\)|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Mem Pipes" "$OUT/kernels_ncu.txt" | head -60
 }
 
-# The longest rows (docs/perf/kernels.md#longest-rows; 1024x131072: 256 KiB bf16 / 512 KiB fp32 per row, fewer
-# rows than 8 per SM) config by config: every register-cached config split over a cluster and
+# The longest rows (docs/perf/kernels.md#longest-rows; 1024x131072: 256 KiB bf16 / 512 KiB fp32
+# per row, fewer rows than 8 per SM) config by config: every register-cached config split over a cluster and
 # every staged config, beside the default, for the three row-op problems still under 85 %.
 # Table: $OUT/kernels_long.txt (all configs, best first per problem).
 step_kernels_long() {
@@ -137,8 +137,8 @@ step_kernels_long() {
 }
 
 # The forms made for the 9 large rows still under 85 % (docs/perf/kernels.md#long-row-forms),
-# config by config beside the default and the longest-rows step's winner: transpose's 128-tiles and micro form
-# (vec x vec register micro-tiles through a swizzled 16-byte shared tile). Then how much of
+# config by config beside the default and the longest-rows step's winner: transpose's 128-tiles
+# and micro form (vec x vec register micro-tiles through a swizzled 16-byte shared tile). Then how much of
 # a 128 MiB op's time is the flush's dirty-line write-back (bench/ops/flush_probe.py). The row
 # ops' ring (stage=smem_ring) this step also timed was refuted and removed (its source: e37011d).
 # Tables: $OUT/kernels_ring.txt (best first per problem), $OUT/kernels_flush.jsonl.
