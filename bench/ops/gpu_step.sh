@@ -138,9 +138,9 @@ step_kernels_long() {
 
 # The forms made for the 9 large rows still under 85 % (docs/perf/kernels.md#long-row-forms),
 # config by config beside the default and the longest-rows step's winner: transpose's 128-tiles
-# and micro form (vec x vec register micro-tiles through a swizzled 16-byte shared tile). Then how much of
-# a 128 MiB op's time is the flush's dirty-line write-back (bench/ops/flush_probe.py). The row
-# ops' ring (stage=smem_ring) this step also timed was refuted and removed (its source: e37011d).
+# and micro form (vec x vec register micro-tiles through a swizzled 16-byte shared tile). Then
+# how much of a 128 MiB op's time is the flush's dirty-line write-back (bench/ops/flush_probe.py).
+# The row ops' ring (stage=smem_ring) this step also timed was refuted and removed (its source: e37011d).
 # Tables: $OUT/kernels_ring.txt (best first per problem), $OUT/kernels_flush.jsonl.
 step_kernels_ring() {
     local cases=(
