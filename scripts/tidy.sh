@@ -24,14 +24,22 @@ fi
 db=$build/compile_commands.json
 [ -f "$db" ] || { echo "tidy: $db missing: run scripts/build.sh first" >&2; exit 2; }
 
+# Sources clang 14 cannot compile although GCC does, left out until the code changes:
+# range_session_launches.cpp calls std::optional<range_session::sequence>::emplace() inside the
+# class, where clang has not yet parsed the nested struct's default member initializers
+# ("no matching member function for call to 'emplace'").
+skip=(src/metrics/range_session_launches.cpp)
+
 # Every source of src/ and tools/ that the build compiles, relative to the repository root.
-mapfile -t all < <(python3 - "$db" "$PWD" <<'PY'
+mapfile -t all < <(python3 - "$db" "$PWD" "${skip[@]}" <<'PY'
 import json, os, sys
 root = sys.argv[2] + "/"
+skip = set(sys.argv[3:])
 files = {os.path.normpath(os.path.join(e["directory"], e["file"])) for e in json.load(open(sys.argv[1]))}
 for f in sorted(files):
     rel = f[len(root):] if f.startswith(root) else None
-    if rel and rel.startswith(("src/", "tools/")) and rel.endswith(".cpp") and os.path.exists(f):
+    if rel and rel.startswith(("src/", "tools/")) and rel.endswith(".cpp") and os.path.exists(f) \
+            and rel not in skip:
         print(rel)
 PY
 )
@@ -53,7 +61,7 @@ else
     declare -A pick=()
     for f in "${changed[@]}"; do
         case $f in
-        *.cpp) [ -f "$f" ] && pick[$f]=1 ;;
+        *.cpp) [ -f "$f" ] && [[ " ${skip[*]} " != *" $f "* ]] && pick[$f]=1 ;;
         *.hpp) # the sources that include a changed header, by its name
             h=$(basename "$f")
             for s in "${all[@]}"; do grep -q "[/\"]$h\"" "$s" && pick[$s]=1; done ;;
