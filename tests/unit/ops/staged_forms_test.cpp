@@ -84,9 +84,9 @@ TEST_CASE("a staged slice over 226 KiB keeps its tail in registers (one block pe
     CHECK(sm.default_config(bf).get<std::int64_t>("cluster") == 1);
     CHECK(sm.default_config(bf).get<std::int64_t>("threads_per_row") == 512);
     CHECK(sm.default_config(bf).get<std::string>("stage") == "smem_tma");
-    CHECK(ln.default_config(bf).get<std::string>("stage") ==
-          "smem_tma"); // layernorm-register-tails
-    CHECK(ln.default_config(f).get<std::int64_t>("threads_per_row") == 256); // same section
+    // Layernorm's defaults: docs/perf/kernels.md#layernorm-register-tails.
+    CHECK(ln.default_config(bf).get<std::string>("stage") == "smem_tma");
+    CHECK(ln.default_config(f).get<std::int64_t>("threads_per_row") == 256);
     CHECK(ln.default_config(f).get<std::int64_t>("cluster") == 4);
     CHECK(sm.default_config(f).get<std::string>("stage") == "regs");
     for (const auto& [o, p] : {std::pair{&sm, bf}, std::pair{&ln, f}}) {
