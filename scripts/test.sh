@@ -20,7 +20,7 @@ if [ "${KTUNE_QUICK:-0}" != 1 ]; then
     echo "== format check"
     scripts/format.sh --check
     # The files changed since the merge-base with main plus a rotating subset (the whole tree
-    # costs ~10 min on two cores; scripts/tidy.sh --all checks it).
+    # costs ~6.5 min on two idle cores; scripts/tidy.sh --all checks it).
     echo "== clang-tidy"
     scripts/tidy.sh
     # Each reader fuzzed briefly from its corpus (skipped where clang has no libFuzzer): about
