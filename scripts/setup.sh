@@ -39,6 +39,8 @@ if [ "${KTUNE_SETUP_DEV:-0}" = 1 ]; then
     # The fuzz pass (tests/fuzz/run.sh): clang with its libFuzzer runtime, and lld.
     command -v clang++ >/dev/null || optional+=(clang)
     command -v ld.lld >/dev/null || optional+=(lld)
+    # clang-tidy (scripts/tidy.sh): Debian's default, the same LLVM as the fuzz pass's clang.
+    command -v clang-tidy >/dev/null || optional+=(clang-tidy)
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
         optional+=(libclang-rt-dev)
 fi

@@ -1,7 +1,8 @@
 # GPU steps of the metrics module (sourced by bench/gpu/run.sh; run as
-# `bash bench/gpu/run.sh build metrics metrics_replay metrics_replay_wall` — session 3 run 2's
-# figures; metrics_ncu and metrics_wall are session 3's kernel-replay comparisons). No `bc` on the GPU image:
-# times come from bash's EPOCHREALTIME and awk.
+# `bash bench/gpu/run.sh build metrics metrics_replay metrics_replay_wall`: the figures of
+# docs/perf/metrics.md#replay-launches; metrics_ncu and metrics_wall are the kernel-replay
+# comparisons of docs/perf/metrics.md#cache-control). No `bc` on the GPU image: times come from
+# bash's EPOCHREALTIME and awk.
 # Needs targets ktune_cli, ktune_inject, unit_metrics, gpu_metrics, bench_roofline_vs_ncu.
 
 # Seconds since $1 (an EPOCHREALTIME value).
@@ -169,10 +170,10 @@ print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metr
     } 2>&1 | tee -a "$txt" | tee -a "${summary:-/dev/null}"
 }
 
-# Not yet run (session 3 had one device call): the one-pass hypothesis. With more than one
+# Not yet run on a GPU: the one-pass hypothesis. With more than one
 # replay pass, CUPTI's kernel replay saves device memory inside the launch, after ktune's flush,
 # and the pass that counts DRAM starts with ~15-24 MB of dirty lines that ktune then counts as
-# writes (docs/perf/metrics.md, session 3). A set that fits one pass (time + DRAM read/write:
+# writes (docs/perf/metrics.md#cache-control). A set that fits one pass (time + DRAM read/write:
 # 1 pass on GH100, CUPTI host API) needs no replay; with --cache-control all its range should
 # start clean, as ncu's --cache-control all passes do. Compares DRAM bytes with ncu's, both
 # cache controls, on the suite; the table is $OUT/metrics_onepass.txt.
@@ -213,7 +214,7 @@ step_metrics_onepass() {
 # --replay launches (the roofline set's passes on later natural launches, nothing replayed, the
 # L2 flush right before each counting range) against --replay kernel and ncu, DRAM bytes and
 # class per workload. The suite runs each workload 4 times in a row (--repeat 4): the warm-up
-# launch and the 3 a 3-pass set needs (session 3 ran --repeat 3, before the warm-up). ncu's
+# launch and the 3 a 3-pass set needs (the first runs used --repeat 3, before the warm-up). ncu's
 # DRAM counters are the same whatever else it collects; its `all` run adds the SpeedOfLight
 # throughputs for the class. Table: $OUT/metrics_replay.txt.
 step_metrics_replay() {
@@ -265,28 +266,28 @@ step_metrics_replay() {
 }
 
 # Wall time, --replay launches vs kernel vs ncu, metrics for the 10 hottest kernels of a PyTorch
-# forward loop (bench/metrics/transformer_loop.py, 40 forwards) and for the suite (--repeat 4),
+# forward loop (bench/profile/transformer_layer.py 40: 40 forwards) and for the suite (--repeat 4),
 # each kernel profiled once (ktune --max-per-kernel 1: one sample, 3 launches in launches mode;
 # ncu: first invocation). Interleaved rounds (METRICS_WALL_ROUNDS, default 3) of {alone, ktune
 # kernel, ktune launches, ncu}; the table is $OUT/metrics_replay_wall.txt.
 step_metrics_replay_wall() {
     local build=${BUILD_DIR:-build-gpu} out=${OUT:-/tmp/ktune-out}
-    local ktune="$build/tools/ktune-cli/ktune" py t r w re
+    local ktune="$build/tools/ktune-cli/ktune" py pyargs t r w re
     local bin="$build/bench/metrics/bench_roofline_vs_ncu" rounds=${METRICS_WALL_ROUNDS:-3}
     local lim=${METRICS_STEP_TIMEOUT:-40} txt="$out/metrics_replay_wall.txt"
     mkdir -p "$out"
     # Workloads: tr = PyTorch training loop (train_loop.py), tl = PyTorch inference loop
-    # (transformer_loop.py), su = the C++ suite. A PyTorch workload's 10 hottest kernels come
+    # (transformer_layer.py 40), su = the C++ suite. A PyTorch workload's 10 hottest kernels come
     # from an unprofiled trace of the same script.
     for w in ${METRICS_WALL_WORKLOADS:-tr tl su}; do
         local -a A=() K=() L=() N=() cmd=()
         case $w in
-        tr) py=bench/metrics/train_loop.py ;;
-        tl) py=bench/metrics/transformer_loop.py ;;
+        tr) py=bench/metrics/train_loop.py pyargs=() ;;
+        tl) py=bench/profile/transformer_layer.py pyargs=(40) ;;
         *) py= ;;
         esac
         if [ -n "$py" ]; then
-            cmd=(python3 "$py")
+            cmd=(python3 "$py" "${pyargs[@]}")
             timeout "$lim" "$ktune" profile --no-top -o "$out/metrics_${w}.ktrace" -- "${cmd[@]}" \
                 >"$out/metrics_${w}_trace.log" 2>&1
             "$ktune" top "$out/metrics_${w}.ktrace" --json --limit 10 >"$out/metrics_${w}_top.json"
@@ -340,7 +341,7 @@ print("^(" + "|".join(re.escape(r["mangled"]) for r in rows) + ")$")' "$out/metr
     done
 }
 
-# Where a range-profiler pass's time goes (session 4): bench_range_probe times every CUPTI call
+# Where a range-profiler pass's time goes (docs/perf/metrics.md#pass-cost): bench_range_probe times every CUPTI call
 # for today's one-range-per-pass launches mode and for one pass covering 10 kernels as 10 ranges
 # (user ranges with/without a sync before the pop, auto range; with L2 flush, unselected kernels
 # between ranges, reversed order in pass 1), checking each range's DRAM bytes / FFMA count.

@@ -1,7 +1,7 @@
-// Where a range-profiler pass's time goes (session 4): times every CUPTI range-profiler call
-// (Enable, SetConfig, Start, Stop, Push/PopRange, DecodeData, CounterDataImageInitialize,
-// evaluate) while 10 kernels of known work (9 copies of distinct sizes, one FMA loop with an
-// exact FFMA count) get ktune's 3-pass roofline set, in these shapes:
+// Where a range-profiler pass's time goes (docs/perf/metrics.md#pass-cost): times every CUPTI
+// range-profiler call (Enable, SetConfig, Start, Stop, Push/PopRange, DecodeData,
+// CounterDataImageInitialize, evaluate) while 10 kernels of known work (9 copies of distinct sizes,
+// one FMA loop with an exact FFMA count) get ktune's 3-pass roofline set, in these shapes:
 //   single  today's --replay launches: one auto range per pass, decode per kernel
 //   multi   one Start/Stop per pass covering all 10 kernels as 10 ranges: user ranges pushed
 //           around each launch (with or without a context sync before the pop), or auto range

@@ -1,8 +1,9 @@
-"""A PyTorch training loop for the metrics wall-time comparison (issue 6: "the 10 hottest kernels
-of a PyTorch workload"): two transformer encoder layers (d_model 1024, 16 heads, FFN 4096, batch 8
-x 512, bf16, dropout off), MSE loss, backward, AdamW (foreach), 2 warm-up steps and STEPS
-(argv[1], default 30) more. Unlike the inference loop (transformer_loop.py), whose fused fast path
-launches only a handful of distinct kernels per forward, a training step launches dozens, so its
+"""A PyTorch training loop for the metrics wall-time comparison ("the 10 hottest kernels of a
+PyTorch workload", docs/perf/metrics.md#training-loop): two transformer encoder layers (d_model
+1024, 16 heads, FFN 4096, batch 8 x 512, bf16, dropout off), MSE loss, backward, AdamW (foreach),
+2 warm-up steps and STEPS (argv[1], default 30) more. Unlike the inference loop
+(bench/profile/transformer_layer.py 40), whose fused fast path launches only a handful of
+distinct kernels per forward, a training step launches dozens, so its
 10 hottest kernels are all kernels of the step, repeated every step, not one-off initialisation.
 """
 import sys

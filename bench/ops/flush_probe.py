@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""How much of a short op's event-timed median is the L2 flush's own write-back (session 4).
+"""How much of a short op's event-timed median is the L2 flush's own write-back
+(docs/perf/kernels.md#read-flush).
 The tuner, bench/tune/torch_ops.py and bench/ops/copy_sizes.py flushed L2 by zeroing a 2x-L2
 buffer before each launch (until c45cff1: now a read sweep), outside the events: that leaves L2 full of dirty lines, written back
 to DRAM while the timed kernel runs. Times the same launches after (a) that flush, (b) that flush

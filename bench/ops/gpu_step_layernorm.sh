@@ -1,9 +1,9 @@
-# GPU steps of layernorm's long rows (issue 7, session 5); sourced by bench/gpu/run.sh:
-#   bash bench/gpu/run.sh build ln_ncu ln_rows ln_check ln_pack
-# Round 2 (the final defaults, ~60 s after the build):
-#   bash bench/gpu/run.sh build ln_check ln_final ln_sass ln_r2_pack
-# ln_session5 repeats call 2 (new defaults vs the old, ncu on them, the GPU test).
-# docs/perf/kernels_s5_layernorm.md has the commands and figures. Every sub-step is under
+# GPU steps of layernorm's long rows; sourced by bench/gpu/run.sh:
+#   bash bench/gpu/run.sh build ln_ncu ln_rows ln_check pack
+# The final defaults beside their twins (~60 s after the build):
+#   bash bench/gpu/run.sh build ln_check ln_final ln_sass pack
+# ln_rows_defaults: the two-rows-at-once defaults vs the one-row ones, ncu on them, the GPU test.
+# docs/perf/kernels.md#layernorm-long-rows has the commands and figures. Every sub-step is under
 # `timeout` and writes its table as it goes (a timed-out call still returns data).
 
 # What binds layernorm's long rows: ncu metrics (L2 sectors read/written, L2 and DRAM
@@ -84,18 +84,11 @@ step_ln_check() {
     return $rc
 }
 
-# One archive of every ln_* file (the device returns at most 8 files); summaries stay beside.
-step_ln_pack() {
-    (cd "$OUT" && ls -d ln_* build.log 2>/dev/null | grep -v '^ln.tar.gz$' | tar czf ln.tar.gz -T - &&
-        find . -maxdepth 1 -type f \( -name 'ln_*.jsonl' -o -name 'ln_*.log' -o -name build.log \
-            -o -name ln_ncu.txt \) -delete) && ls -la "$OUT"
-}
-
-# Session 5: the bf16 defaults (two rows at once) beside session 4's, every smem_rows config of
+# The bf16 defaults (two rows at once) beside the former one-row ones, every smem_rows config of
 # the space, fp32 1024x131072's default beside its smem_rows configs, ncu on the new defaults,
-# the GPU test. About 60 s after the build. (Call 2 also timed a column-slice form, smem_cols,
-# refuted and removed; docs/perf/kernels_s5_layernorm.md.)
-step_ln_session5() {
+# the GPU test. About 60 s after the build. (A column-slice form, smem_cols, was also timed,
+# refuted and removed: docs/perf/kernels.md#layernorm-long-rows.)
+step_ln_rows_defaults() {
     local old="threads_per_row=512,rows_per_block=1,vec=8,cache_row=true,unroll=1"
     LN_ROWS_CASES="bf16:1024x131072 bf16:4096x32768 fp32:1024x131072" \
         LN_ROWS_EXTRA="$old,cluster=4,stage=smem_tma $old,cluster=1,stage=smem_tma" \
@@ -104,7 +97,7 @@ step_ln_session5() {
     step_ln_check
 }
 
-# Round 2 (session 5): the store loops' fixes (gamma/beta prefetch before the statistics
+# The store loops' fixes (docs/perf/kernels.md#layernorm-register-tails) (gamma/beta prefetch before the statistics
 # exchange, packed bf16 conversion, vectors by value: no 16-bit shared loads), register tails
 # for smem_rows over 112 KiB (two blocks a SM), fp32 4096x32768 at one block a row. Hand-set
 # keys (gb_prefetch, packed_cvt, rows_reg_tail) give each form's twin at equal configs through
@@ -147,7 +140,7 @@ step_ln_r2() {
 }
 
 # Registers, spills and the memory/conversion opcode mix (SASS) of the defaults and their
-# round-1 twins: bench/ops/sass.sh (shared by the ops). $OUT/ln_sass.txt.
+# former twins: bench/ops/sass.sh (shared by the ops). $OUT/ln_sass.txt.
 step_ln_sass() {
     local b=build-gpu/bench/ops/bench_configs d=$OUT/ln_sass
     [ -x "$b" ] || { echo "bench_configs not built"; return 1; }
@@ -163,11 +156,11 @@ step_ln_sass() {
     grep -E "^==|registers" "$OUT/ln_sass.txt" | head -30
 }
 
-# Round 2's final defaults (one row per block of 256 threads; fp32 128 KiB slices with their
-# tails in registers, two blocks a SM; bf16 131072 in 32 KiB slices) beside round 1's defaults
+# The final defaults (one row per block of 256 threads; fp32 128 KiB slices with their
+# tails in registers, two blocks a SM; bf16 131072 in 32 KiB slices) beside the former defaults
 # and each form's twin: tma_reg_tail=false (staged whole, one block a SM), gb_prefetch /
 # packed_cvt (the ring and the packed conversion off). ~30 s. Same table as ln_r2
-# ($OUT/ln_r2.txt). (Call 2 ran step ln_r2b of commit d17f9de, where tails were a key only.)
+# ($OUT/ln_r2.txt). (Commit d17f9de timed this as step ln_r2b, where tails were a key only.)
 step_ln_final() {
     local k="vec=8,cache_row=true,unroll=1" f="vec=4,cache_row=true,unroll=1"
     local cases=(
@@ -179,14 +172,4 @@ step_ln_final() {
     local all
     all=$(printf '%s#' "${cases[@]}")
     LN_R2_CASES="${all%#}" step_ln_r2
-}
-
-# Everything under $OUT in one archive (cubins left out) but the tables: at most 8 files return.
-# (The archive is written outside $OUT first: tar of a directory it writes into fails.)
-step_ln_r2_pack() {
-    local t=/tmp/ln_r2_pack.$$.tgz
-    (cd "$OUT" && tar czf "$t" --exclude='*.cubin' . && mv "$t" ln_r2.tgz &&
-        find . -mindepth 1 -maxdepth 1 ! -name ln_r2.tgz ! -name 'ln_r2.txt' \
-            ! -name ln_sass.txt ! -name ln_check.txt ! -name kernels_sweep.txt ! -name ln_ncu_summary.txt \
-            ! -name summary.md -exec rm -rf {} +) && ls -la "$OUT"
 }

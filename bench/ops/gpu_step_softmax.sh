@@ -1,13 +1,13 @@
-# GPU steps of softmax's exp once (issue 7, session 5); sourced by bench/gpu/run.sh:
-#   bash bench/gpu/run.sh build softmax_once softmax_sass softmax_ncu softmax_pack
+# GPU steps of softmax's exp once; sourced by bench/gpu/run.sh:
+#   bash bench/gpu/run.sh build softmax_once softmax_sass softmax_ncu pack
 # exp_once: e = exp(x - m) taken once in the reduction pass and kept over the row (bf16 as
 # fp16), the store pass one FMUL per element instead of a second ex2 (MUFU). Write-up:
-# docs/perf/kernels.md ("Session 5", softmax). Each step writes its table under $OUT/softmax_*.
+# docs/perf/kernels.md#softmax-exp-once. Each step writes its table under $OUT/softmax_*.
 
 # bench_configs: the op's default and the forms around it (same protocol as the tuner: reference
 # check, read-sweep L2 flush, >= 16 event-timed samples), on the shapes that matter. Table:
-# $OUT/softmax_once.txt. In the session-5 call exp_once was an axis, so each config was timed
-# beside its exp_once=false twin (the pairs in bench/ops/results/run5/softmax/softmax_once.txt);
+# $OUT/softmax_once.txt. When exp_once was an axis, each config was timed beside its
+# exp_once=false twin (the pairs: docs/perf/kernels.md#softmax-exp-once);
 # since then staged rows always take exp once and the key is hand-set only, which bench_configs
 # (it times configs of the space) cannot pass: this step now times the committed forms.
 step_softmax_once() {
@@ -125,8 +125,8 @@ EOF
     grep -E "^==|MUFU|F2FP|HADD2|registers|instructions" "$OUT/softmax_sass.txt"
 }
 
-# ncu on the 1024x131072 bf16 default (session 5: beside its exp_once=false twin, then an axis
-# value; now the default alone): issue slots, pipes, warp states ($SOFTMAX_NCU_SET: "full",
+# ncu on the 1024x131072 bf16 default (once beside its exp_once=false twin, when that was an
+# axis value; now the default alone): issue slots, pipes, warp states ($SOFTMAX_NCU_SET: "full",
 # else the five sections below, fewer replays). $OUT/softmax_ncu.txt.
 step_softmax_ncu() {
     local b=build-gpu/bench/ops/bench_configs
@@ -145,9 +145,3 @@ step_softmax_ncu() {
         "$OUT/softmax_ncu.txt" | head -80
 }
 
-# The device returns at most 8 files: fold every softmax_* file and folder into one archive,
-# keeping the small tables beside it.
-step_softmax_pack() {
-    (cd "$OUT" && ls -d softmax_* 2>/dev/null | grep -v '^softmax.tgz$' |
-        tar czf softmax.tgz -T -) && ls -la "$OUT/softmax.tgz"
-}

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The stage table (docs/perf/kernels.md) from bench_configs' JSON lines:
   stage_table.py STAGE.jsonl COPY_SIZES.jsonl
-Per (op, dtype, shape): the default, the session-2 winner and the best config of the session-3
-axis values (stage=smem_tma; in run 2 also transpose form=regs, since dropped), each with its
+Per (op, dtype, shape): the default, the earlier tuned winner (docs/perf/tune.md#split-rows) and
+the best config of the new axis values (stage=smem_tma, docs/perf/kernels.md#staged-rows; once also
+transpose form=regs, since dropped), each with its
 median, CI and % of the 512 MiB copy; then every config, best first."""
 import json
 import sys
@@ -19,7 +20,8 @@ def pct(j):
 
 
 def new_axis(j):
-    # session 3: smem_tma (run 2 also transpose form=regs); session 4: smem_ring, 128-tiles
+    # the staged-rows forms: smem_tma, transpose form=regs (docs/perf/kernels.md#staged-rows);
+    # smem_ring, 128-tiles (docs/perf/kernels.md#long-row-forms)
     c = j["config"]
     return any(a in c for a in ("stage=smem_tma", "form=regs", "stage=smem_ring", "tile=128,"))
 
@@ -27,7 +29,7 @@ def new_axis(j):
 groups = defaultdict(list)
 for j in runs:
     groups[(j["op"], j["dtype"], j["shape"])].append(j)
-print("| op | dtype | shape | default % | session-2 winner % | best new-axis % "
+print("| op | dtype | shape | default % | tuned winner % | best new-axis % "
       "| best new-axis config | ms [CI] |")
 print("|---|---|---|---|---|---|---|---|")
 for key, js in groups.items():

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The kernels table (docs/perf/tune.md, "kernels (session 2)") from the sweep's JSON lines:
+"""The kernels table (docs/perf/tune.md#split-rows) from the sweep's JSON lines:
   table.py SWEEP.jsonl TORCH.jsonl COPY_SIZES.jsonl
 Per (op, dtype, shape): tuned and default % of the 512 MiB copy bandwidth, tuned % of a copy of
 the same size, PyTorch's time and ktune's speed-up over it, the winner."""

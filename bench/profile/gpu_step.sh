@@ -106,10 +106,10 @@ step_profile_overhead() {
     cat "$OUT/profile_overhead.txt" | tee -a "$summary"
 }
 
-# Session 3 (targets: ktune_cli ktune_inject gpu_trace cupti_holder trace_child
-# profile_workload raw_cupti_inject; B=<build dir>, default build-gpu). Three steps of under two
-# minutes each, or all three plus two real programs as `profile_s3` (244 s on the H200, run 4 of
-# docs/perf/profile.md): profile_nvtx (GPU tests per NVTX link mode, the PyTorch transformer
+# NVTX attribution and CUPTI's floor (docs/perf/profile.md#nvtx-attribution; targets: ktune_cli
+# ktune_inject gpu_trace cupti_holder trace_child profile_workload raw_cupti_inject; B=<build
+# dir>, default build-gpu). Three steps of under two minutes each, or all three plus two real
+# programs as `profile_programs` (244 s on the H200, docs/perf/profile.md#nvtx-attribution): profile_nvtx (GPU tests per NVTX link mode, the PyTorch transformer
 # and two NVTX threads under window vs callback, NVTX attribution cost; 57 s in run 5),
 # profile_torch (PyTorch: baseline, raw CUPTI, ktune, Kineto, Proton), profile_floor (CUPTI
 # floor probes, ~10 us kernels, compute-bound and graph loops). Every variant its own process,
@@ -226,12 +226,12 @@ step_profile_floor() {
     done
     _ps3_table profile_floor
 }
-step_profile_s3() {
+step_profile_programs() {
     step_profile_nvtx
     step_profile_torch
     step_profile_floor
     local bd k b t raw j log cmd
-    _ps3_env profile_s3
+    _ps3_env profile_programs
     # Real programs: PyTorch NVTX ranges attributed; a child process writes its own trace.
     to "$k" profile -o "$t/nvtx_torch.ktrace" -- python3 bench/profile/transformer_nvtx.py \
         >>"$log" 2>&1
@@ -239,4 +239,10 @@ step_profile_s3() {
     to "$k" profile --no-top -o "$t/mp.ktrace" -- python3 -c "import subprocess,sys,torch; subprocess.run([sys.executable,'-c','import torch; torch.ones(8,device=\"cuda\").add_(1); torch.cuda.synchronize()']); torch.zeros(8,device='cuda').mul_(2); torch.cuda.synchronize(); sys.exit(3)" >>"$log" 2>&1
     echo "mp exit code $? (expect 3); traces: $(ls $t | grep -c '^mp\.')" >>"$log"
     for f in "$t"/mp.*ktrace; do "$k" top "$f" --limit 2 >>"$log" 2>&1; done
+}
+
+# The first ablation of the launch overhead (docs/perf/profile.md#overhead-ablation): ktune
+# profile with one record kind at a time; needs the targets of step_profile.
+step_profile_ablation() {
+    bash bench/profile/overhead_ablation.sh "${B:-$PWD/build-gpu}" "$OUT/profile_ablation.jsonl"
 }

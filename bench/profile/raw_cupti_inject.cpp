@@ -7,7 +7,7 @@
 // in the same run (bench/profile/gpu_step.sh: step_profile_overhead).
 //   CUDA_INJECTION64_PATH=libraw_cupti_inject.so RAW_CUPTI_KINDS=kernel,memcpy ./app
 // (kinds: kernel, serial_kernel, memcpy, memset, sync, marker, graph = one record per graph launch)
-// Floor probes (session 3), each set before CUDA creates a context:
+// Floor probes (docs/perf/profile.md#nvtx-attribution), each set before CUDA creates a context:
 //   RAW_CUPTI_KINDS=serial_kernel    CUPTI_ACTIVITY_KIND_KERNEL instead of CONCURRENT_KERNEL
 //   RAW_CUPTI_DEVICE_BUFFER_MB=N     CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE
 //   RAW_CUPTI_SEMAPHORE_POOL=N       CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE

@@ -1,13 +1,21 @@
-"""The bundled real trace: a PyTorch transformer-layer forward in bf16, under `ktune profile`.
+"""A PyTorch transformer-layer forward in bf16, the workload of the bundled real traces.
 
     ktune profile -o transformer_layer.ktrace -- python3 transformer_layer.py
+    ktune profile --metrics roofline --replay launches -- python3 transformer_layer.py 40
 
 torch.nn.TransformerEncoderLayer(d_model=1024, nhead=16, dim_feedforward=4096, batch_first),
-batch 8 x 512 tokens, bf16, eval mode: 2 warm-up forwards, then 3 forwards each inside an NVTX
-range "forward N" (so `ktune top --by nvtx` has something to show).
+batch 8 x 512 tokens, bf16, eval mode, 2 warm-up forwards, then:
+- no argument: 3 forwards, each inside an NVTX range "forward N" (so `ktune top --by nvtx` has
+  something to show);
+- FORWARDS: that many forwards in a loop, no ranges, as an inference loop repeats its kernels
+  (`--replay launches` collects one kernel per pass, one pass per launch, so 10 kernels of a
+  3-pass set need about 30 forwards: docs/perf/metrics.md#replay-launches).
 """
+import sys
+
 import torch
 
+forwards = int(sys.argv[1]) if len(sys.argv) > 1 else 0
 torch.manual_seed(0)
 layer = torch.nn.TransformerEncoderLayer(
     d_model=1024, nhead=16, dim_feedforward=4096, batch_first=True,
@@ -17,9 +25,14 @@ with torch.no_grad():
     for _ in range(2):
         layer(x)
     torch.cuda.synchronize()
-    for i in range(3):
-        torch.cuda.nvtx.range_push(f"forward {i}")
-        y = layer(x)
+    if forwards:
+        for _ in range(forwards):
+            y = layer(x)
         torch.cuda.synchronize()
-        torch.cuda.nvtx.range_pop()
-print("output", tuple(y.shape), float(y.float().abs().mean()))
+    else:
+        for i in range(3):
+            torch.cuda.nvtx.range_push(f"forward {i}")
+            y = layer(x)
+            torch.cuda.synchronize()
+            torch.cuda.nvtx.range_pop()
+print("output", tuple(y.shape), float(y.float().abs().mean()), *(["forwards", forwards] if forwards else []))

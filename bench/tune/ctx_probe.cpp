@@ -1,6 +1,6 @@
 // Where a fresh process's first ~0.2 s on the GPU goes, and whether any setting moves it: the
 // tuner's worker pays cuInit (~100 ms when no other process has the GPU open) and the primary
-// context (~100 ms) before its first kernel (docs/perf/tune.md, session 4). One measurement per
+// context (~100 ms) before its first kernel (docs/perf/tune.md#setup-split). One measurement per
 // process (the driver's state is per process): bench/tune/ctx_probe.sh runs it fresh each time,
 // under environment variants. Driver API only, linked against libcuda: a device-side probe,
 // built by that script with nvcc, never part of the CMake build (whose binaries must load

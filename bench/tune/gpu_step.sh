@@ -1,6 +1,7 @@
 # GPU steps of the op tuner (sourced by bench/gpu/run.sh; run as `bash bench/gpu/run.sh build tune`).
 # Writes $OUT/tune_runtime.jsonl, $OUT/tune_*.txt tables and the brute-forced spaces.
-# The tuning runtime (session 3): step_tune runs the four below (each well under 2 minutes).
+# The tuning runtime (docs/perf/tune.md#compile-servers): step_tune runs the four below (each
+# well under 2 minutes).
 step_tune() {
     step_tune_compile
     step_tune_busy
@@ -135,9 +136,9 @@ step_tune_example() {
     $e "$OUT/example_cache.json" transpose 8192x8192 fp32
 }
 
-# Session 4: where a fresh process's set-up goes, and several tunes in one CLI process.
-# `bash bench/gpu/run.sh build tune_setup tune_multi` (each well under 2 minutes).
-step_tune_s4() {
+# Where a fresh process's set-up goes, and several tunes in one CLI process
+# (docs/perf/tune.md#setup-split). `bash bench/gpu/run.sh build tune_setup:60 tune_multi:45`.
+step_tune_setup_multi() {
     step_tune_setup
     step_tune_multi
 }
@@ -146,7 +147,7 @@ step_tune_s4() {
 # processes with the set-up overlaps on, each one off and all off (3 interleaved rounds), then a
 # session's second tune. Table: $OUT/tune_setup.txt (set-up split per run, medians per variant).
 step_tune_setup() {
-    local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_s4.jsonl d1 d2 v
+    local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_setup.jsonl d1 d2 v
     d1=$(mktemp -d) d2=$(mktemp -d)
     KTUNE_CUBIN_CACHE=$d1 timeout 60 $b tune softmax 8192x8192 bf16 200 2>>"$OUT/tune_stderr.log" |
         sed 's/"mode":"tune"/"mode":"s4_cold_all"/' >>"$log"
@@ -169,16 +170,17 @@ step_tune_setup() {
     rm -rf "$d1" "$d2"
 }
 
-# Session 5: a fresh process's 200-candidate tune on warm cubins, as session 4 measured it (softmax
+# A fresh process's 200-candidate tune on warm cubins, as step_tune_setup measures it (softmax
 # bf16 8192x8192: 65 us kernels) and on a problem whose candidates run twice as long (4096x32768:
-# ~135 us), FRESH_ROUNDS (3) interleaved rounds, after the worker's context became one-connection (f740361;
-# bench/tune/ctx_probe.sh: context 45 vs 98 ms). Table: $OUT/tune_fresh.txt.
+# ~135 us), FRESH_ROUNDS (3) interleaved rounds, with the worker's one-connection context
+# (docs/perf/tune.md#one-connection-context; bench/tune/ctx_probe.sh: context 45 vs 98 ms).
+# Table: $OUT/tune_fresh.txt.
 step_tune_fresh() {
-    local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_s5.jsonl d s round
+    local b=build-gpu/bench/tune/bench_tune log=$OUT/tune_fresh.jsonl d s round
     d=$(mktemp -d)
     # Warm = every config of the space compiled (a budget over the space's size): `auto` samples
     # differently each run, and a first 200-candidate run left 16-40 misses per later run (the
-    # first try of this step, lead's final run: compile servers started mid-loop).
+    # first run of this step: compile servers started mid-loop).
     for s in 8192x8192 4096x32768; do # warms the cubin cache and the copy reference
         KTUNE_CUBIN_CACHE=$d timeout 60 $b tune softmax $s bf16 1000 >/dev/null 2>>"$OUT/tune_stderr.log"
     done
@@ -230,4 +232,10 @@ step_tune_multi() {
     } | tee "$OUT/tune_multi.txt"
     unset KTUNE_CUBIN_CACHE
     rm -rf "$d"
+}
+
+# What a fresh process's GPU open (cuInit) and context cost, under the settings that might move
+# them (docs/perf/tune.md#one-connection-context). Builds its own driver-API probe with nvcc.
+step_tune_ctx() {
+    ROUNDS=${CTX_ROUNDS:-5} bash bench/tune/ctx_probe.sh
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Session 4-5 tables of the tuning runtime from bench_tune / `ktune tune --json` output.
+"""The set-up tables of the tuning runtime (docs/perf/tune.md#setup-split) from bench_tune
+and `ktune tune --json` output.
 
   setup_table.py bench LOG.jsonl      one row per tune line (mode starting s4_, s5_ or session_) with
                                       the set-up split, then medians per before/after variant

@@ -1,6 +1,6 @@
 // The compile server (compile_server_main) and its wire format. NVRTC serialises much of a
-// compile inside one process, so the pool runs one of these per core (docs/perf/tune.md,
-// "Runtime (session 3)").
+// compile inside one process, so the pool runs one of these per core
+// (docs/perf/tune.md#compile-servers).
 #include "compile/compile_private.hpp"
 #include "compile/compile_wire.hpp"
 #include "core/child_process.hpp"

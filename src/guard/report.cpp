@@ -64,7 +64,7 @@ std::string text(const diff_report& r, bool all) {
     return out + summary_line(r) + "\n";
 }
 
-std::string md_escape(std::string s) {
+std::string md_escape(const std::string& s) {
     std::string out;
     for (char c : s) {
         // Kernel names hold templates: '<' would open an HTML tag.

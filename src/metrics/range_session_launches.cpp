@@ -1,7 +1,7 @@
 // --replay launches: many kernels per pass, on the program's own launches (range_session.hpp
 // says the rules). Why many per pass: CUPTI's range profiler costs ~18 ms per start and ~7 ms per
 // stop on an H200 whatever the pass holds, a user range around one launch ~1 ms
-// (bench_range_probe, docs/perf/metrics.md session 4), so 10 kernels x 3 passes cost 3 passes,
+// (bench_range_probe, docs/perf/metrics.md#pass-cost), so 10 kernels x 3 passes cost 3 passes,
 // not 30. Ranges are named by the kernel's place in the sequence; CUPTI matches a later pass's
 // ranges to pass 0's by name (the probe's reordered pass read every range right), so a later
 // pass takes each kernel's next launch in whatever order the program makes them: a loop body

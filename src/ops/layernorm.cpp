@@ -45,8 +45,8 @@ public:
     // the staged forms, rows_reg_tail (smem_rows over 112 KiB keep row tails in registers;
     // default true), tma_reg_tail (one slice over 112 KiB: 96 KiB staged, the tail in registers,
     // two blocks a SM; default false), rows_in_turn (smem_tma rows_per_block > 1: two buffers,
-    // out of the space since session 3). Each picks the form it names, so one GPU call compares
-    // it at equal configs.
+    // out of the space since docs/perf/kernels.md#staged-rows). Each picks the form it names, so
+    // one GPU call compares it at equal configs.
     bool valid(const config& c, const problem& p, std::string* why = nullptr) const override {
         if (!row_op::valid(c, p, why)) return false;
         const bool staged = staged_in_smem(c);
@@ -68,10 +68,11 @@ public:
 private:
     // One row per block, 256 threads: fp32 rows of 128 KiB and more in 128 KiB slices (96 KiB
     // staged, the tail in registers, two blocks a SM), bf16 rows of 256 KiB in 32 KiB slices.
-    // H200, session 5 round 2: fp32 1024x131072 (clusters of 4) 88.0 % vs 85.0 % (1024 threads,
-    // 256 KiB a block, clusters of 2); fp32 4096x32768 (no cluster) 94.1 % vs 92.6 % (two rows
-    // at once) and 86.8 % (512 threads, clusters of 2); bf16 1024x131072 (clusters of 8) 79.6 /
-    // 79.3 % vs 79.2-78.4 % (512 threads, clusters of 4; call 1: 79.6 vs 78.0 %).
+    // H200 (docs/perf/kernels.md#layernorm-register-tails): fp32 1024x131072 (clusters of 4) 88.0 %
+    // vs 85.0 % (1024 threads, 256 KiB a block, clusters of 2); fp32 4096x32768 (no cluster) 94.1 %
+    // vs 92.6 % (two rows at once) and 86.8 % (512 threads, clusters of 2); bf16 1024x131072
+    // (clusters of 8) 79.6 / 79.3 % vs 79.2-78.4 % (512 threads, clusters of 4; call 1: 79.6
+    // vs 78.0 %).
     std::int64_t long_row_block_threads(dtype) const noexcept override { return 256; }
     std::int64_t long_row_min_bytes(dtype t) const noexcept override {
         return t == dtype::f32 ? 128 * 1024 : 256 * 1024;

@@ -41,9 +41,10 @@ protected:
     /// clusters), layernorm no (69 % vs 82 % staged, fp32).
     [[nodiscard]] virtual bool long_rows_in_registers(dtype) const noexcept { return false; }
     /// Else, threads of a block taking 256 KiB of such a row (192 KiB staged, the tail in
-    /// registers; fp32 rows in clusters of 2), or 0: staged slices of at most 64 KiB. H200,
-    /// session 4: softmax bf16 512 (81.0 % vs 73.2 % in a register cluster), layernorm fp32
-    /// 1024 (84.2 vs 81.8 % in 64 KiB slices), layernorm bf16 0 (66.0 vs 68.9 %).
+    /// registers; fp32 rows in clusters of 2), or 0: staged slices of at most 64 KiB. H200
+    /// (docs/perf/kernels.md#long-row-forms): softmax bf16 512 (81.0 % vs 73.2 % in a register
+    /// cluster), layernorm fp32 1024 (84.2 vs 81.8 % in 64 KiB slices), layernorm bf16 0 (66.0
+    /// vs 68.9 %).
     [[nodiscard]] virtual std::int64_t long_row_block_threads(dtype) const noexcept { return 0; }
     /// Whether the op reads per-column operands (layernorm's gamma and beta) beside each row:
     /// then its space has stage smem_rows, rows_per_block rows staged at once so that each
@@ -51,8 +52,8 @@ protected:
     [[nodiscard]] virtual bool column_operands() const noexcept { return false; }
     /// With long_row_block_threads: the rows (bytes) it applies to, at least, and the slice a
     /// block takes (as few blocks per row as that allows). 256 KiB / 256 KiB unless an op says
-    /// otherwise (layernorm, session 5 round 2: fp32 128 KiB slices with register tails from
-    /// 128 KiB rows, bf16 32 KiB slices of 256 KiB rows).
+    /// otherwise (layernorm, docs/perf/kernels.md#layernorm-register-tails: fp32 128 KiB slices
+    /// with register tails from 128 KiB rows, bf16 32 KiB slices of 256 KiB rows).
     [[nodiscard]] virtual std::int64_t long_row_min_bytes(dtype) const noexcept {
         return 256 * 1024;
     }
@@ -61,9 +62,9 @@ protected:
     }
     /// Whether a staged slice over 112 KiB (one row per block, blocks of at most 512 threads)
     /// stages 96 KiB and keeps its tail in registers, two blocks a SM (else staged whole, one
-    /// block a SM); the hand-set key tma_reg_tail overrides. H200, session 5 round 2,
-    /// layernorm: 6 of 6 such configs gained 1.7-26 points (fp32 1024x131072 clusters of 4, 256
-    /// threads: 67.5 -> 88.0 %).
+    /// block a SM); the hand-set key tma_reg_tail overrides. H200, layernorm
+    /// (docs/perf/kernels.md#layernorm-register-tails): 6 of 6 such configs gained 1.7-26 points
+    /// (fp32 1024x131072 clusters of 4, 256 threads: 67.5 -> 88.0 %).
     [[nodiscard]] virtual bool slice_tails_two_blocks() const noexcept { return false; }
     /// Whether the cached form (the streaming form of a streaming op), cluster 1, takes rows
     /// that vec does not divide: aligned vectors with a scalar head and tail per row (RAGGED).

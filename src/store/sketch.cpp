@@ -36,7 +36,7 @@ void quantile_sketch::grow_to(int index) {
         counts_.insert(counts_.begin(), static_cast<std::size_t>(offset_ - index), 0);
         offset_ = index;
     } else if (index >= offset_ + static_cast<int>(counts_.size())) {
-        counts_.resize(static_cast<std::size_t>(index - offset_ + 1), 0);
+        counts_.resize(static_cast<std::size_t>(index - offset_) + 1, 0);
     }
 }
 

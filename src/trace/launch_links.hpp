@@ -1,7 +1,7 @@
 #pragma once
 // How a kernel learns the NVTX range open when it was launched. Four ways, picked per session
 // (session_options::link; KTUNE_NVTX_LINK / ktune profile --nvtx-link override it). Measured
-// side by side on an H200 (docs/perf/profile.md, session 3, runs 4 and 5): every way that
+// side by side on an H200 (docs/perf/profile.md#nvtx-attribution and #window-mode): every way that
 // touches each launch through CUPTI costs 0.4-0.7 us per launch, CUPTI's own work, not ktune's.
 //
 // - window (default): nothing per launch. Correlation ids grow in launch order, so each push

@@ -90,8 +90,9 @@ int worker_main(int in_fd, int out_fd) {
         return compile::compile_server_main(in_fd, out_fd);
     // One hardware work queue: the worker runs everything on one stream, and the context makes
     // one channel per allowed connection when it is created. H200 (bench/tune/ctx_probe.sh,
-    // session 5): context 45 ms with 1 connection, 98 ms with the default 8, 471 ms with 32 (a
-    // value training setups often export). Set before the first CUDA call of this process.
+    // docs/perf/tune.md#one-connection-context): context 45 ms with 1 connection, 98 ms with the
+    // default 8, 471 ms with 32 (a value training setups often export). Set before the first CUDA
+    // call of this process.
     ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
     // Start-up milestones for the tuner's set-up split (exec → main is the time from its
     // spawn to "main": the loader and static initialisers).

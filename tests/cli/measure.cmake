@@ -1,4 +1,5 @@
-# The tuning runtime's CLI surface (issue 7, session 2): the in-place op and --vs-torch.
+# The tuning runtime's CLI surface (docs/perf/tune.md#runtime-compile): the in-place op and
+# --vs-torch.
 ktune_cli_test(tune_inplace_op_listed RC 0 ARGS ops
   EXPECT "scale_bias_ (v1)" "output aliases the input" "torch.addcmul(beta, x, gamma, out=x)")
 ktune_cli_test(tune_vs_torch_help RC 0 ARGS tune --help EXPECT "--vs-torch" "KTUNE_PYTHON")
@@ -8,8 +9,9 @@ ktune_cli_test(tune_vs_torch_no_gpu RC 2 ENV CUDA_VISIBLE_DEVICES=
        --cache ${CMAKE_CURRENT_BINARY_DIR}/tune_vs_torch_no_gpu.json
   EXPECT "no CUDA GPU" REJECT "PyTorch")
 
-# Several tunes in one process (session 4): shapes x dtypes, or a plan file. Every entry is
-# checked before any GPU work; without a GPU the whole plan stops with the no-GPU message.
+# Several tunes in one process (docs/perf/tune.md#setup-split): shapes x dtypes, or a plan file.
+# Every entry is checked before any GPU work; without a GPU the whole plan stops with the no-GPU
+# message.
 set(_plans ${PROJECT_SOURCE_DIR}/tests/data/tune/plans)
 ktune_cli_test(tune_multi_help RC 0 ARGS tune --help
   EXPECT "--plan" "repeat it to tune several" "--keep-worker")

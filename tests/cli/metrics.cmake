@@ -73,10 +73,10 @@ ktune_cli_test(roofline_replay_launches_json RC 0 ARGS roofline ${_rl} --json
 ktune_cli_test(profile_metrics_bad_replay RC 2
   ARGS profile --metrics roofline --replay application -o ${CMAKE_CURRENT_BINARY_DIR}/x.ktrace -- true
   EXPECT "--replay")
-# --replay launches on a PyTorch training loop (H200, session 4): the 10 hottest kernels in one
-# sequence of 3 passes; cuBLAS's persistent NNT GEMM ran several problem sizes on one grid, so
-# its passes mixed different work (launch times 14.6..44.4 us): left out and named, not plotted
-# at an impossible 254 % of the tensor roof.
+# --replay launches on a PyTorch training loop (H200, docs/perf/metrics.md#training-loop): the 10
+# hottest kernels in one sequence of 3 passes; cuBLAS's persistent NNT GEMM ran several problem
+# sizes on one grid, so its passes mixed different work (launch times 14.6..44.4 us): left out and
+# named, not plotted at an impossible 254 % of the tensor roof.
 ktune_cli_test(roofline_mixed_work RC 0
   ARGS roofline tests/data/metrics/h200_train_launches.metrics.ktrace
   EXPECT "Roofline of 9 kernels" "joined to their launches by correlation id: 9 of 9"

@@ -1,4 +1,4 @@
-# ktune ops and the op mode of ktune tune (issue 7). No GPU needed: listing, validation, replay.
+# ktune ops and the op mode of ktune tune. No GPU needed: listing, validation, replay.
 ktune_cli_test(ops_list RC 0 ARGS ops
   EXPECT "softmax (v9)" "layernorm (v8)" "rowsum (v5)" "transpose (v3)" "threads_per_row"
          "valid configs at 8192x8192: fp32 231, bf16 318" "torch.softmax")

@@ -29,8 +29,8 @@ struct profile_options {
 
 // Fleet run sampling: whether this run is profiled, and its per-rank trace name.
 store::sampling_decision apply_run_sampling(profile_options& o) {
-    const auto d = store::decide(store::parse_run_sampling(o.sample_runs, o.ranks),
-                                 store::identity_from_environment());
+    auto d = store::decide(store::parse_run_sampling(o.sample_runs, o.ranks),
+                           store::identity_from_environment());
     if (!d.profile) fmt::print(stderr, "ktune profile: not profiled: {}\n", d.reason);
     if (!o.sample_runs.empty() || !o.ranks.empty())
         o.request.output = store::with_suffix(o.request.output, d.rank_suffix);

@@ -20,8 +20,8 @@ struct profile_metrics_options {
     std::string peaks;
     std::size_t max_passes = 3;
     /// Empty: `all` under --replay launches, `none` under --replay kernel. The H200 runs of
-    /// 2026-11-21 (docs/perf/metrics.md, session 3): under kernel replay the flush changes no DRAM
-    /// count (CUPTI saves and restores memory after it); with one pass per natural launch it
+    /// 2026-11-21 (docs/perf/metrics.md#cache-control): under kernel replay the flush changes no
+    /// DRAM count (CUPTI saves and restores memory after it); with one pass per natural launch it
     /// makes ktune's DRAM bytes agree with ncu's (10 of 11 workloads within 2 %) for ~4 ms/pass.
     std::string cache_control;
     /// kernel: CUPTI replays each profiled launch once per pass; launches (default): pass i on

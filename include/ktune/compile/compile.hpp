@@ -95,7 +95,8 @@ struct compile_pool_options {
     /// A batch that takes longer is abandoned (server killed): compile_error, never a hang.
     std::chrono::milliseconds batch_timeout{120000};
     /// Start a slot's server at its first cubin-cache miss (a job all in the cache is answered
-    /// by the slot itself); false: every server at construction (session 3's order).
+    /// by the slot itself); false: every server at construction
+    /// (docs/perf/tune.md#compile-servers).
     bool lazy_servers = true;
 };
 

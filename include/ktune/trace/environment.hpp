@@ -33,7 +33,8 @@ struct trace_environment {
     std::uint32_t cupti_version = 0;  ///< cuptiGetVersion, e.g. 130001
     int toolkit_version = 0;          ///< CUDA toolkit ktune was built with, e.g. 13000
     /// How kernels learned their NVTX range: "callback", "window", "external_correlation",
-    /// "locked_map"; empty when NVTX was not recorded or the trace predates session 3.
+    /// "locked_map"; empty when NVTX was not recorded or the trace predates the field
+    /// (docs/formats.md).
     std::string nvtx_link;
     /// How CUDA graph launches were recorded: "graph" (one record per launch), "node" (one
     /// per kernel, copy and memset node); empty in traces that predate the choice (node).

@@ -22,7 +22,7 @@ class cupti_api;
 }
 
 /// How a kernel learns the NVTX range open on the thread that launched it
-/// (src/trace/launch_links.hpp; measured side by side in docs/perf/profile.md, session 3).
+/// (src/trace/launch_links.hpp; measured side by side in docs/perf/profile.md#nvtx-attribution).
 enum class nvtx_link : std::uint8_t {
     callback,             ///< CUPTI launch callbacks into a per-thread ring (+0.6 us per launch)
     external_correlation, ///< CUPTI external correlation ids (no subscriber needed; costlier)

@@ -28,7 +28,7 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
 // GB_PREFETCH: depth of the gamma/beta ring of the staged forms' store loop: the first rounds are
 // loaded into registers before the statistics exchange (their L2 round trip overlaps the block
 // and cluster barriers), and each round then loads the operands GB_PREFETCH rounds ahead, so
-// the loop never waits a whole L2 round trip per unrolled batch. 0: loads in the loop (round 1).
+// the loop never waits a whole L2 round trip per unrolled batch. 0: loads in the loop.
 // PACKED_CVT: bf16 outputs converted two at a time (cvt.rn.bf16x2.f32) instead of one by one.
 #ifndef PACKED_CVT
 #define PACKED_CVT 1
@@ -70,12 +70,12 @@ __device__ __forceinline__ bool gb_valid(int i, int t) {
 constexpr int GBP = GB_PREFETCH;
 #else
 // Default depth: 2 rounds (8 registers each: two 16-byte vectors) for blocks under 1024 threads
-// where a thread has 64 registers at the occupancy shared memory allows (ptxas: 58-64 with the
-// ring at 256-512 threads, 34-40 without), else none: 64 KiB blocks of 512 threads run 3 a SM at
-// 42 registers. H200, session 5 round 2: +2 points at 256 threads (bf16 4096x32768 one row 69.1
-// vs 67.0 %, fp32 4096x32768 two rows in clusters of 4 90.2 vs 88.1 %), -1.4 at 1024 threads
-// (fp32 4096x32768 one row, 89.4 vs 90.8 %, both calls). Blocks with tails for two a SM hold
-// their registers for the tails (rows at once: 120 at 256 threads; 2 rounds spill).
+// where a thread has 64 registers at the occupancy shared memory allows (ptxas: 58-64 with the ring
+// at 256-512 threads, 34-40 without), else none: 64 KiB blocks of 512 threads run 3 a SM at 42
+// registers. H200 (docs/perf/kernels.md#layernorm-register-tails): +2 points at 256 threads (bf16
+// 4096x32768 one row 69.1 vs 67.0 %, fp32 4096x32768 two rows in clusters of 4 90.2 vs 88.1 %),
+// -1.4 at 1024 threads (fp32 4096x32768 one row, 89.4 vs 90.8 %, both calls). Blocks with tails for
+// two a SM hold their registers for the tails (rows at once: 120 at 256 threads; 2 rounds spill).
 #if defined(STAGE_smem_rows)
 constexpr int LN_SMEM = RPB * SNV * 16 + 1536; // + the per-block reserve and static arrays
 #else
@@ -308,7 +308,7 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     // sums: no cancellation for rows whose mean is far from 0); the slice's mean and centred
     // sum of squares follow exactly, and Chan's combination joins a cluster's slices. gamma and
     // beta come from L2 in the store loop: staging them would triple the shared memory and
-    // cost blocks per SM (session 3, first H200 run).
+    // cost blocks per SM (docs/perf/kernels.md#staged-rows).
     __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
     mbar_setup(bars, NBUF * NCH);
     const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;

@@ -179,10 +179,10 @@ TEST_CASE("slices with a register tail, 128-tile and micro transposes match the 
 }
 
 TEST_CASE("softmax exp_once (e kept over the row, bf16 as fp16) matches the reference") {
-    // Session 5: staged rows take exp once (chunks of several rounds, register tails, clusters),
-    // with the hand-set key exp_once=false the two-exp form; register-cached rows (split rows,
-    // sub-warp groups, vec 1: the unpaired fp16 path) with exp_once=true; and hand-built
-    // one-block-per-256-KiB configs on odd row counts.
+    // docs/perf/kernels.md#softmax-exp-once: staged rows take exp once (chunks of several rounds,
+    // register tails, clusters), with the hand-set key exp_once=false the two-exp form;
+    // register-cached rows (split rows, sub-warp groups, vec 1: the unpaired fp16 path) with
+    // exp_once=true; and hand-built one-block-per-256-KiB configs on odd row counts.
     const ops::op& o = ops::find_op("softmax");
     const auto with = [](config c, bool v) {
         c.set("exp_once", v);
@@ -231,9 +231,10 @@ TEST_CASE("softmax exp_once (e kept over the row, bf16 as fp16) matches the refe
 }
 
 TEST_CASE("layernorm rows at once (smem_rows) match the reference") {
-    // Session 5: rows_per_block rows staged at once, gamma/beta read once for all of them. Odd
-    // row counts (a partial last group of rows), clusters 1-8, rows 2-8, both dtypes; configs of
-    // the space and hand-built ones (the space's shapes are larger than these problems).
+    // docs/perf/kernels.md#layernorm-long-rows: rows_per_block rows staged at once, gamma/beta read
+    // once for all of them. Odd row counts (a partial last group of rows), clusters 1-8, rows 2-8,
+    // both dtypes; configs of the space and hand-built ones (the space's shapes are larger than
+    // these problems).
     const ops::op& o = ops::find_op("layernorm");
     const auto rows_form = [](const config& c) {
         return c.find("stage") && c.get<std::string>("stage") == "smem_rows";
@@ -273,10 +274,11 @@ TEST_CASE("layernorm rows at once (smem_rows) match the reference") {
 
 TEST_CASE("layernorm register tails, gamma/beta prefetch and packed bf16 stores match the "
           "reference") {
-    // Session 5, round 2: smem_rows blocks over 112 KiB keep each row's tail in registers (two
-    // blocks a SM); the staged forms load the first gb_prefetch rounds of gamma/beta before the
-    // statistics exchange; packed_cvt converts bf16 outputs two at a time. Hand-set keys pick
-    // each form; odd row counts leave a partial last group, small clusters partial slices.
+    // docs/perf/kernels.md#layernorm-register-tails: smem_rows blocks over 112 KiB keep each row's
+    // tail in registers (two blocks a SM); the staged forms load the first gb_prefetch rounds of
+    // gamma/beta before the statistics exchange; packed_cvt converts bf16 outputs two at a time.
+    // Hand-set keys pick each form; odd row counts leave a partial last group, small clusters
+    // partial slices.
     const ops::op& o = ops::find_op("layernorm");
     std::vector<job> jobs;
     std::size_t tails = 0;

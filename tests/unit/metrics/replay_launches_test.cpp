@@ -244,9 +244,10 @@ struct launch_order final : ktune::trace::trace_visitor {
 
 namespace {
 
-// The unprofiled trace of a PyTorch script on an H200 (session 4), its launches in launch order
-// (correlation id), each launch of the 10 hottest kernels (as step_metrics_replay_wall selects
-// them) handed to a session as the injection does, with the warm-up launch.
+// The unprofiled trace of a PyTorch script on an H200 (docs/perf/metrics.md#pass-cost), its
+// launches in launch order (correlation id), each launch of the 10 hottest kernels (as
+// step_metrics_replay_wall selects them) handed to a session as the injection does, with the
+// warm-up launch.
 struct recorded_run {
     std::unique_ptr<driver> d;
     ktune::metrics::kernel_metrics_doc doc;
@@ -287,7 +288,7 @@ recorded_run replay_hottest(const std::string& path) {
 } // namespace
 
 TEST_CASE("a recorded PyTorch loop: launches mode gets every kernel launched often enough") {
-    // bench/metrics/transformer_loop.py, 40 forwards of an inference layer (fused fast path).
+    // bench/profile/transformer_layer.py 40: 40 forwards of an inference layer (fused fast path).
     const auto run = replay_hottest(KTUNE_TEST_DATA_DIR "/metrics/h200_transformer_loop.ktrace");
     // The loop's 5 kernels (launched 40-120 times) get metrics, each on a warm launch (after the
     // first forward); the 5 others (initialisation kernels, and a tail launched once) are listed
@@ -314,9 +315,10 @@ TEST_CASE("a recorded PyTorch training loop: all 10 hottest kernels in one seque
 }
 
 TEST_CASE("a recorded suite of back-to-back repeats: each kernel takes one launch per pass") {
-    // bench_roofline_vs_ncu --mode plain --repeat 3 under ktune profile on an H200 (session 4):
-    // 13 workloads, each launched 3 times in a row and never again. ktune_l2_sweep and WaitNs
-    // ran inside the profiler's own calls, which the injection does not hand to the session.
+    // bench_roofline_vs_ncu --mode plain --repeat 3 under ktune profile on an H200
+    // (docs/perf/metrics.md#pass-cost): 13 workloads, each launched 3 times in a row and never
+    // again. ktune_l2_sweep and WaitNs ran inside the profiler's own calls, which the injection
+    // does not hand to the session.
     const std::string path = KTUNE_TEST_DATA_DIR "/metrics/h200_suite_repeat3.ktrace";
     ktune::trace::trace_reader reader(path);
     launch_order v;

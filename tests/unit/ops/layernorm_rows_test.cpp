@@ -1,7 +1,7 @@
-// Layernorm's stage smem_rows (session 5): rows_per_block rows staged at once so that the store
-// loop reads each gamma/beta vector once from L2 for all of them. Constraints, geometry, that it
-// is layernorm's alone, and that its sources compile with NVRTC for sm_90 (the GPU test checks
-// their results against the reference).
+// Layernorm's stage smem_rows (docs/perf/kernels.md#layernorm-long-rows): rows_per_block rows
+// staged at once so that the store loop reads each gamma/beta vector once from L2 for all of them.
+// Constraints, geometry, that it is layernorm's alone, and that its sources compile with NVRTC for
+// sm_90 (the GPU test checks their results against the reference).
 #include "catch.hpp"
 
 #include "ktune/compile/compile.hpp"
@@ -71,11 +71,11 @@ TEST_CASE("layernorm smem_rows: rpb rows at once in shared memory, one block per
 }
 
 TEST_CASE("layernorm defaults: one row per block of 256 threads, fp32 tails in registers") {
-    // Session 5 round 2 (H200): fp32 rows of 128 KiB and more in 128 KiB slices, 96 KiB staged
-    // and the tail in registers, two blocks a SM (1024x131072 88.0 % vs 85.0 %, 4096x32768
-    // 94.1 % vs 92.6 % two rows at once); bf16 rows of 256 KiB in 32 KiB slices (1024x131072
-    // 79.6 % vs 79.0 % in 64 KiB), shorter bf16 rows in slices of at most 64 KiB, 512 threads
-    // (4096x32768 91.5 % vs 87.0 % two rows at once).
+    // H200 (docs/perf/kernels.md#layernorm-register-tails): fp32 rows of 128 KiB and more in 128
+    // KiB slices, 96 KiB staged and the tail in registers, two blocks a SM (1024x131072 88.0 %
+    // vs 85.0 %, 4096x32768 94.1 % vs 92.6 % two rows at once); bf16 rows of 256 KiB in 32 KiB
+    // slices (1024x131072 79.6 % vs 79.0 % in 64 KiB), shorter bf16 rows in slices of at most 64
+    // KiB, 512 threads (4096x32768 91.5 % vs 87.0 % two rows at once).
     const op& ln = find_op("layernorm");
     struct expect {
         std::int64_t rows, cols;
@@ -169,7 +169,8 @@ TEST_CASE("layernorm smem_rows over 112 KiB keep each row's tail in registers") 
     c.set("threads_per_row", std::int64_t{512}); // 2 rounds a row, 64 bytes a thread
     CHECK(ln.geometry(c, bf).shared_bytes == 96u * 1024u);
     CHECK(reg_rounds_of(ln.source(c, bf)) == 2);
-    // The hand-set key stages them whole: one 128 KiB block a SM, as in session 5's call 1.
+    // The hand-set key stages them whole: one 128 KiB block a SM, as first measured
+    // (docs/perf/kernels.md#layernorm-long-rows).
     c.set("rows_reg_tail", false);
     REQUIRE(ln.valid(c, bf, &why));
     CHECK(ln.geometry(c, bf).shared_bytes == 128u * 1024u);

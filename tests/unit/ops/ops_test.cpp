@@ -66,11 +66,13 @@ TEST_CASE("constraints prune before compiling") {
     const config ld = find_op("layernorm").default_config(wide);
     CHECK(find_op("layernorm").valid(ld, wide));
     CHECK(ld.get<std::string>("stage") == "smem_tma");
-    CHECK(ld.get<std::int64_t>("cluster") == 4); // 128 KiB slices (session 5, round 2)
+    // 128 KiB slices (docs/perf/kernels.md#layernorm-register-tails)
+    CHECK(ld.get<std::int64_t>("cluster") == 4);
     CHECK(ld.get<std::int64_t>("threads_per_row") == 256);
+    // One row, 32 KiB slices (docs/perf/kernels.md#last-long-rows).
     CHECK(find_op("layernorm")
               .default_config({{1024, 131072}, dtype::bf16})
-              .get<std::int64_t>("cluster") == 8); // one row, 32 KiB slices (session 5)
+              .get<std::int64_t>("cluster") == 8);
     const config mid_long = sm.default_config({{4096, 32768}, dtype::bf16}); // 64 KiB rows
     CHECK(mid_long.get<std::int64_t>("cluster") == 1);
     CHECK(mid_long.get<std::string>("stage") == "smem_tma");

@@ -1,8 +1,9 @@
-// Softmax's exp once (session 5): e = exp(x - m) taken once in the reduction pass and kept over
-// the row (bf16 rows as fp16), the store pass multiplying instead of taking a second exp. Staged
-// rows always take that form, register-cached rows the two-exp one; a hand-set config key
-// exp_once (not in the space) picks the other. Constraints, the space, and that the forms
-// compile with NVRTC for sm_90 as claimed (tests/gpu/ops/kernels_gpu_test.cpp checks results).
+// Softmax's exp once (docs/perf/kernels.md#softmax-exp-once): e = exp(x - m) taken once in the
+// reduction pass and kept over the row (bf16 rows as fp16), the store pass multiplying instead of
+// taking a second exp. Staged rows always take that form, register-cached rows the two-exp one; a
+// hand-set config key exp_once (not in the space) picks the other. Constraints, the space, and that
+// the forms compile with NVRTC for sm_90 as claimed (tests/gpu/ops/kernels_gpu_test.cpp checks
+// results).
 #include "catch.hpp"
 
 #include "ktune/compile/compile.hpp"

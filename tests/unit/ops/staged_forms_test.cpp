@@ -1,7 +1,8 @@
-// Session 4's forms: staged slices over 226 KiB with their tail in registers (one block per
-// long row), transpose's micro form and 128-tiles, and the stage axis closed to the removed
-// forms (smem_ring, smem_refill: measured slower). Constraints, geometry, defaults, and that
-// their sources compile with NVRTC for sm_90 (the GPU test checks their results).
+// The long-row forms (docs/perf/kernels.md#long-row-forms): staged slices over 226 KiB with their
+// tail in registers (one block per long row), transpose's micro form and 128-tiles, and the stage
+// axis closed to the removed forms (smem_ring, smem_refill: measured slower). Constraints,
+// geometry, defaults, and that their sources compile with NVRTC for sm_90 (the GPU test checks
+// their results).
 #include "catch.hpp"
 
 #include "ktune/compile/compile.hpp"
@@ -83,8 +84,9 @@ TEST_CASE("a staged slice over 226 KiB keeps its tail in registers (one block pe
     CHECK(sm.default_config(bf).get<std::int64_t>("cluster") == 1);
     CHECK(sm.default_config(bf).get<std::int64_t>("threads_per_row") == 512);
     CHECK(sm.default_config(bf).get<std::string>("stage") == "smem_tma");
-    CHECK(ln.default_config(bf).get<std::string>("stage") == "smem_tma");    // session 5, round 2
-    CHECK(ln.default_config(f).get<std::int64_t>("threads_per_row") == 256); // round 2
+    // Layernorm's defaults: docs/perf/kernels.md#layernorm-register-tails.
+    CHECK(ln.default_config(bf).get<std::string>("stage") == "smem_tma");
+    CHECK(ln.default_config(f).get<std::int64_t>("threads_per_row") == 256);
     CHECK(ln.default_config(f).get<std::int64_t>("cluster") == 4);
     CHECK(sm.default_config(f).get<std::string>("stage") == "regs");
     for (const auto& [o, p] : {std::pair{&sm, bf}, std::pair{&ln, f}}) {
