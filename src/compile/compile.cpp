@@ -34,7 +34,7 @@ std::vector<std::string> base_options(const std::string& arch, bool minimal) {
 
 program_output compile_program(const std::string& source,
                                const std::vector<std::string>& name_expressions,
-                               std::vector<std::string> opts) {
+                               const std::vector<std::string>& opts) {
     const auto& rtc = ktune::detail::nvrtc();
     nvrtcProgram raw = nullptr;
     KTUNE_NVRTC_CALL(
@@ -44,6 +44,7 @@ program_output compile_program(const std::string& source,
     for (const auto& n : name_expressions)
         KTUNE_NVRTC_CALL(rtc.nvrtcAddNameExpression(prog.get(), n.c_str()), prog.get());
     std::vector<const char*> argv;
+    argv.reserve(opts.size());
     for (const auto& o : opts)
         argv.push_back(o.c_str());
     KTUNE_NVRTC_CALL(
@@ -70,7 +71,7 @@ program_output compile_program_minimal_first(const std::string& source,
     auto with = [&](bool minimal) {
         auto o = base_options(arch, minimal);
         o.insert(o.end(), extra.begin(), extra.end());
-        return compile_program(source, names, std::move(o));
+        return compile_program(source, names, o);
     };
     // KTUNE_NVRTC_MINIMAL=0 turns -minimal off (for a before/after measurement, or a source
     // that needs what it leaves out).
@@ -168,7 +169,7 @@ std::filesystem::path cubin_cache::put(const compile_request& r, const compile_r
     // The cubin's file is named after the kernel's lowered name, and written before the .name
     // that points at it: a single compile and a batch (namespaced name) may store the same key
     // at once, and whichever .name wins, it names a file that holds that kernel.
-    const auto file = detail::cubin_file(base, c.lowered_name);
+    auto file = detail::cubin_file(base, c.lowered_name);
     write_atomic(file, c.cubin);
     write_atomic(base.string() + ".name", c.lowered_name);
     return file;

@@ -33,7 +33,7 @@ struct program_output {
 /// One NVRTC program with any number of name expressions; throws error{nvrtc} with the log.
 program_output compile_program(const std::string& source,
                                const std::vector<std::string>& name_expressions,
-                               std::vector<std::string> opts);
+                               const std::vector<std::string>& opts);
 /// With -minimal where NVRTC has it, retried without it if that fails.
 program_output compile_program_minimal_first(const std::string& source,
                                              const std::vector<std::string>& names,
