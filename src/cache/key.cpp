@@ -1,4 +1,5 @@
 #include "ktune/cache/key.hpp"
+#include "core/fnv1a.hpp"
 #include "ktune/cache/bucket.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
@@ -13,21 +14,12 @@ namespace {
 
 // FNV-1a folded through a final avalanche (splitmix64): cheap, no dependency, and the low bits
 // that index the open-addressing table are well mixed.
-constexpr std::uint64_t fnv_offset = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t fnv_prime = 0x100000001b3ULL;
-
-std::uint64_t mix_bytes(std::uint64_t h, const void* data, std::size_t n) noexcept {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < n; ++i)
-        h = (h ^ p[i]) * fnv_prime;
-    return h;
-}
+using ktune::detail::fnv1a_basis;
 std::uint64_t mix_str(std::uint64_t h, std::string_view s) noexcept {
-    h = mix_bytes(h, s.data(), s.size());
-    return (h ^ 0xff) * fnv_prime; // separator: ("ab","c") != ("a","bc")
+    return ktune::detail::fnv1a(h, s); // with a separator: ("ab","c") != ("a","bc")
 }
 std::uint64_t mix_int(std::uint64_t h, std::int64_t v) noexcept {
-    return mix_bytes(h, &v, sizeof v);
+    return ktune::detail::fnv1a_bytes(h, &v, sizeof v);
 }
 std::uint64_t avalanche(std::uint64_t x) noexcept {
     x ^= x >> 30;
@@ -37,7 +29,7 @@ std::uint64_t avalanche(std::uint64_t x) noexcept {
     return x ^ (x >> 31);
 }
 std::uint64_t family_raw(const cache_key& k) noexcept {
-    std::uint64_t h = fnv_offset;
+    std::uint64_t h = fnv1a_basis;
     h = mix_str(h, k.op);
     h = mix_str(h, k.op_version);
     h = mix_str(h, k.dtype);

@@ -12,16 +12,6 @@
 
 namespace ktune::detail {
 
-std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
-    for (unsigned char ch : s) {
-        h ^= ch;
-        h *= 1099511628211ULL;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ULL;
-    return h;
-}
-
 std::string read_file(const std::filesystem::path& p) {
     std::ifstream f(p, std::ios::binary);
     if (!f) return {};

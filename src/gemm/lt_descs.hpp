@@ -3,9 +3,9 @@
 // transposes, epilogue) and the four matrix layouts, each move-only and destroyed through the
 // loaded library. Shared by the enumeration backend, the timing runner and the run-time call.
 
+#include "core/cublaslt_api.hpp"
 #include "ktune/gemm/algo.hpp"
 #include "ktune/gemm/problem.hpp"
-#include "core/cublaslt_api.hpp"
 
 #include <memory>
 #include <string>

@@ -5,9 +5,9 @@
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/error.hpp"
+#include "ktune/measure/l2_flush.hpp"
 #include "ktune/measure/sample_stats.hpp"
 #include "ktune/measure/stopping.hpp"
-#include "ktune/measure/l2_flush.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>

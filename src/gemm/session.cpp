@@ -1,5 +1,6 @@
 // The run-time GEMM: one resolution per distinct problem, then a hash lookup and one
 // cublasLtMatmul per call.
+#include "core/fnv1a.hpp"
 #include "ktune/gemm/gemm.hpp"
 
 #include "gemm/lt_descs.hpp"
@@ -17,12 +18,11 @@ namespace {
 
 struct problem_hash {
     std::size_t operator()(const problem& p) const noexcept {
-        std::uint64_t h = 1469598103934665603ULL;
-        for (const std::uint64_t v :
-             {std::uint64_t(p.m), std::uint64_t(p.n), std::uint64_t(p.k),
-              std::uint64_t(p.type) | std::uint64_t(p.op) << 8 | std::uint64_t(p.epi) << 16})
-            h = (h ^ v) * 1099511628211ULL;
-        return static_cast<std::size_t>(h);
+        const std::uint64_t words[] = {std::uint64_t(p.m), std::uint64_t(p.n), std::uint64_t(p.k),
+                                       std::uint64_t(p.type) | std::uint64_t(p.op) << 8 |
+                                           std::uint64_t(p.epi) << 16};
+        return static_cast<std::size_t>(
+            ktune::detail::fnv1a_bytes(ktune::detail::fnv1a_basis, words, sizeof words));
     }
 };
 

@@ -1,5 +1,6 @@
 // Per-key verdicts of `ktune diff`; the decision rule is in include/ktune/guard/compare.hpp.
 #include "ktune/guard/compare.hpp"
+#include "core/fnv1a.hpp"
 
 #include "ktune/core/error.hpp"
 #include "ktune/guard/results.hpp"
@@ -85,10 +86,7 @@ std::string_view diff_report::outcome() const {
 namespace {
 
 std::uint64_t fnv1a(std::string_view s) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (unsigned char c : s)
-        h = (h ^ c) * 0x100000001b3ULL;
-    return h;
+    return ktune::detail::fnv1a_bytes(ktune::detail::fnv1a_basis, s);
 }
 
 struct pair_ref {

@@ -3,6 +3,7 @@
 // two keys (two samples of equal work), which is the price of never merging different problems.
 // A kernel whose arguments change on every launch (a step counter passed by value) never
 // repeats a key; range_session then falls back to name and shape for it.
+#include "core/fnv1a.hpp"
 #include "launch_params.hpp"
 
 #include <cuda.h>
@@ -17,14 +18,8 @@ namespace ktune::inject::detail {
 namespace {
 
 struct fnv1a {
-    std::uint64_t h = 14695981039346656037ull;
-    void add(const void* data, std::size_t n) {
-        const auto* b = static_cast<const unsigned char*>(data);
-        for (std::size_t i = 0; i < n; ++i) {
-            h ^= b[i];
-            h *= 1099511628211ull;
-        }
-    }
+    std::uint64_t h = ktune::detail::fnv1a_basis;
+    void add(const void* data, std::size_t n) { h = ktune::detail::fnv1a_bytes(h, data, n); }
 };
 
 // The packed argument buffer of `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE), if any.

@@ -1,6 +1,7 @@
 // digest_trace: one streaming pass turns a trace's kernel records into per (kernel, launch
 // configuration) aggregates. Memory is bounded by the number of groups, never the records: a
 // 10 M-record trace is an aggregation problem, not 10 M inserts (docs/perf/store.md).
+#include "core/fnv1a.hpp"
 #include "ktune/analysis/roofline.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/store/ingest.hpp"
@@ -22,10 +23,10 @@ struct launch_key {
 
 struct key_hash {
     std::size_t operator()(const launch_key& k) const noexcept {
-        std::uint64_t h = 0xcbf29ce484222325ULL;
-        for (auto v :
-             {k.name, k.gx, k.gy, k.gz, k.bx, k.by, k.bz, k.cx, k.cy, k.cz, k.regs, k.smem})
-            h = (h ^ v) * 0x100000001b3ULL;
+        const auto words = {k.name, k.gx, k.gy, k.gz, k.bx,   k.by,
+                            k.bz,   k.cx, k.cy, k.cz, k.regs, k.smem};
+        const std::uint64_t h = ktune::detail::fnv1a_bytes(
+            ktune::detail::fnv1a_basis, std::data(words), words.size() * sizeof *std::data(words));
         return static_cast<std::size_t>(h ^ (h >> 29));
     }
 };

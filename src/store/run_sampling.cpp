@@ -1,5 +1,6 @@
 // Run sampling (include/ktune/store/run_sampling.hpp).
 #include "ktune/store/run_sampling.hpp"
+#include "core/fnv1a.hpp"
 #include "ktune/core/env.hpp"
 
 #include "ktune/core/error.hpp"
@@ -24,9 +25,7 @@ int to_int(std::string_view s, std::string_view what) {
 }
 
 std::uint64_t fnv1a(std::string_view s) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (unsigned char c : s)
-        h = (h ^ c) * 0x100000001b3ULL;
+    std::uint64_t h = ktune::detail::fnv1a_bytes(ktune::detail::fnv1a_basis, s);
     // Final avalanche: consecutive job ids (1001, 1002, …) must not fall into one residue class.
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;

@@ -1,6 +1,7 @@
 // Axes, constraint helpers, codes, neighbours and config conversion of tune::space. Counting
 // and sampling live in space_count.cpp.
 #include "ktune/tune/space.hpp"
+#include "core/fnv1a.hpp"
 
 #include "ktune/core/error.hpp"
 #include "tune/space_impl.hpp"
@@ -341,12 +342,7 @@ bool space::operator==(const space& o) const {
 }
 
 std::uint64_t config_hash(const config& c) noexcept {
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char ch : c.to_string()) {
-        h ^= ch;
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    return ktune::detail::fnv1a_bytes(ktune::detail::fnv1a_basis, c.to_string());
 }
 
 } // namespace ktune::tune

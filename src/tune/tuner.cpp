@@ -2,11 +2,11 @@
 
 #include "ktune/cache/index.hpp"
 #include "ktune/cache/shared_tier.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/compile/compile.hpp"
-#include "ktune/worker/worker.hpp"
 #include "ktune/tune/space.hpp"
+#include "ktune/worker/worker.hpp"
 #include "tune/tuner_device.hpp"
 #include "tune/tuner_eval.hpp"
 #include "tune/tuner_loop.hpp"

@@ -1,6 +1,6 @@
 #include "core/cache_files.hpp"
-#include "ktune/core/check.hpp"
 #include "ktune/compile/compile.hpp"
+#include "ktune/core/check.hpp"
 #include "ktune/measure/copy_bandwidth.hpp"
 #include "ktune/tune/tuner.hpp"
 

@@ -3,8 +3,8 @@
 // core) while one worker process per GPU checks and times the ones already compiled
 // (tuner_loop.hpp drives it through candidate_evaluator).
 #include "ktune/compile/compile.hpp"
-#include "ktune/worker/worker.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/worker/worker.hpp"
 #include "tune/tuner_loop.hpp"
 
 #include <functional>

@@ -2,8 +2,8 @@
 // The GPU op tests' runner: compile each job's config like the tuner does (cubin cache, pool),
 // run it in a worker process and check it against the op's reference kernel.
 #include "ktune/compile/compile.hpp"
-#include "ktune/worker/worker.hpp"
 #include "ktune/ops/op.hpp"
+#include "ktune/worker/worker.hpp"
 
 #include "catch.hpp"
 

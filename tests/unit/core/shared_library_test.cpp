@@ -3,10 +3,10 @@
 // compile tests reach NVRTC only through it.
 #include "catch.hpp"
 
+#include "core/cublaslt_api.hpp"
 #include "core/nvrtc_api.hpp"
 #include "core/shared_library.hpp"
 #include "ktune/core/error.hpp"
-#include "core/cublaslt_api.hpp"
 
 #include <string>
 #include <unistd.h>
