@@ -106,6 +106,7 @@ void gpu_runner::impl::launch_op(const problem_state& s, CUfunction f,
     }
     int rows = static_cast<int>(s.prob.shape.rows), cols = static_cast<int>(s.prob.shape.cols);
     std::vector<void*> args;
+    args.reserve(ptrs.size() + 2);
     for (auto& p : ptrs)
         args.push_back(&p);
     args.push_back(&rows);

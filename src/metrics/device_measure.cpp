@@ -129,6 +129,7 @@ measured_rate measure_fma(const cudaDeviceProp& prop) {
         10);
     const double flops = 2.0 * 8 * 16 * double(iters) * blocks * threads;
     std::vector<double> tf;
+    tf.reserve(ms.size());
     for (double t : ms)
         tf.push_back(flops / (t * 1e-3) / 1e12);
     return summarise("fp32_fma", "TFLOP/s",
@@ -140,6 +141,7 @@ measured_rate measure_gemm() {
     std::vector<double> ms;
     detail::time_bf16_gemm(n, 10, ms);
     std::vector<double> tf;
+    tf.reserve(ms.size());
     for (double t : ms)
         tf.push_back(2.0 * double(n) * n * n / (t * 1e-3) / 1e12);
     return summarise("bf16_gemm", "TFLOP/s",

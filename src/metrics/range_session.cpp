@@ -23,13 +23,13 @@ std::string_view to_string(replay_mode r) noexcept {
     return r == replay_mode::launches ? "launches" : "kernel";
 }
 
-range_session::range_session(metric_set set, sampling_options sampling,
+range_session::range_session(metric_set set, const sampling_options& sampling,
                              std::unique_ptr<range_backend> backend, std::size_t batch,
                              replay_mode replay)
-    : range_session([set](tensor_precision) { return set; }, std::move(sampling),
+    : range_session([set = std::move(set)](tensor_precision) { return set; }, sampling,
                     std::move(backend), batch, replay) {}
 
-range_session::range_session(set_resolver resolve, sampling_options sampling,
+range_session::range_session(set_resolver resolve, const sampling_options& sampling,
                              std::unique_ptr<range_backend> backend, std::size_t batch,
                              replay_mode replay)
     : resolve_(std::move(resolve)), policy_(sampling), backend_(std::move(backend)),

@@ -30,7 +30,7 @@ std::filesystem::path saved_peaks_path(std::string_view gpu_name) {
 }
 
 std::filesystem::path save_measured_peaks(std::string_view gpu_name, const measured_peaks& p) {
-    const auto path = saved_peaks_path(gpu_name);
+    auto path = saved_peaks_path(gpu_name);
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     const nlohmann::json j{{"schema", "ktune.device_measure"},

@@ -133,6 +133,7 @@ int run_unprofiled(const std::vector<std::string>& command) {
     if (pid < 0) throw error(error_kind::io, std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
         std::vector<char*> argv;
+        argv.reserve(command.size() + 1);
         for (const auto& a : command)
             argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);

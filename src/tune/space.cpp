@@ -204,7 +204,7 @@ space& space::add(constraint c) {
     return *this;
 }
 
-space& space::restrict_to(std::vector<point> members) {
+space& space::restrict_to(const std::vector<point>& members) {
     (void)cartesian_size(); // codes must fit
     std::vector<std::uint64_t> codes;
     codes.reserve(members.size());

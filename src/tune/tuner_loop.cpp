@@ -115,6 +115,7 @@ std::size_t confirm(tune_report& rep, candidate_evaluator& ev, const space& sp, 
                     samples[k].emplace_back(again.gpu, t);
             }
     std::vector<point> where;
+    where.reserve(leaders.size());
     for (std::size_t i : leaders)
         where.push_back(sp.from_config(rep.candidates[i].cfg));
     const cross_gpu_choice choice = decide_across_gpus(samples, where, sp);

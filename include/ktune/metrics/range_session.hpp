@@ -103,12 +103,13 @@ class range_session {
 public:
     /// One set for every kernel. `set` must be resolved for the backend's chip. `batch` ranges
     /// are decoded at a time.
-    range_session(metric_set set, sampling_options sampling, std::unique_ptr<range_backend> backend,
-                  std::size_t batch = 64, replay_mode replay = replay_mode::kernel);
+    range_session(metric_set set, const sampling_options& sampling,
+                  std::unique_ptr<range_backend> backend, std::size_t batch = 64,
+                  replay_mode replay = replay_mode::kernel);
     /// A set per kernel: the one for the tensor precision its name suggests
     /// (guess_tensor_precision), so each kernel pays for one tensor metric only. Switching sets
     /// decodes the pending batch and reconfigures the backend.
-    range_session(set_resolver resolve, sampling_options sampling,
+    range_session(set_resolver resolve, const sampling_options& sampling,
                   std::unique_ptr<range_backend> backend, std::size_t batch = 64,
                   replay_mode replay = replay_mode::kernel);
     ~range_session();

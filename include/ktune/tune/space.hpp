@@ -115,7 +115,7 @@ public:
     space& add(axis a);       ///< throws input on a duplicate name or an empty axis
     space& add(constraint c); ///< throws input when the scope names an unknown axis
     /// Replay: the valid configs are exactly these (a recording), not the constraints'.
-    space& restrict_to(std::vector<point> members);
+    space& restrict_to(const std::vector<point>& members);
 
     [[nodiscard]] const std::vector<axis>& axes() const noexcept;
     [[nodiscard]] const std::vector<constraint>& constraints() const noexcept;
