@@ -71,7 +71,7 @@ private:
     // H200 (docs/perf/kernels.md#layernorm-register-tails): fp32 1024x131072 (clusters of 4) 88.0 %
     // vs 85.0 % (1024 threads, 256 KiB a block, clusters of 2); fp32 4096x32768 (no cluster) 94.1 %
     // vs 92.6 % (two rows at once) and 86.8 % (512 threads, clusters of 2); bf16 1024x131072
-    // (clusters of 8) 79.6 / 79.3 % vs 79.2-78.4 % (512 threads, clusters of 4; call 1: 79.6
+    // (clusters of 8) 79.6 / 79.3 % vs 79.2-78.4 % (512 threads, clusters of 4; another call: 79.6
     // vs 78.0 %).
     std::int64_t long_row_block_threads(dtype) const noexcept override { return 256; }
     std::int64_t long_row_min_bytes(dtype t) const noexcept override {

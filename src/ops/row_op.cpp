@@ -35,8 +35,8 @@ constexpr std::int64_t smem_with_regs = 192 * 1024;
 constexpr std::int64_t reg_part_max = 128;
 // Rows at once (smem_rows) over this much a block stage smem_rows_with_regs and keep each row's
 // tail in registers (at most reg_part_max bytes a thread for all rows): two blocks a SM instead
-// of one (H200, session 5 call 1: 128 KiB blocks lost 5-21 points to 64 KiB ones). The
-// hand-set key rows_reg_tail=false stages them whole (one block a SM).
+// of one (H200, docs/perf/kernels.md#layernorm-long-rows: 128 KiB blocks lost 5-21 points to 64 KiB
+// ones). The hand-set key rows_reg_tail=false stages them whole (one block a SM).
 constexpr std::int64_t smem_rows_regs_over = 112 * 1024;
 constexpr std::int64_t smem_rows_with_regs = 96 * 1024;
 
@@ -135,7 +135,7 @@ bool row_op::valid(const config& c, const problem& p, std::string* why) const {
     const std::int64_t nv = ragged ? (p.shape.cols + 2 * vec - 2) / vec : p.shape.cols / cl / vec;
     // 8 threads (the fewest) take rows of fewer than 4 vectors too: every row has a config.
     if (nv < tpr / 2 && tpr > 8) return fail(why, "more than half the threads of a row would idle");
-    // Two prunings from the H200 sweep (docs/perf/tune.md, kernels (session 2)): they never
+    // Two prunings from the H200 sweep (docs/perf/tune.md#split-rows): they never
     // won there, and they doubled the space a budgeted search must cover.
     const std::int64_t row_vectors = p.shape.cols / vec;
     if (tpr < 32 && row_vectors > 4 * 32)
@@ -186,13 +186,14 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
     // (docs/perf/kernels.md). The kernels keep the form (the GPU test runs it); the space leaves
     // it out so that a budgeted search spends nothing on it. Its successors, a ring of three
     // buffers with one cluster barrier per row and one buffer refilled as its row is written,
-    // lost too and were removed (session 4; their source is in commit e37011d).
+    // lost too and were removed (docs/perf/kernels.md#smem-refill; their source is in commit
+    // e37011d).
     if (rows_at_once(c)) {
         // Rows at once share each gamma/beta read: one row is smem_tma. Rows of 32 KiB and less
         // find their operands in L1 (64 KiB of them beside blocks sharing an SM).
         if (rpb < 2) return fail(why, "smem_rows stages rows_per_block >= 2 rows at once");
-        // H200, session 5: blocks of 32-128 threads lost everywhere (9-56 % of the copy at
-        // 1024x131072, where 256-512 threads reached 76-77 %).
+        // H200 (docs/perf/kernels.md#layernorm-long-rows): blocks of 32-128 threads lost everywhere
+        // (9-56 % of the copy at 1024x131072, where 256-512 threads reached 76-77 %).
         if (tpr < 256) return fail(why, "smem_rows: threads_per_row >= 256");
         if (p.shape.cols * esize <= smem_one_block)
             return fail(why, "smem_rows: for rows longer than 32 KiB (shorter rows' operands stay "
@@ -277,7 +278,7 @@ config row_op::default_config(const problem& p) const {
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
     if (long_rows_in_registers(p.type) && p.shape.cols * esize >= 256 * 1024) {
         // vec 2 first: softmax bf16 1024x131072 0.164 ms vs 0.170 ms with 16-byte vectors
-        // (95 % CIs apart), fp32 0.2670 vs 0.2673 ms (H200, run 3, docs/perf/kernels.md).
+        // (95 % CIs apart), fp32 0.2670 vs 0.2673 ms (H200, docs/perf/kernels.md#longest-rows).
         for (const std::int64_t v : {std::int64_t{2}, vec}) {
             config r = c;
             r.set("cluster", std::int64_t{8});
@@ -289,8 +290,8 @@ config row_op::default_config(const problem& p) const {
         tpr > 0 && p.shape.cols * esize >= long_row_min_bytes(p.type)) {
         // One row per block in slices of long_row_slice_bytes (256 KiB: 192 KiB staged, the
         // tail in registers), as few blocks per row as that allows: a cluster cost 16 points at
-        // equal slices in session 3 (layernorm fp32, 128 KiB slices, tpr 1024: 91 % alone at
-        // 4096x32768, 75 % in clusters of 4).
+        // equal slices (docs/perf/kernels.md#staged-rows; layernorm fp32, 128 KiB slices, tpr 1024:
+        // 91 % alone at 4096x32768, 75 % in clusters of 4).
         std::int64_t cl = 1;
         while (cl < 8 && p.shape.cols / cl * esize > long_row_slice_bytes(p.type))
             cl *= 2;

@@ -14,8 +14,8 @@ public:
     softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
     // 9: rows that vec does not divide, cached with a scalar head and tail; 8: staged rows take
-    // exp once (7: the exp_once axis of session 5's GPU call; 6: session 4's smem_refill, since
-    // removed).
+    // exp once (7: the exp_once axis, docs/perf/kernels.md#softmax-exp-once; 6: smem_refill, since
+    // removed, docs/perf/kernels.md#smem-refill).
     int version() const noexcept override { return 9; }
     std::string_view description() const noexcept override {
         return "row softmax along the last dimension";
@@ -57,7 +57,8 @@ private:
     static bool exp_once(const config& c) {
         return c.find("exp_once") != nullptr && c.get<bool>("exp_once");
     }
-    // fp32 only: bf16 measured 72-78 % that way (session 4: one block per row instead).
+    // fp32 only: bf16 measured 72-78 % that way (docs/perf/kernels.md#long-row-forms: one block per
+    // row instead).
     bool long_rows_in_registers(dtype t) const noexcept override { return t == dtype::f32; }
     // bf16: 0.1587 ms [0.1584, 0.1597] vs 1024 threads 0.1609 [0.1604, 0.1619] (H200).
     std::int64_t long_row_block_threads(dtype t) const noexcept override {

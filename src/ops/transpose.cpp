@@ -3,7 +3,7 @@
 // of the shared tile against bank conflicts. bf16 can pack: the pair in[2i][c], in[2i+1][c] is
 // one 4-byte word of the output row c, so the tile holds words (half the shared-memory
 // accesses, the banks' natural width) and the kernel is a 32-bit transpose of row pairs.
-// Tried and dropped (session 3, docs/perf/kernels.md): a shared-memory-free form transposing
+// Tried and dropped (docs/perf/kernels.md#staged-rows): a shared-memory-free form transposing
 // vec x vec blocks in registers. ncu had the bf16 tile winner bound by the L1/shared pipe (Mem
 // Busy 82 %, DRAM 66 %), but the register form measured 64-76 % of the copy against 78-92 % for
 // the tiles (a warp touches 8-32 rows per access in 16-128-byte pieces; tiles move whole lines).
@@ -29,8 +29,8 @@ public:
     }
     std::string_view torch_equivalent() const noexcept override { return "x.t().contiguous()"; }
     std::vector<param_axis> axes() const override {
-        // tile 128: micro form only (H200, session 4: 91-93 % for bf16; element 128-tiles
-        // 74-81 % against 84 % for 64-tiles).
+        // tile 128: micro form only (H200, docs/perf/kernels.md#long-row-forms: 91-93 % for bf16;
+        // element 128-tiles 74-81 % against 84 % for 64-tiles).
         return {{"tile", ints({16, 32, 64, 128}), "square tile edge staged in shared memory"},
                 {"block_rows", ints({2, 4, 8, 16, 32}), "thread rows per block"},
                 {"vec", ints({1, 2, 4, 8}), "elements per load/store (16 bytes at most)"},
@@ -84,10 +84,11 @@ public:
         return true;
     }
     config default_config(const problem& p) const override {
-        // The micro form, 256 threads: on the H200 (session 4) the best config measured at
-        // bf16 8192x8192, 16384x4096, 1024x131072 (tile 128: 91-93 % of the copy; run 3's
-        // tuned 64-tiles 84 %) and fp32 8192x8192 (tile 64: 93.9 %, tuned tiles 92 %). Until
-        // then the classic CUDA-samples tile (32x32, 32x8 threads, vec 1, padded: 28-53 %).
+        // The micro form, 256 threads: on the H200 (docs/perf/kernels.md#long-row-forms) the best
+        // config measured at bf16 8192x8192, 16384x4096, 1024x131072 (tile 128: 91-93 % of the
+        // copy; the earlier tuned 64-tiles 84 %) and fp32 8192x8192 (tile 64: 93.9 %, tuned tiles
+        // 92 %). Until then the classic CUDA-samples tile (32x32, 32x8 threads, vec 1, padded:
+        // 28-53 %).
         const bool bf = p.type == dtype::bf16;
         config c{{"tile", std::int64_t{bf ? 128 : 64}},
                  {"block_rows", std::int64_t{16}},

@@ -33,9 +33,9 @@ __device__ __forceinline__ void online_add(float& m, float& s, const V& a) {
         s += ex2(fmaf(to_f(a.v[k]), KTUNE_LOG2E, -ml));
 }
 
-// Staged rows take exp once (H200, session 5: bf16 1024x131072 90.7 vs 81.2 % of the copy,
-// 4096x32768 96.5 vs 93.9 %, fp32 equal); register-cached rows twice (equal within 0.5 %). A
-// hand-set config key exp_once (not in the space) picks the other form.
+// Staged rows take exp once (H200, docs/perf/kernels.md#softmax-exp-once: bf16 1024x131072 90.7
+// vs 81.2 % of the copy, 4096x32768 96.5 vs 93.9 %, fp32 equal); register-cached rows twice (equal
+// within 0.5 %). A hand-set config key exp_once (not in the space) picks the other form.
 #ifndef EXP_ONCE
 #if defined(STAGE_smem_tma)
 #define EXP_ONCE 1

@@ -1,9 +1,9 @@
 // Transpose, form micro: assembled after the prelude and the config constants.
-// form = micro (session 4): each thread transposes VEC x VEC micro-tiles in registers (16-byte
-// rows in, 16-byte columns out) and the shared tile holds them already transposed, in 16-byte
-// units XOR-swizzled by micro-column: every shared access is 16 bytes wide and conflict-free
-// (a quarter-warp's 8 lanes hit 8 distinct 16-byte bank groups), so a tile costs the minimum of
-// shared-memory wavefronts, its bytes / 128 each way (packed 64-tiles: 1.5x that).
+// form = micro (docs/perf/kernels.md#long-row-forms): each thread transposes VEC x VEC micro-tiles
+// in registers (16-byte rows in, 16-byte columns out) and the shared tile holds them already
+// transposed, in 16-byte units XOR-swizzled by micro-column: every shared access is 16 bytes wide
+// and conflict-free (a quarter-warp's 8 lanes hit 8 distinct 16-byte bank groups), so a tile costs
+// the minimum of shared-memory wavefronts, its bytes / 128 each way (packed 64-tiles: 1.5x that).
 constexpr int U = TILE / VEC; // micro-tiles per tile edge; 16-byte units per shared row
 __device__ __forceinline__ unsigned word(const uint4& v, int k) {
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w; // k is a compile-time constant
