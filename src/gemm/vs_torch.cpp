@@ -2,16 +2,9 @@
 // ktune needs no data files), after the tune when ktune no longer uses the GPU.
 #include "ktune/gemm/vs_torch.hpp"
 
-#include "ktune/core/error.hpp"
+#include "core/torch_script.hpp"
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <unistd.h>
+#include <string>
 
 namespace ktune::gemm {
 namespace {
@@ -87,46 +80,20 @@ out(ok=True, median_us=med, ci_lo_us=x[j], ci_hi_us=x[h], torch=torch.__version_
 
 torch_timing time_torch(const problem& p, int rotation_sets) {
     torch_timing t;
-    std::string python = "python3";
-    if (const char* env = std::getenv("KTUNE_PYTHON"); env && *env) python = env;
-    const auto path = std::filesystem::temp_directory_path() /
-                      fmt::format("ktune_gemm_torch_{}.py", static_cast<long>(getpid()));
-    {
-        std::ofstream f(path);
-        f << script;
-        if (!f) throw error(error_kind::io, fmt::format("cannot write {}", path.string()));
-    }
-    // Every argument is a number or a fixed name: nothing to quote but the two paths.
-    const std::string cmd =
-        fmt::format("'{}' '{}' {} {} {} {} {} {} 2>&1", python, path.string(), p.m, p.n, p.k,
-                    to_string(p.type), to_string(p.op), rotation_sets);
-    std::string output;
-    if (FILE* f = ::popen(cmd.c_str(), "r")) {
-        char buf[4096];
-        std::size_t n;
-        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-            output.append(buf, n);
-        ::pclose(f);
-    }
-    std::filesystem::remove(path);
-    const auto at = output.rfind("KTUNE_TORCH ");
-    if (at == std::string::npos) {
-        t.message = fmt::format("'{}' did not run the PyTorch timing (set KTUNE_PYTHON to a "
-                                "python with torch): {}",
-                                python, output.substr(0, 300));
+    const auto a = ktune::detail::run_torch_script(
+        script, {std::to_string(p.m), std::to_string(p.n), std::to_string(p.k),
+                 std::string(to_string(p.type)), std::string(to_string(p.op)),
+                 std::to_string(rotation_sets)});
+    if (!a.answered) {
+        t.message = a.message;
         return t;
     }
-    try {
-        const auto j = nlohmann::json::parse(output.substr(at + 12));
-        t.ok = j.value("ok", false);
-        t.message = j.value("message", "");
-        t.median_us = j.value("median_us", 0.0);
-        t.ci_lo_us = j.value("ci_lo_us", 0.0);
-        t.ci_hi_us = j.value("ci_hi_us", 0.0);
-        t.torch_version = j.value("torch", "");
-    } catch (const nlohmann::json::exception& e) {
-        t.message = fmt::format("unreadable answer from the PyTorch script: {}", e.what());
-    }
+    t.ok = a.doc.value("ok", false);
+    t.message = a.doc.value("message", "");
+    t.median_us = a.doc.value("median_us", 0.0);
+    t.ci_lo_us = a.doc.value("ci_lo_us", 0.0);
+    t.ci_hi_us = a.doc.value("ci_hi_us", 0.0);
+    t.torch_version = a.doc.value("torch", "");
     return t;
 }
 

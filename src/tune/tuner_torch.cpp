@@ -2,18 +2,10 @@
 // (python3 with torch on the same GPU): the "speed-up over PyTorch" of `ktune tune --vs-torch`.
 // The script is embedded so an installed ktune needs no data files; it runs after the tune,
 // when the worker no longer uses the GPU.
-#include "ktune/core/env.hpp"
-#include "ktune/core/error.hpp"
+#include "core/torch_script.hpp"
 #include "ktune/tune/tuner.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 namespace ktune::tune {
 namespace {
@@ -87,47 +79,19 @@ torch_timing time_torch_equivalent(const tune_request& rq) {
         t.message = fmt::format("op '{}' has no PyTorch equivalent", rq.op);
         return t;
     }
-    std::string python = "python3";
-    if (const char* p = std::getenv(ktune::env::python); p && *p) python = p;
-    const auto path = std::filesystem::temp_directory_path() /
-                      fmt::format("ktune_torch_{}.py", static_cast<long>(getpid()));
-    {
-        std::ofstream f(path);
-        f << script;
-        if (!f) throw error(error_kind::io, fmt::format("cannot write {}", path.string()));
-    }
-    // Every argument is a registered op name, a dtype name or a number: nothing to quote but
-    // the interpreter and the script path.
-    const std::string cmd =
-        fmt::format("'{}' '{}' {} {} {} {} 2>&1", python, path.string(), o.name(),
-                    ops::to_string(rq.prob.type), rq.prob.shape.rows, rq.prob.shape.cols);
-    std::string output;
-    if (FILE* p = ::popen(cmd.c_str(), "r")) {
-        char buf[4096];
-        std::size_t n;
-        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
-            output.append(buf, n);
-        ::pclose(p);
-    }
-    std::filesystem::remove(path);
-    const auto at = output.rfind("KTUNE_TORCH ");
-    if (at == std::string::npos) {
-        t.message = fmt::format("'{}' did not run the PyTorch timing (set KTUNE_PYTHON to a "
-                                "python with torch): {}",
-                                python, output.substr(0, 300));
+    // Every argument is a registered op name, a dtype name or a number.
+    const auto a = ktune::detail::run_torch_script(
+        script, {std::string(o.name()), std::string(ops::to_string(rq.prob.type)),
+                 std::to_string(rq.prob.shape.rows), std::to_string(rq.prob.shape.cols)});
+    if (!a.answered) {
+        t.message = a.message;
         return t;
     }
-    try {
-        const auto j = nlohmann::json::parse(output.substr(at + 12));
-        t.ok = j.value("ok", false);
-        t.message = j.value("message", "");
-        t.median_ms = j.value("median_ms", 0.0);
-        t.expression = j.value("expression", std::string(o.torch_equivalent()));
-        t.torch_version = j.value("torch", "");
-    } catch (const nlohmann::json::exception& e) {
-        t.ok = false;
-        t.message = fmt::format("unreadable answer from the PyTorch script: {}", e.what());
-    }
+    t.ok = a.doc.value("ok", false);
+    t.message = a.doc.value("message", "");
+    t.median_ms = a.doc.value("median_ms", 0.0);
+    t.expression = a.doc.value("expression", std::string(o.torch_equivalent()));
+    t.torch_version = a.doc.value("torch", "");
     return t;
 }
 
