@@ -27,5 +27,5 @@ if [ "${KTUNE_QUICK:-0}" != 1 ]; then
     # a minute to build the seven targets and 5 s each (10 s each before clang-tidy took its
     # ~45 s of CI's budget; KTUNE_FUZZ_SECONDS=10 restores it).
     echo "== fuzz pass"
-    FUZZ_DIR=build-fuzz tests/fuzz/run.sh "${KTUNE_FUZZ_SECONDS:-5}"
+    FUZZ_DIR=build-fuzz FUZZ_SEED="${KTUNE_FUZZ_SEED:-1}" tests/fuzz/run.sh "${KTUNE_FUZZ_SECONDS:-5}"
 fi

@@ -58,7 +58,10 @@ std::string text_field(const json& o, const char* name, const std::string& sourc
         return {};
     }
     if (!it->is_string()) bad(source, path + "/" + name, "must be a string");
-    return it->get<std::string>();
+    auto text = it->get<std::string>();
+    // An empty op or shape would only fail later, far from the plan line that caused it.
+    if (required && text.empty()) bad(source, path + "/" + name, "must not be empty");
+    return text;
 }
 
 plan_entry entry_from(const json& o, const std::string& source, const std::string& path) {

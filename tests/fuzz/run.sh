@@ -3,6 +3,9 @@
 # from its committed corpus (tests/fuzz/corpus/<target>); a crash, hang (>30 s an input) or
 # allocation beyond the limit fails the run and leaves the input in $FUZZ_DIR/artifacts/<target>.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]      default: 25 s each, every target
+# FUZZ_SEED=N fixes libFuzzer's seed, so a short pass (the test script's) explores the same inputs
+# on every machine instead of failing at random on a bug it happened to reach that time; unset, a
+# fresh seed each run, which is what a long exploratory run wants.
 # Without clang (and its libFuzzer runtime) it says so and exits 0: CI machines without clang
 # still run every corpus through the g++ build (the fuzz_replay_* CTest tests).
 set -euo pipefail
@@ -33,6 +36,7 @@ for t in "${targets[@]}"; do
     if ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0 \
         "$dir/${t}_fuzz" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
         -malloc_limit_mb=512 -max_len=65536 -print_final_stats=1 -artifact_prefix="$art" \
+        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
         "$work" "$seeds" >"$log" 2>&1; then
         echo "$t: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$') runs, no finding"
     else

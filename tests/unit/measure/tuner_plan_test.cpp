@@ -45,6 +45,8 @@ TEST_CASE("a bad plan names the line and column, or the JSON path, and what to d
     CHECK(message_of("{\"tunes\": [\n  {\"op\": \"softmax\" \"shape\": \"1x1\"}]}")
               .find("p.json:2:") == 0);
     CHECK(message_of(R"([{"shape": "64x64"}])").find("p.json: /0: 'op' is missing") == 0);
+    CHECK(message_of(R"([{"op": "", "shape": "4x8"}])").find("/0/op: must not be empty") !=
+          std::string::npos);
     CHECK(message_of(R"([{"op": "softmax", "shape": 64}])").find("/0/shape: must be a string") !=
           std::string::npos);
     CHECK(message_of(R"([{"op": "softmax", "shape": "64x64", "budget": -3}])")
