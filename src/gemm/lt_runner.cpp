@@ -117,6 +117,10 @@ struct lt_runner::impl {
                 cudaMemcpy(bias.data(), host.data(), host.size(), cudaMemcpyHostToDevice));
             set_bias(descs, p, bias.data());
         }
+        // cudaMemcpy from pageable memory may return before its DMA lands, and device-to-device
+        // copies are asynchronous: the GEMMs run on a non-blocking stream that does not wait for
+        // them, so under load a candidate could read half-written inputs and fail its check.
+        KTUNE_CUDA_CALL(cudaDeviceSynchronize());
         events.resize(2 * batch);
         positions = check_positions(p, checked_positions);
         for (const auto& [i, j] : positions)

@@ -73,6 +73,8 @@ void time_bf16_gemm(std::size_t n, int repeats, std::vector<double>& ms) {
     // Small finite values: zeros would let the hardware idle on some paths, NaNs would trap.
     KTUNE_CUDA_CALL(cudaMemset(a.data(), 0x3c, bytes));
     KTUNE_CUDA_CALL(cudaMemset(b.data(), 0x3c, bytes));
+    // The memsets run on the legacy stream, which the non-blocking stream below does not wait for.
+    KTUNE_CUDA_CALL(cudaDeviceSynchronize());
     const float alpha = 1.0f, beta = 0.0f;
     cuda_stream stream;
     cuda_event start, stop;

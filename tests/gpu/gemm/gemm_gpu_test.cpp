@@ -48,6 +48,9 @@ void check_session(session& s, const problem& p) {
     auto a = upload(p.type, seeds.a, std::size_t(p.m * p.k));
     auto b = upload(p.type, seeds.b, std::size_t(p.k * p.n));
     device_buffer d(std::size_t(p.m * p.n) * 2);
+    // The uploads may still be in flight (pageable cudaMemcpy); st is non-blocking and would not
+    // wait for them.
+    KTUNE_CUDA_CALL(cudaDeviceSynchronize());
     cuda_stream st;
     s.gemm(p, a.data(), b.data(), d.data(), st.get());
     KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
