@@ -1,9 +1,11 @@
 // The kv seam over hiredis (the only file that includes it). Blocking calls with a socket
 // timeout: every connect and command returns or fails within the caller's bound.
+#include "cache/hiredis_api.hpp"
 #include "cache/kv_client.hpp"
 
+#include "ktune/core/error.hpp"
+
 #include <fmt/format.h>
-#include <hiredis/hiredis.h>
 
 #include <cerrno>
 #include <csignal>
@@ -15,10 +17,10 @@ namespace ktune::cache::detail {
 namespace {
 
 struct context_free {
-    void operator()(redisContext* c) const noexcept { redisFree(c); }
+    void operator()(redisContext* c) const noexcept { hiredis().redisFree(c); }
 };
 struct reply_free {
-    void operator()(redisReply* r) const noexcept { freeReplyObject(r); }
+    void operator()(redisReply* r) const noexcept { hiredis().freeReplyObject(r); }
 };
 using context_ptr = std::unique_ptr<redisContext, context_free>;
 using reply_ptr = std::unique_ptr<redisReply, reply_free>;
@@ -68,8 +70,8 @@ public:
     reply_ptr command(const std::vector<std::string>& args) {
         const sigpipe_guard guard;
         auto [argv, lens] = split(args);
-        reply_ptr r(static_cast<redisReply*>(
-            redisCommandArgv(c_.get(), static_cast<int>(argv.size()), argv.data(), lens.data())));
+        reply_ptr r(static_cast<redisReply*>(hiredis().redisCommandArgv(
+            c_.get(), static_cast<int>(argv.size()), argv.data(), lens.data())));
         return checked(std::move(r));
     }
 
@@ -98,13 +100,13 @@ public:
         for (const auto& [k, v] : kvs) {
             const std::vector<std::string> args{"SET", k, v, "EX", ex};
             auto [argv, lens] = split(args);
-            if (redisAppendCommandArgv(c_.get(), static_cast<int>(argv.size()), argv.data(),
-                                       lens.data()) != REDIS_OK)
+            if (hiredis().redisAppendCommandArgv(c_.get(), static_cast<int>(argv.size()),
+                                                 argv.data(), lens.data()) != REDIS_OK)
                 fail();
         }
         for (std::size_t i = 0; i < kvs.size(); ++i) {
             void* raw = nullptr;
-            if (redisGetReply(c_.get(), &raw) != REDIS_OK) fail();
+            if (hiredis().redisGetReply(c_.get(), &raw) != REDIS_OK) fail();
             checked(reply_ptr(static_cast<redisReply*>(raw)));
         }
     }
@@ -152,16 +154,22 @@ private:
 } // namespace
 
 bool kv_supported() noexcept {
-    return true;
+    try {
+        (void)hiredis();
+        return true;
+    } catch (const error&) { // kv_connect then says which library is missing and how to get it
+        return false;
+    }
 }
 
 std::unique_ptr<kv_client> kv_connect(const kv_endpoint& where, std::chrono::milliseconds timeout) {
     const timeval tv = to_timeval(timeout);
-    context_ptr c(where.socket.empty() ? redisConnectWithTimeout(where.host.c_str(), where.port, tv)
-                                       : redisConnectUnixWithTimeout(where.socket.c_str(), tv));
+    context_ptr c(where.socket.empty()
+                      ? hiredis().redisConnectWithTimeout(where.host.c_str(), where.port, tv)
+                      : hiredis().redisConnectUnixWithTimeout(where.socket.c_str(), tv));
     if (!c) throw kv_failure("cannot allocate a Redis context");
     if (c->err) throw kv_failure(c->errstr);
-    if (redisSetTimeout(c.get(), tv) != REDIS_OK) throw kv_failure(c->errstr);
+    if (hiredis().redisSetTimeout(c.get(), tv) != REDIS_OK) throw kv_failure(c->errstr);
     auto client = std::make_unique<hiredis_client>(std::move(c));
     if (where.db != 0) client->command({"SELECT", std::to_string(where.db)});
     return client;

@@ -1,10 +1,9 @@
 // The PostgreSQL backend of the store's SQL seam (sql_seam.hpp), through libpq. Parameters go
 // as text (blobs as binary) with types inferred by the server; results come back as text.
+#include "store/libpq_api.hpp"
 #include "store/sql_seam.hpp"
 
 #include "ktune/core/error.hpp"
-
-#include <libpq-fe.h>
 
 #include <cstdlib>
 #include <memory>
@@ -13,7 +12,10 @@
 namespace ktune::store::detail {
 namespace {
 
-using result_ptr = std::unique_ptr<PGresult, decltype(&PQclear)>;
+struct result_clear {
+    void operator()(PGresult* r) const noexcept { libpq().PQclear(r); }
+};
+using result_ptr = std::unique_ptr<PGresult, result_clear>;
 
 std::string redact(const std::string& url) { // never print a password from the URL
     const auto at = url.find('@');
@@ -45,7 +47,7 @@ public:
     }
     bool step() override {
         if (!res_) run();
-        return ++row_ < PQntuples(res_.get());
+        return ++row_ < libpq().PQntuples(res_.get());
     }
     void reset() override {
         res_.reset();
@@ -54,14 +56,15 @@ public:
         formats_.clear();
     }
     std::int64_t column_int(int c) override {
-        return column_null(c) ? 0 : std::strtoll(PQgetvalue(res_.get(), row_, c), nullptr, 10);
+        return column_null(c) ? 0
+                              : std::strtoll(libpq().PQgetvalue(res_.get(), row_, c), nullptr, 10);
     }
     double column_double(int c) override {
-        return column_null(c) ? 0 : std::strtod(PQgetvalue(res_.get(), row_, c), nullptr);
+        return column_null(c) ? 0 : std::strtod(libpq().PQgetvalue(res_.get(), row_, c), nullptr);
     }
     std::string column_text(int c) override {
-        return {PQgetvalue(res_.get(), row_, c),
-                static_cast<std::size_t>(PQgetlength(res_.get(), row_, c))};
+        return {libpq().PQgetvalue(res_.get(), row_, c),
+                static_cast<std::size_t>(libpq().PQgetlength(res_.get(), row_, c))};
     }
     std::string column_blob(int c) override {
         const std::string t = column_text(c); // bytea_output = hex: "\x0a1b…"
@@ -73,7 +76,7 @@ public:
             out.push_back(static_cast<char>(hex_value(t[i]) * 16 + hex_value(t[i + 1])));
         return out;
     }
-    bool column_null(int c) override { return PQgetisnull(res_.get(), row_, c) != 0; }
+    bool column_null(int c) override { return libpq().PQgetisnull(res_.get(), row_, c) != 0; }
 
 private:
     void set(int i, std::string v, int format) {
@@ -92,11 +95,11 @@ private:
             ptrs.push_back(v.data());
             lengths.push_back(static_cast<int>(v.size()));
         }
-        res_.reset(PQexecParams(db_, sql_.c_str(), static_cast<int>(values_.size()), nullptr,
-                                ptrs.data(), lengths.data(), formats_.data(), 0));
-        const auto st = res_ ? PQresultStatus(res_.get()) : PGRES_FATAL_ERROR;
+        res_.reset(libpq().PQexecParams(db_, sql_.c_str(), static_cast<int>(values_.size()),
+                                        nullptr, ptrs.data(), lengths.data(), formats_.data(), 0));
+        const auto st = res_ ? libpq().PQresultStatus(res_.get()) : PGRES_FATAL_ERROR;
         if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
-            throw error(error_kind::io, std::string("postgresql: ") + PQerrorMessage(db_) +
+            throw error(error_kind::io, std::string("postgresql: ") + libpq().PQerrorMessage(db_) +
                                             " in: " + sql_.substr(0, 120));
         row_ = -1;
     }
@@ -104,32 +107,32 @@ private:
     std::string sql_;
     std::vector<std::string> values_;
     std::vector<int> formats_;
-    result_ptr res_{nullptr, &PQclear};
+    result_ptr res_;
     int row_ = -1;
 };
 
 class pg_connection final : public connection {
 public:
     explicit pg_connection(const std::string& url)
-        : url_(redact(url)), db_(PQconnectdb(url.c_str())) {
-        if (!db_ || PQstatus(db_) != CONNECTION_OK) {
-            std::string msg = db_ ? PQerrorMessage(db_) : "out of memory";
-            PQfinish(db_);
+        : url_(redact(url)), db_(libpq().PQconnectdb(url.c_str())) {
+        if (!db_ || libpq().PQstatus(db_) != CONNECTION_OK) {
+            std::string msg = db_ ? libpq().PQerrorMessage(db_) : "out of memory";
+            libpq().PQfinish(db_);
             throw error(error_kind::io, "cannot connect to the store database " + url_ + ": " +
                                             msg + "(is the server running? check --db)");
         }
         exec("SET client_min_messages = warning");
     }
-    ~pg_connection() override { PQfinish(db_); }
+    ~pg_connection() override { libpq().PQfinish(db_); }
     pg_connection(const pg_connection&) = delete;
     pg_connection& operator=(const pg_connection&) = delete;
 
     [[nodiscard]] dialect kind() const noexcept override { return dialect::postgresql; }
     void exec(std::string_view sql) override {
-        result_ptr r(PQexec(db_, std::string(sql).c_str()), &PQclear);
-        const auto st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+        result_ptr r(libpq().PQexec(db_, std::string(sql).c_str()));
+        const auto st = r ? libpq().PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
         if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
-            throw error(error_kind::io, "postgresql " + url_ + ": " + PQerrorMessage(db_));
+            throw error(error_kind::io, "postgresql " + url_ + ": " + libpq().PQerrorMessage(db_));
     }
     std::unique_ptr<statement> prepare(std::string_view sql) override {
         return std::make_unique<pg_statement>(db_, std::string(sql));

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The heavy libraries are opened where they are used, never at start-up: `ktune --version`,
-# `ktune top` and `ktune cache get` map none of cuBLASLt, NVRTC, XGBoost or nvperf_host (the
-# dynamic linker's log, LD_DEBUG=files, names every object it maps). A model-strategy replay
-# must map XGBoost: the check sees a library where one is loaded.
+# `ktune top` and `ktune cache get` map none of cuBLASLt, NVRTC, XGBoost, nvperf_host, libpq (with
+# OpenSSL, Kerberos and LDAP) or hiredis (the dynamic linker's log, LD_DEBUG=files, names every
+# object it maps). A model-strategy replay must map XGBoost: the check sees a library where one
+# is loaded.
 #
 #   check_startup_libs.sh KTUNE SOURCE_DIR WITH_XGBOOST(ON|OFF)
 set -euo pipefail
 ktune=$(realpath "$1") src=$(realpath "$2") with_xgboost=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-heavy='lib(cublasLt|cublas|nvrtc|xgboost|nvperf_host)\.so'
+heavy='lib(cublasLt|cublas|nvrtc|xgboost|nvperf_host|pq|hiredis|ssl|crypto|ldap[^ ]*|gssapi_krb5)\.so'
 
 mapped() { # the objects the dynamic linker maps for one ktune command line
     rm -f "$dir"/ld.*
