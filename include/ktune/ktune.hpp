@@ -7,6 +7,7 @@
 #include "ktune/analysis/top.hpp"
 #include "ktune/cache/bucket.hpp"
 #include "ktune/cache/cache.hpp"
+#include "ktune/cache/cache_report.hpp"
 #include "ktune/cache/entry.hpp"
 #include "ktune/cache/index.hpp"
 #include "ktune/cache/key.hpp"
