@@ -52,6 +52,7 @@
 #include "ktune/metrics/range_session.hpp"
 #include "ktune/metrics/sampling.hpp"
 #include "ktune/ops/op.hpp"
+#include "ktune/ops/ops_report.hpp"
 #include "ktune/store/backlog.hpp"
 #include "ktune/store/ingest.hpp"
 #include "ktune/store/regressions.hpp"
