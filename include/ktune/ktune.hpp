@@ -2,6 +2,7 @@
 // Umbrella header: every public header of ktune (tests/headers checks that none is missing).
 #include "ktune/analysis/aggregate.hpp"
 #include "ktune/analysis/roofline.hpp"
+#include "ktune/analysis/roofline_report.hpp"
 #include "ktune/analysis/roofline_svg.hpp"
 #include "ktune/analysis/timeline.hpp"
 #include "ktune/analysis/top.hpp"
