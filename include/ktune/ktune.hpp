@@ -30,6 +30,7 @@
 #include "ktune/gemm/cache.hpp"
 #include "ktune/gemm/gemm.hpp"
 #include "ktune/gemm/problem.hpp"
+#include "ktune/gemm/report.hpp"
 #include "ktune/gemm/tune.hpp"
 #include "ktune/gemm/vs_torch.hpp"
 #include "ktune/guard/compare.hpp"

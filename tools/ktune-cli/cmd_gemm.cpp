@@ -10,6 +10,7 @@
 #include "ktune/core/error.hpp"
 #include "ktune/core/gpu_peaks.hpp"
 #include "ktune/gemm/cache.hpp"
+#include "ktune/gemm/report.hpp"
 #include "ktune/gemm/tune.hpp"
 #include "ktune/gemm/vs_torch.hpp"
 #include "ktune/metrics/device_measure.hpp"
@@ -17,7 +18,10 @@
 #include "ktune/tune/tuner_plan.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace ktune::cli {
 namespace {
@@ -108,7 +112,7 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
                                            "says what this machine has");
     const std::filesystem::path cache_file =
         o.cache.empty() ? cache::default_cache_path() : std::filesystem::path(o.cache);
-    nlohmann::json docs = nlohmann::json::array();
+    std::vector<std::string> docs;
     bool failed = false;
     for (const auto& pl : plan) {
         gemm::tune_options to;
@@ -127,41 +131,19 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
                 devs.empty() ? cache::provenance{} : cache::provenance::current(devs.front());
             cache::store(cache_file, gemm::to_cache_entry(r, env, origin));
         }
-        nlohmann::json doc = nlohmann::json::parse(gemm::to_json(r, roof, roof_source));
-        std::string torch_line;
-        if (o.vs_torch) {
-            const gemm::torch_timing t = gemm::time_torch(pl.prob, r.rotation_sets);
-            doc["torch"] = {{"ok", t.ok}};
-            if (t.ok) {
-                doc["torch"]["median_us"] = t.median_us;
-                doc["torch"]["ci_us"] = {t.ci_lo_us, t.ci_hi_us};
-                doc["torch"]["version"] = t.torch_version;
-                doc["torch"]["speedup"] = passed ? t.median_us / r.winner.median_us : 0.0;
-                torch_line = fmt::format("  torch.matmul     {:>10.2f} us [{:.2f}, {:.2f}] (torch "
-                                         "{}): ktune {:.3f}x\n",
-                                         t.median_us, t.ci_lo_us, t.ci_hi_us, t.torch_version,
-                                         passed ? t.median_us / r.winner.median_us : 0.0);
-            } else {
-                doc["torch"]["message"] = t.message;
-                torch_line = "  torch.matmul: not timed: " + t.message + "\n";
-            }
-        }
+        std::optional<gemm::torch_timing> torch;
+        if (o.vs_torch) torch = gemm::time_torch(pl.prob, r.rotation_sets);
         if (o.json)
-            docs.push_back(std::move(doc));
+            docs.push_back(torch ? gemm::to_json(r, roof, roof_source, *torch)
+                                 : gemm::to_json(r, roof, roof_source));
         else
-            fmt::print("{}{}", gemm::format_text(r, roof, roof_source), torch_line);
+            fmt::print("{}{}", gemm::format_text(r, roof, roof_source),
+                       torch ? gemm::format_torch(r, *torch) : std::string());
     }
-    if (o.json) {
-        if (docs.size() == 1)
-            fmt::print("{}\n", docs.front().dump(2));
-        else
-            fmt::print("{}\n", nlohmann::json{{"schema", "ktune.tune.gemm_plan"},
-                                              {"version", "1.0.0"},
-                                              {"tunes", std::move(docs)}}
-                                   .dump(2));
-    } else if (plan.size() > 1) {
+    if (o.json)
+        fmt::print("{}\n", docs.size() == 1 ? docs.front() : gemm::plan_json(docs));
+    else if (plan.size() > 1)
         fmt::print("{} GEMM tunes; winners stored in {}\n", plan.size(), cache_file.string());
-    }
     return failed ? finding : ok;
 }
 
