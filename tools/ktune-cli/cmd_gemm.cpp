@@ -8,13 +8,11 @@
 #include "ktune/cache/store.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/core/gpu_peaks.hpp"
 #include "ktune/gemm/cache.hpp"
 #include "ktune/gemm/report.hpp"
 #include "ktune/gemm/tune.hpp"
 #include "ktune/gemm/vs_torch.hpp"
 #include "ktune/metrics/device_measure.hpp"
-#include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/tune/tuner_plan.hpp"
 
 #include <fmt/format.h>
@@ -64,25 +62,6 @@ std::vector<planned> read_plan(const tune_op_options& o, const gemm_cli_options&
     return out;
 }
 
-// The measured tensor roof of this GPU (`ktune device --measure` saves it), else the datasheet.
-std::pair<double, std::string> tensor_roof(const std::string& gpu, gemm::dtype t) {
-    double measured = 0;
-    if (const auto f = metrics::find_saved_peaks(gpu)) {
-        try {
-            measured = metrics::read_measured_peaks(*f).bf16_tensor_tflops;
-        } catch (const error&) {
-        }
-    }
-    const auto spec = find_gpu_peaks(gpu);
-    if (t == gemm::dtype::fp8_e4m3) {
-        // The measured peak is a bf16 GEMM's; fp8 runs at twice the bf16 rate on Hopper.
-        if (measured > 0) return {2 * measured, "measured bf16 x2"};
-        return {spec ? spec->fp8_tensor_tflops : 0, "datasheet"};
-    }
-    if (measured > 0) return {measured, "measured"};
-    return {spec ? spec->fp16_tensor_tflops : 0, "datasheet"};
-}
-
 } // namespace
 
 std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* app) {
@@ -122,7 +101,8 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
         to.max_workspace = std::size_t(g.workspace_mib) << 20;
         to.heuristic_count = g.heuristic_count;
         const gemm::tune_result r = gemm::tune(pl.prob, to);
-        const auto [roof, roof_source] = tensor_roof(r.gpu, pl.prob.type);
+        const auto [roof, roof_source] =
+            metrics::find_tensor_roof(r.gpu, pl.prob.type == gemm::dtype::fp8_e4m3);
         const bool passed = r.winner.ok();
         failed |= !passed;
         if (passed) {
