@@ -30,6 +30,7 @@
 #include "ktune/gemm/algo.hpp"
 #include "ktune/gemm/cache.hpp"
 #include "ktune/gemm/gemm.hpp"
+#include "ktune/gemm/plan.hpp"
 #include "ktune/gemm/problem.hpp"
 #include "ktune/gemm/report.hpp"
 #include "ktune/gemm/tune.hpp"

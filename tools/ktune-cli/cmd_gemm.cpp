@@ -9,6 +9,7 @@
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/gemm/cache.hpp"
+#include "ktune/gemm/plan.hpp"
 #include "ktune/gemm/report.hpp"
 #include "ktune/gemm/tune.hpp"
 #include "ktune/gemm/vs_torch.hpp"
@@ -34,20 +35,12 @@ std::vector<planned> read_plan(const tune_op_options& o, const gemm_cli_options&
     if (!o.plan.empty()) {
         // The plan file of `ktune tune --plan` (ktune.tune_plan), every entry op "gemm"; layout
         // and epilogue come from the command line.
-        for (const auto& e : tune::load_tune_plan(o.plan)) {
-            if (e.op != "gemm")
-                throw error(error_kind::input,
-                            fmt::format("{}: op '{}': a `ktune tune gemm --plan` file holds only "
-                                        "\"op\": \"gemm\" entries",
-                                        e.where, e.op));
-            try {
-                planned pl{gemm::parse_problem(e.shape, e.dtype, g.layout, g.epilogue), o};
-                if (e.budget > 0) pl.opt.budget = static_cast<int>(e.budget);
-                if (!e.strategy.empty()) pl.opt.strategy = e.strategy;
-                out.push_back(std::move(pl));
-            } catch (const error& err) {
-                throw error(error_kind::input, fmt::format("{}: {}", e.where, err.what()));
-            }
+        const auto entries = tune::load_tune_plan(o.plan);
+        for (auto& e : gemm::plan_problems(entries, g.layout, g.epilogue)) {
+            planned pl{e.prob, o};
+            if (e.budget > 0) pl.opt.budget = static_cast<int>(e.budget);
+            if (!e.strategy.empty()) pl.opt.strategy = std::move(e.strategy);
+            out.push_back(std::move(pl));
         }
         return out;
     }

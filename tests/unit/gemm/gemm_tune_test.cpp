@@ -7,6 +7,7 @@
 #include "gemm/tune_loop.hpp"
 #include "golden.hpp"
 #include "ktune/core/error.hpp"
+#include "ktune/gemm/plan.hpp"
 #include "ktune/gemm/report.hpp"
 
 #include <nlohmann/json.hpp>
@@ -185,4 +186,32 @@ TEST_CASE("--vs-torch adds the torch block; several tunes make a ktune.tune.gemm
     const std::vector<std::string> tunes{to_json(r, 800, "measured"),
                                          to_json(golden_tune("16x4096x4096"), 0, "datasheet")};
     ktune_test::check_golden(plan_json(tunes) + "\n", "gemm/tune_plan.json");
+}
+
+TEST_CASE(
+    "a --plan file's entries become GEMM problems; another op or a bad shape names the entry") {
+    const auto entries = ktune::tune::parse_tune_plan(
+        R"({"tunes": [{"op": "gemm", "shape": "16x4096x4096", "dtype": "bf16", "budget": 8},
+                      {"op": "gemm", "shape": "64x64x64", "dtype": "fp16", "strategy": "random"}]})",
+        "plan.json");
+    const auto tunes = plan_problems(entries, "nt", "bias");
+    REQUIRE(tunes.size() == 2);
+    CHECK(tunes[0] == planned_problem{parse_problem("16x4096x4096", "bf16", "nt", "bias"), 8, ""});
+    CHECK(tunes[1] ==
+          planned_problem{parse_problem("64x64x64", "fp16", "nt", "bias"), 0, "random"});
+
+    const auto message = [](const char* text) {
+        try {
+            plan_problems(ktune::tune::parse_tune_plan(text, "plan.json"), "tn", "none");
+        } catch (const ktune::error& e) {
+            CHECK(e.kind() == ktune::error_kind::input);
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    CHECK(message(R"({"tunes": [{"op": "gemm", "shape": "16x64x64", "dtype": "bf16"},
+                                {"op": "softmax", "shape": "64x64", "dtype": "bf16"}]})")
+              .find("plan.json: /tunes/1: op 'softmax'") != std::string::npos);
+    CHECK(message(R"({"tunes": [{"op": "gemm", "shape": "16x64", "dtype": "bf16"}]})")
+              .find("plan.json: /tunes/0: ") != std::string::npos);
 }
