@@ -3,6 +3,7 @@
 #include "ktune/cache/bucket.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
+#include "ktune/core/rng.hpp"
 
 #include <fmt/format.h>
 
@@ -12,21 +13,14 @@
 namespace ktune::cache {
 namespace {
 
-// FNV-1a folded through a final avalanche (splitmix64): cheap, no dependency, and the low bits
-// that index the open-addressing table are well mixed.
+// FNV-1a folded through a final avalanche (splitmix64_mix, ktune/core/rng.hpp): cheap, no
+// dependency, and the low bits that index the open-addressing table are well mixed.
 using ktune::detail::fnv1a_basis;
 std::uint64_t mix_str(std::uint64_t h, std::string_view s) noexcept {
     return ktune::detail::fnv1a(h, s); // with a separator: ("ab","c") != ("a","bc")
 }
 std::uint64_t mix_int(std::uint64_t h, std::int64_t v) noexcept {
     return ktune::detail::fnv1a_bytes(h, &v, sizeof v);
-}
-std::uint64_t avalanche(std::uint64_t x) noexcept {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
 }
 std::uint64_t family_raw(const cache_key& k) noexcept {
     std::uint64_t h = fnv1a_basis;
@@ -57,11 +51,11 @@ std::uint64_t key_hash(const cache_key& k) noexcept {
     std::uint64_t h = mix_int(family_raw(k), static_cast<std::int64_t>(k.bucket.size()));
     for (auto d : k.bucket)
         h = mix_int(h, d);
-    return avalanche(h);
+    return splitmix64_mix(h);
 }
 
 std::uint64_t family_hash(const cache_key& k) noexcept {
-    return avalanche(family_raw(k));
+    return splitmix64_mix(family_raw(k));
 }
 
 bool same_family(const cache_key& a, const cache_key& b) noexcept {

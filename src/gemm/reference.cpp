@@ -1,18 +1,13 @@
 #include "gemm/reference.hpp"
 
+#include "ktune/core/rng.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstring>
 
 namespace ktune::gemm::detail {
 namespace {
-
-std::uint64_t mix(std::uint64_t x) noexcept { // splitmix64's finaliser
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 // Sign, biased exponent and top mantissa bits of an exactly representable nonzero value.
 std::uint16_t pack(float v, int exp_bits, int man_bits) noexcept {
@@ -27,7 +22,8 @@ std::uint16_t pack(float v, int exp_bits, int man_bits) noexcept {
 } // namespace
 
 float input_value(std::uint64_t seed, std::uint64_t index) noexcept {
-    const auto k = static_cast<int>(mix(seed * 0x100000001b3ULL ^ index) % 17) - 8;
+    // The first draw of a splitmix64 seeded from (seed, index): any element in any order.
+    const auto k = static_cast<int>(splitmix64_at(seed * 0x100000001b3ULL ^ index, 0) % 17) - 8;
     return static_cast<float>(k) / 8.0f;
 }
 
@@ -94,7 +90,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> check_positions(const problem
     std::vector<std::pair<std::int64_t, std::int64_t>> pos{
         {0, 0}, {p.m - 1, 0}, {0, p.n - 1}, {p.m - 1, p.n - 1}};
     for (std::size_t c = 0; c < count; ++c) {
-        const std::uint64_t h = mix(0xc0ffeeULL + c);
+        const std::uint64_t h = splitmix64_at(0xc0ffeeULL + c, 0);
         pos.emplace_back(std::int64_t(h % std::uint64_t(p.m)),
                          std::int64_t((h >> 32) % std::uint64_t(p.n)));
     }

@@ -1,5 +1,6 @@
-// The report of a GEMM tune: JSON (schema ktune.tune.gemm, docs/formats.md) and text.
-#include "ktune/gemm/tune.hpp"
+// The report of a GEMM tune: JSON (schemas ktune.tune.gemm and ktune.tune.gemm_plan,
+// docs/formats.md) and text.
+#include "ktune/gemm/report.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -36,9 +37,8 @@ nlohmann::json candidate_json(const problem& p, const candidate_result& c, doubl
     return j;
 }
 
-} // namespace
-
-std::string to_json(const tune_result& r, double roof_tflops, const std::string& roof_source) {
+nlohmann::json report_json(const tune_result& r, double roof_tflops,
+                           const std::string& roof_source) {
     const problem& p = r.prob;
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& c : r.evaluated)
@@ -80,7 +80,49 @@ std::string to_json(const tune_result& r, double roof_tflops, const std::string&
                      {"failed", failed},
                      {"tune_seconds", r.tune_seconds},
                      {"evaluated", std::move(ev)}};
+    return j;
+}
+
+// torch / ktune's winner; 0 when no candidate passed.
+double torch_speedup(const tune_result& r, const torch_timing& t) {
+    return r.winner.ok() ? t.median_us / r.winner.median_us : 0.0;
+}
+
+} // namespace
+
+std::string to_json(const tune_result& r, double roof_tflops, const std::string& roof_source) {
+    return report_json(r, roof_tflops, roof_source).dump(2);
+}
+
+std::string to_json(const tune_result& r, double roof_tflops, const std::string& roof_source,
+                    const torch_timing& torch) {
+    nlohmann::json j = report_json(r, roof_tflops, roof_source);
+    j["torch"] = {{"ok", torch.ok}};
+    if (torch.ok) {
+        j["torch"]["median_us"] = torch.median_us;
+        j["torch"]["ci_us"] = {torch.ci_lo_us, torch.ci_hi_us};
+        j["torch"]["version"] = torch.torch_version;
+        j["torch"]["speedup"] = torch_speedup(r, torch);
+    } else {
+        j["torch"]["message"] = torch.message;
+    }
     return j.dump(2);
+}
+
+std::string format_torch(const tune_result& r, const torch_timing& t) {
+    if (!t.ok) return "  torch.matmul: not timed: " + t.message + "\n";
+    return fmt::format(
+        "  torch.matmul     {:>10.2f} us [{:.2f}, {:.2f}] (torch {}): ktune {:.3f}x\n", t.median_us,
+        t.ci_lo_us, t.ci_hi_us, t.torch_version, torch_speedup(r, t));
+}
+
+std::string plan_json(std::span<const std::string> tunes) {
+    nlohmann::json docs = nlohmann::json::array();
+    for (const auto& t : tunes)
+        docs.push_back(nlohmann::json::parse(t));
+    return nlohmann::json{
+        {"schema", "ktune.tune.gemm_plan"}, {"version", "1.0.0"}, {"tunes", std::move(docs)}}
+        .dump(2);
 }
 
 std::string format_text(const tune_result& r, double roof_tflops, const std::string& roof_source) {

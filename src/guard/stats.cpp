@@ -76,23 +76,6 @@ std::vector<double> thin(std::span<const double> s, std::size_t to) {
 
 } // namespace
 
-std::uint64_t splitmix64::next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-std::uint64_t splitmix64::below(std::uint64_t n) {
-    // 53 random bits scaled: exact enough for any sample count a suite holds (n < 2^40).
-    const auto k = static_cast<std::uint64_t>(uniform() * static_cast<double>(n));
-    return k < n ? k : n - 1;
-}
-
-double splitmix64::uniform() {
-    return static_cast<double>(next() >> 11) * 0x1.0p-53;
-}
-
 mwu_result mann_whitney_u(std::span<const double> x, std::span<const double> y, mwu_method method) {
     require_samples(x, "first");
     require_samples(y, "second");

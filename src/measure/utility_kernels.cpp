@@ -1,15 +1,15 @@
 #include "measure/utility_kernels.hpp"
 
+#include "ktune/core/rng.hpp"
+
 namespace ktune::measure::detail {
 
-// Inputs come from a counter-based hash (splitmix64), so a seed reproduces them exactly and a
-// new seed per check gives fresh data at memory speed, no host round trip.
-const char* const utility_source = R"(
+// Inputs come from a counter-based splitmix64 (ktune/core/rng.hpp, splitmix64_at), so a seed
+// reproduces them exactly and a new seed per check gives fresh data at memory speed, no host
+// round trip.
+const char* const utility_source = KTUNE_SPLITMIX64_CUDA R"(
 __device__ __forceinline__ float uniform(unsigned long long seed, long long i) {
-    unsigned long long z = seed + 0x9e3779b97f4a7c15ull * (unsigned long long)(i + 1);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    const unsigned long long z = ktune_splitmix64_at(seed, (unsigned long long)i);
     return (float)(z >> 40) * (1.0f / 16777216.0f); // [0, 1)
 }
 __device__ __forceinline__ unsigned short f2bf(float v) {

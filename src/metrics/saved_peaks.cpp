@@ -3,6 +3,7 @@
 #include "ktune/core/atomic_file.hpp"
 #include "ktune/core/env.hpp"
 #include "ktune/core/error.hpp"
+#include "ktune/core/gpu_peaks.hpp"
 #include "ktune/metrics/device_measure.hpp"
 
 #include <nlohmann/json.hpp>
@@ -55,6 +56,23 @@ std::optional<std::filesystem::path> find_saved_peaks(std::string_view gpu_name)
     std::error_code ec;
     if (std::filesystem::is_regular_file(path, ec)) return path;
     return std::nullopt;
+}
+
+tensor_roof find_tensor_roof(std::string_view gpu_name, bool fp8) {
+    double measured = 0;
+    if (const auto f = find_saved_peaks(gpu_name)) {
+        try {
+            measured = read_measured_peaks(*f).bf16_tensor_tflops;
+        } catch (const error&) {
+        }
+    }
+    const auto spec = find_gpu_peaks(gpu_name);
+    if (fp8) {
+        if (measured > 0) return {2 * measured, "measured bf16 x2"};
+        return {spec ? spec->fp8_tensor_tflops : 0, "datasheet"};
+    }
+    if (measured > 0) return {measured, "measured"};
+    return {spec ? spec->fp16_tensor_tflops : 0, "datasheet"};
 }
 
 } // namespace ktune::metrics

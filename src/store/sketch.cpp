@@ -125,13 +125,7 @@ void duration_reservoir::add(std::uint64_t value_ns) {
         values_.push_back(value_ns);
         return;
     }
-    // splitmix64 step: deterministic for a seed on every platform.
-    state_ += 0x9e3779b97f4a7c15ULL;
-    std::uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    const std::uint64_t j = z % seen_;
+    const std::uint64_t j = rng_.next() % seen_;
     if (j < capacity) values_[j] = value_ns;
 }
 

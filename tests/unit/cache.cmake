@@ -6,7 +6,8 @@ ktune_add_unit_test(unit_cache
   ${CMAKE_CURRENT_LIST_DIR}/cache/concurrency_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache/writers_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache/format_golden_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/cache/redis_url_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/cache/redis_url_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cache/report_golden_test.cpp)
 
 # The Redis shared tier against a real redis-server; exit 77 (skipped) where there is none.
 add_executable(unit_cache_redis ${CMAKE_CURRENT_LIST_DIR}/cache/shared_tier_test.cpp

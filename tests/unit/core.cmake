@@ -7,4 +7,5 @@ ktune_add_unit_test(unit_core
   ${CMAKE_CURRENT_LIST_DIR}/core/config_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/shared_library_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/atomic_file_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/core/torch_script_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/core/torch_script_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/core/rng_test.cpp)

@@ -10,7 +10,8 @@ ktune_add_unit_test(unit_metrics
   ${CMAKE_CURRENT_LIST_DIR}/metrics/replay_launches_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/replay_work_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/roofline_trace_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics_trace_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics_trace_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/roofline_report_test.cpp)
 # bench/metrics/compare.py reads ncu's CSV on the GPU machine: its parser is checked here.
 find_program(KTUNE_PYTHON3 python3)
 if(KTUNE_PYTHON3)

@@ -2,11 +2,11 @@
 #include "command.hpp"
 
 #include "ktune/cache/cache.hpp"
+#include "ktune/cache/cache_report.hpp"
 #include "ktune/cache/shared_tier.hpp"
 #include "ktune/core/error.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <optional>
@@ -15,7 +15,6 @@ namespace ktune::cli {
 namespace {
 
 using namespace ktune::cache;
-using ojson = nlohmann::ordered_json;
 
 struct filter_options {
     std::string op, op_version, dtype, arch, bucket;
@@ -56,17 +55,6 @@ std::filesystem::path existing_file_or_default(const std::string& f) {
                                 "cache {} is used)",
                                 f, default_cache_path().string()));
     return f;
-}
-
-// The stored form of the entry (the library's), with its readable key first.
-ojson entry_json(const entry& e) {
-    ojson j{{"key", e.key.to_string()}};
-    j.update(ojson::parse(to_json_text(e)));
-    return j;
-}
-
-ojson doc(std::string_view what) {
-    return {{"schema", fmt::format("ktune.cache.{}", what)}, {"version", "1.0.0"}};
 }
 
 int toolkit_from(const std::string& s) {
@@ -117,25 +105,8 @@ int run_ls(const cache_options& o) {
     const auto file = existing_file_or_default(o.file);
     const cache_index idx = cache_index::load(file);
     const key_filter f = filter_from(o.filter);
-    if (o.json) {
-        ojson j = doc("ls");
-        j["file"] = file.string();
-        j["entries"] = ojson::array();
-        for (const auto& e : idx.entries())
-            if (f.matches(e.key)) j["entries"].push_back(entry_json(e));
-        fmt::print("{}\n", j.dump(2));
-        return ok;
-    }
-    std::size_t shown = 0;
-    for (const auto& e : idx.entries()) {
-        if (!f.matches(e.key)) continue;
-        fmt::print("{}\n    {}  median {:.4g} us [{:.4g}, {:.4g}] n={}  {} {} {}\n",
-                   e.key.to_string(), e.cfg.to_string(), e.time.median_us, e.time.ci_low_us,
-                   e.time.ci_high_us, e.time.samples, e.origin.gpu_name, e.origin.date,
-                   e.origin.host);
-        ++shown;
-    }
-    fmt::print("{} of {} entries in {}\n", shown, idx.size(), file.string());
+    fmt::print("{}",
+               o.json ? ls_json(file, idx.entries(), f) + "\n" : format_ls(file, idx.entries(), f));
     return ok;
 }
 
@@ -178,60 +149,24 @@ int run_get(const cache_options& o) {
         shared_tier tier = redis_tier(o);
         r = lookup_through(file, idx, tier, prepared_key(k));
     }
-    const char* source = r.from_shared ? " (from Redis)" : "";
-    if (o.json) {
-        ojson j = doc("get");
-        j["file"] = file.string();
-        j["query"] = k.to_string();
-        j["tier"] = std::string(to_string(r.tier));
-        if (!o.redis.empty()) j["from_redis"] = r.from_shared;
-        if (r.hit) j["entry"] = entry_json(*r.hit);
-        fmt::print("{}\n", j.dump(2));
-    } else if (r.hit) {
-        fmt::print("{}{}: {}\n  {}\n  median {:.4g} us [{:.4g}, {:.4g}] n={}  {} {}\n",
-                   to_string(r.tier), source, r.hit->key.to_string(), r.hit->cfg.to_string(),
-                   r.hit->time.median_us, r.hit->time.ci_low_us, r.hit->time.ci_high_us,
-                   r.hit->time.samples, r.hit->origin.gpu_name, r.hit->origin.date);
-    } else {
-        fmt::print("miss: nothing tuned for {} in {}\n", k.to_string(), file.string());
-    }
+    fmt::print("{}",
+               o.json ? get_json(file, k, r, !o.redis.empty()) + "\n" : format_get(file, k, r));
     return r.hit ? ok : finding;
 }
 
 int run_merge(const cache_options& o) {
     const std::vector<std::filesystem::path> inputs(o.inputs.begin(), o.inputs.end());
     const merge_report r = merge_files(inputs, o.output);
-    if (o.json) {
-        ojson j = doc("merge");
-        j["inputs"] = o.inputs;
-        j["output"] = o.output;
-        j["entries_in"] = r.entries_in;
-        j["entries_out"] = r.entries_out;
-        fmt::print("{}\n", j.dump(2));
-    } else {
-        fmt::print("merged {} entries from {} files into {} entries in {}\n", r.entries_in,
-                   o.inputs.size(), r.entries_out, o.output);
-    }
+    fmt::print("{}", o.json ? merge_json(o.inputs, o.output, r) + "\n"
+                            : format_merge(o.inputs, o.output, r));
     return ok;
 }
 
 int run_verify(const cache_options& o) {
     const auto file = existing_file_or_default(o.file);
     const auto issues = verify(file);
-    if (o.json) {
-        ojson j = doc("verify");
-        j["file"] = file.string();
-        j["valid"] = issues.empty();
-        j["issues"] = ojson::array();
-        for (const auto& i : issues)
-            j["issues"].push_back({{"index", i.index}, {"key", i.key}, {"problem", i.problem}});
-        fmt::print("{}\n", j.dump(2));
-    } else if (issues.empty()) {
-        fmt::print("{}: valid ({} entries)\n", file.string(), read_cache(file).size());
-    } else {
-        for (const auto& i : issues)
-            fmt::print("{}: entry {} ({}): {}\n", file.string(), i.index, i.key, i.problem);
-    }
+    fmt::print("{}", o.json ? verify_json(file, issues) + "\n"
+                            : format_verify(file, issues, read_cache(file).size()));
     return issues.empty() ? ok : finding;
 }
 
@@ -245,14 +180,7 @@ int run_rm(const cache_options& o) {
                     "entry");
     const auto file = file_or_default(o.file);
     const std::size_t n = remove(file, f);
-    if (o.json) {
-        ojson j = doc("rm");
-        j["file"] = file.string();
-        j["removed"] = n;
-        fmt::print("{}\n", j.dump(2));
-    } else {
-        fmt::print("removed {} entries from {}\n", n, file.string());
-    }
+    fmt::print("{}", o.json ? rm_json(file, n) + "\n" : format_rm(file, n));
     return ok;
 }
 
@@ -260,18 +188,8 @@ int run_push(const cache_options& o) {
     const auto file = existing_file_or_default(o.file);
     const auto entries = read_cache(file);
     shared_tier tier = redis_tier(o);
-    const std::size_t written = tier.push(entries);
-    if (o.json) {
-        ojson j = doc("push");
-        j["file"] = file.string();
-        j["redis"] = o.redis;
-        j["entries"] = entries.size();
-        j["written"] = written;
-        fmt::print("{}\n", j.dump(2));
-    } else {
-        fmt::print("pushed {} of {} entries from {} to {} (the rest: Redis holds a better one)\n",
-                   written, entries.size(), file.string(), o.redis);
-    }
+    const push_report r{file, o.redis, entries.size(), tier.push(entries)};
+    fmt::print("{}", o.json ? push_json(r) + "\n" : format_push(r));
     return ok;
 }
 
@@ -279,26 +197,9 @@ int run_pull(const cache_options& o) {
     const auto file = file_or_default(o.file);
     shared_tier tier = redis_tier(o);
     const auto entries = tier.pull();
-    const store_report r = store(file, entries);
-    const std::size_t rejected = tier.stats().rejected;
-    if (o.json) {
-        ojson j = doc("pull");
-        j["file"] = file.string();
-        j["redis"] = o.redis;
-        j["entries"] = entries.size();
-        j["added"] = r.added;
-        j["replaced"] = r.replaced;
-        j["kept"] = r.kept;
-        j["rejected"] = rejected;
-        j["total"] = r.total;
-        fmt::print("{}\n", j.dump(2));
-    } else {
-        fmt::print("pulled {} entries from {} into {}: {} added, {} replaced, {} kept; {} now\n",
-                   entries.size(), o.redis, file.string(), r.added, r.replaced, r.kept, r.total);
-        if (rejected)
-            fmt::print("warning: {} values in Redis were not valid entries and were skipped\n",
-                       rejected);
-    }
+    const store_report stored = store(file, entries);
+    const pull_report r{file, o.redis, entries.size(), stored, tier.stats().rejected};
+    fmt::print("{}", o.json ? pull_json(r) + "\n" : format_pull(r));
     return ok;
 }
 

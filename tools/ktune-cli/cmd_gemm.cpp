@@ -8,16 +8,19 @@
 #include "ktune/cache/store.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
-#include "ktune/core/gpu_peaks.hpp"
 #include "ktune/gemm/cache.hpp"
+#include "ktune/gemm/plan.hpp"
+#include "ktune/gemm/report.hpp"
 #include "ktune/gemm/tune.hpp"
 #include "ktune/gemm/vs_torch.hpp"
 #include "ktune/metrics/device_measure.hpp"
-#include "ktune/metrics/kernel_metrics.hpp"
 #include "ktune/tune/tuner_plan.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace ktune::cli {
 namespace {
@@ -32,20 +35,12 @@ std::vector<planned> read_plan(const tune_op_options& o, const gemm_cli_options&
     if (!o.plan.empty()) {
         // The plan file of `ktune tune --plan` (ktune.tune_plan), every entry op "gemm"; layout
         // and epilogue come from the command line.
-        for (const auto& e : tune::load_tune_plan(o.plan)) {
-            if (e.op != "gemm")
-                throw error(error_kind::input,
-                            fmt::format("{}: op '{}': a `ktune tune gemm --plan` file holds only "
-                                        "\"op\": \"gemm\" entries",
-                                        e.where, e.op));
-            try {
-                planned pl{gemm::parse_problem(e.shape, e.dtype, g.layout, g.epilogue), o};
-                if (e.budget > 0) pl.opt.budget = static_cast<int>(e.budget);
-                if (!e.strategy.empty()) pl.opt.strategy = e.strategy;
-                out.push_back(std::move(pl));
-            } catch (const error& err) {
-                throw error(error_kind::input, fmt::format("{}: {}", e.where, err.what()));
-            }
+        const auto entries = tune::load_tune_plan(o.plan);
+        for (auto& e : gemm::plan_problems(entries, g.layout, g.epilogue)) {
+            planned pl{e.prob, o};
+            if (e.budget > 0) pl.opt.budget = static_cast<int>(e.budget);
+            if (!e.strategy.empty()) pl.opt.strategy = std::move(e.strategy);
+            out.push_back(std::move(pl));
         }
         return out;
     }
@@ -58,25 +53,6 @@ std::vector<planned> read_plan(const tune_op_options& o, const gemm_cli_options&
         for (const auto& d : dtypes)
             out.push_back({gemm::parse_problem(s, d, g.layout, g.epilogue), o});
     return out;
-}
-
-// The measured tensor roof of this GPU (`ktune device --measure` saves it), else the datasheet.
-std::pair<double, std::string> tensor_roof(const std::string& gpu, gemm::dtype t) {
-    double measured = 0;
-    if (const auto f = metrics::find_saved_peaks(gpu)) {
-        try {
-            measured = metrics::read_measured_peaks(*f).bf16_tensor_tflops;
-        } catch (const error&) {
-        }
-    }
-    const auto spec = find_gpu_peaks(gpu);
-    if (t == gemm::dtype::fp8_e4m3) {
-        // The measured peak is a bf16 GEMM's; fp8 runs at twice the bf16 rate on Hopper.
-        if (measured > 0) return {2 * measured, "measured bf16 x2"};
-        return {spec ? spec->fp8_tensor_tflops : 0, "datasheet"};
-    }
-    if (measured > 0) return {measured, "measured"};
-    return {spec ? spec->fp16_tensor_tflops : 0, "datasheet"};
 }
 
 } // namespace
@@ -108,7 +84,7 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
                                            "says what this machine has");
     const std::filesystem::path cache_file =
         o.cache.empty() ? cache::default_cache_path() : std::filesystem::path(o.cache);
-    nlohmann::json docs = nlohmann::json::array();
+    std::vector<std::string> docs;
     bool failed = false;
     for (const auto& pl : plan) {
         gemm::tune_options to;
@@ -118,7 +94,8 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
         to.max_workspace = std::size_t(g.workspace_mib) << 20;
         to.heuristic_count = g.heuristic_count;
         const gemm::tune_result r = gemm::tune(pl.prob, to);
-        const auto [roof, roof_source] = tensor_roof(r.gpu, pl.prob.type);
+        const auto [roof, roof_source] =
+            metrics::find_tensor_roof(r.gpu, pl.prob.type == gemm::dtype::fp8_e4m3);
         const bool passed = r.winner.ok();
         failed |= !passed;
         if (passed) {
@@ -127,41 +104,19 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
                 devs.empty() ? cache::provenance{} : cache::provenance::current(devs.front());
             cache::store(cache_file, gemm::to_cache_entry(r, env, origin));
         }
-        nlohmann::json doc = nlohmann::json::parse(gemm::to_json(r, roof, roof_source));
-        std::string torch_line;
-        if (o.vs_torch) {
-            const gemm::torch_timing t = gemm::time_torch(pl.prob, r.rotation_sets);
-            doc["torch"] = {{"ok", t.ok}};
-            if (t.ok) {
-                doc["torch"]["median_us"] = t.median_us;
-                doc["torch"]["ci_us"] = {t.ci_lo_us, t.ci_hi_us};
-                doc["torch"]["version"] = t.torch_version;
-                doc["torch"]["speedup"] = passed ? t.median_us / r.winner.median_us : 0.0;
-                torch_line = fmt::format("  torch.matmul     {:>10.2f} us [{:.2f}, {:.2f}] (torch "
-                                         "{}): ktune {:.3f}x\n",
-                                         t.median_us, t.ci_lo_us, t.ci_hi_us, t.torch_version,
-                                         passed ? t.median_us / r.winner.median_us : 0.0);
-            } else {
-                doc["torch"]["message"] = t.message;
-                torch_line = "  torch.matmul: not timed: " + t.message + "\n";
-            }
-        }
+        std::optional<gemm::torch_timing> torch;
+        if (o.vs_torch) torch = gemm::time_torch(pl.prob, r.rotation_sets);
         if (o.json)
-            docs.push_back(std::move(doc));
+            docs.push_back(torch ? gemm::to_json(r, roof, roof_source, *torch)
+                                 : gemm::to_json(r, roof, roof_source));
         else
-            fmt::print("{}{}", gemm::format_text(r, roof, roof_source), torch_line);
+            fmt::print("{}{}", gemm::format_text(r, roof, roof_source),
+                       torch ? gemm::format_torch(r, *torch) : std::string());
     }
-    if (o.json) {
-        if (docs.size() == 1)
-            fmt::print("{}\n", docs.front().dump(2));
-        else
-            fmt::print("{}\n", nlohmann::json{{"schema", "ktune.tune.gemm_plan"},
-                                              {"version", "1.0.0"},
-                                              {"tunes", std::move(docs)}}
-                                   .dump(2));
-    } else if (plan.size() > 1) {
+    if (o.json)
+        fmt::print("{}\n", docs.size() == 1 ? docs.front() : gemm::plan_json(docs));
+    else if (plan.size() > 1)
         fmt::print("{} GEMM tunes; winners stored in {}\n", plan.size(), cache_file.string());
-    }
     return failed ? finding : ok;
 }
 

@@ -7,6 +7,8 @@
 //   auto s = ktune::guard::relative_shift(base, cand, {.seed = 7});  // s.rel in [s.rel_lo,
 //   s.rel_hi] auto q = ktune::guard::benjamini_hochberg(p_values);
 
+#include "ktune/core/rng.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -63,19 +65,8 @@ relative_shift_result relative_shift(std::span<const double> x, std::span<const 
 std::vector<double> benjamini_hochberg(std::span<const double> p_values,
                                        std::span<const double> weights = {});
 
-/// Deterministic 64-bit generator (splitmix64): the bootstrap must give the same interval for
-/// the same seed on every standard library, which std::uniform_int_distribution does not.
-class splitmix64 {
-public:
-    explicit splitmix64(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next();
-    /// Uniform integer in [0, n), n > 0 (bias < n / 2^53).
-    std::uint64_t below(std::uint64_t n);
-    /// Uniform double in [0, 1).
-    double uniform();
-
-private:
-    std::uint64_t state_;
-};
+/// The bootstrap's generator (ktune/core/rng.hpp): the same interval for the same seed on every
+/// standard library.
+using ktune::splitmix64;
 
 } // namespace ktune::guard

@@ -56,4 +56,16 @@ std::filesystem::path save_measured_peaks(std::string_view gpu_name, const measu
 /// The saved peaks file of `gpu_name`, when there is one.
 std::optional<std::filesystem::path> find_saved_peaks(std::string_view gpu_name);
 
+/// A dense tensor roof and where it came from: "measured", "measured bf16 x2" or "datasheet".
+struct tensor_roof {
+    double tflops = 0; ///< 0: unknown (the GPU is in neither the saved peaks nor the table)
+    std::string source;
+    bool operator==(const tensor_roof&) const = default;
+};
+/// The tensor roof a GEMM of `gpu_name` is held against: the bf16 GEMM rate `ktune device
+/// --measure` saved, else the datasheet's fp16/bf16 figure. With `fp8`: twice the measured bf16
+/// rate (Hopper runs fp8 at twice bf16), else the datasheet's fp8 figure. An unreadable saved
+/// file counts as none.
+tensor_roof find_tensor_roof(std::string_view gpu_name, bool fp8);
+
 } // namespace ktune::metrics

@@ -12,6 +12,8 @@
 //   auto p99 = s.quantile(0.99);  auto blob = s.serialize();
 //   auto t = ktune::store::quantile_sketch::deserialize(blob);  t.merge(s);
 
+#include "ktune/core/rng.hpp"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -56,7 +58,7 @@ class duration_reservoir {
 public:
     static constexpr std::size_t capacity = 64;
     duration_reservoir() = default;
-    explicit duration_reservoir(std::uint64_t seed) : state_(seed) {}
+    explicit duration_reservoir(std::uint64_t seed) : rng_(seed) {}
     /// Algorithm R: after n adds every duration is kept with probability capacity / n.
     void add(std::uint64_t value_ns);
     [[nodiscard]] const std::vector<std::uint64_t>& values() const noexcept { return values_; }
@@ -66,7 +68,7 @@ public:
     static duration_reservoir deserialize(std::span<const std::uint8_t> blob);
 
 private:
-    std::uint64_t state_ = 0x6b74756e65ULL; ///< splitmix64 state: same stream, same sample
+    splitmix64 rng_{0x6b74756e65ULL}; ///< same stream, same sample on every platform
     std::uint64_t seen_ = 0;
     std::vector<std::uint64_t> values_;
 };

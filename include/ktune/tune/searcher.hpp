@@ -13,7 +13,7 @@
 //   }
 //   auto best = ktune::tune::select_best(s->history());  // selection.hpp: tie-aware
 
-#include "ktune/tune/rng.hpp"
+#include "ktune/core/rng.hpp"
 #include "ktune/tune/space.hpp"
 
 #include <cstdint>

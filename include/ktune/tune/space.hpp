@@ -17,7 +17,7 @@
 //   ktune::config c = s.to_config(s.sample(r));
 
 #include "ktune/core/config.hpp"
-#include "ktune/tune/rng.hpp"
+#include "ktune/core/rng.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -28,6 +28,9 @@
 #include <vector>
 
 namespace ktune::tune {
+
+/// The search's generator is core's (ktune/core/rng.hpp): same seed, same search everywhere.
+using ktune::rng;
 
 /// One value index per axis, in the space's axis order.
 using point = std::vector<std::uint32_t>;

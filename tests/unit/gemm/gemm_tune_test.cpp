@@ -5,7 +5,12 @@
 
 #include "gemm/reference.hpp"
 #include "gemm/tune_loop.hpp"
+#include "golden.hpp"
 #include "ktune/core/error.hpp"
+#include "ktune/gemm/plan.hpp"
+#include "ktune/gemm/report.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -122,18 +127,28 @@ TEST_CASE("the reference check catches a wrong element and passes a rounded one"
     CHECK(std::fabs(reference_at(half, s, 5, 7).value - r.value) > tol);
 }
 
-TEST_CASE("the ktune.tune.gemm report matches the golden file") {
+namespace {
+
+// A tune of the two fake algorithms where one configuration is 1.25x faster than the default.
+tune_result golden_tune(const char* shape = "64x4096x4096") {
     fake_lt lt = two_algorithms();
     int runs = 0;
     tune_options o;
     o.strategy = "exhaustive";
     o.budget = 5000;
-    tune_result r = tune_loop(lt, parse_problem("64x4096x4096", "bf16"), o,
+    tune_result r = tune_loop(lt, parse_problem(shape, "bf16"), o,
                               hooks_with({10, 18, 8, 0, 0, 1, 0, 1, 0}, 80, 1, &runs));
     r.evaluated.resize(3); // keep the golden file short
     r.gpu = "NVIDIA H100 80GB HBM3";
     r.tune_seconds = 1.5;
     r.space.seconds = 0.25;
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("the ktune.tune.gemm report matches the golden file") {
+    const tune_result r = golden_tune();
     const std::string text = to_json(r, 800, "measured") + "\n";
     const char* path = KTUNE_TEST_DATA_DIR "/gemm/tune_report.json";
     // After a deliberate format change: KTUNE_UPDATE_GOLDEN=1 rewrites the file; review the diff.
@@ -145,4 +160,58 @@ TEST_CASE("the ktune.tune.gemm report matches the golden file") {
     CHECK(text == golden.str());
     CHECK(format_text(r, 800, "measured").find("1.250x faster than cuBLAS's default") !=
           std::string::npos);
+}
+
+TEST_CASE("--vs-torch adds the torch block; several tunes make a ktune.tune.gemm_plan") {
+    const tune_result r = golden_tune();
+    torch_timing t;
+    t.ok = true;
+    t.median_us = 100;
+    t.ci_lo_us = 99;
+    t.ci_hi_us = 101.5;
+    t.torch_version = "2.9.0";
+    const std::string with_torch = to_json(r, 800, "measured", t);
+    ktune_test::check_golden(with_torch + "\n", "gemm/tune_report_torch.json");
+    // The same report as without, plus the block: nothing else moves.
+    auto j = nlohmann::json::parse(with_torch);
+    j.erase("torch");
+    CHECK(j == nlohmann::json::parse(to_json(r, 800, "measured")));
+    CHECK(format_torch(r, t).find("ktune 1.250x") != std::string::npos);
+    torch_timing missing;
+    missing.message = "no module named torch";
+    CHECK(to_json(r, 800, "measured", missing).find("\"message\": \"no module named torch\"") !=
+          std::string::npos);
+    CHECK(format_torch(r, missing) == "  torch.matmul: not timed: no module named torch\n");
+
+    const std::vector<std::string> tunes{to_json(r, 800, "measured"),
+                                         to_json(golden_tune("16x4096x4096"), 0, "datasheet")};
+    ktune_test::check_golden(plan_json(tunes) + "\n", "gemm/tune_plan.json");
+}
+
+TEST_CASE(
+    "a --plan file's entries become GEMM problems; another op or a bad shape names the entry") {
+    const auto entries = ktune::tune::parse_tune_plan(
+        R"({"tunes": [{"op": "gemm", "shape": "16x4096x4096", "dtype": "bf16", "budget": 8},
+                      {"op": "gemm", "shape": "64x64x64", "dtype": "fp16", "strategy": "random"}]})",
+        "plan.json");
+    const auto tunes = plan_problems(entries, "nt", "bias");
+    REQUIRE(tunes.size() == 2);
+    CHECK(tunes[0] == planned_problem{parse_problem("16x4096x4096", "bf16", "nt", "bias"), 8, ""});
+    CHECK(tunes[1] ==
+          planned_problem{parse_problem("64x64x64", "fp16", "nt", "bias"), 0, "random"});
+
+    const auto message = [](const char* text) {
+        try {
+            plan_problems(ktune::tune::parse_tune_plan(text, "plan.json"), "tn", "none");
+        } catch (const ktune::error& e) {
+            CHECK(e.kind() == ktune::error_kind::input);
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    CHECK(message(R"({"tunes": [{"op": "gemm", "shape": "16x64x64", "dtype": "bf16"},
+                                {"op": "softmax", "shape": "64x64", "dtype": "bf16"}]})")
+              .find("plan.json: /tunes/1: op 'softmax'") != std::string::npos);
+    CHECK(message(R"({"tunes": [{"op": "gemm", "shape": "16x64", "dtype": "bf16"}]})")
+              .find("plan.json: /tunes/0: ") != std::string::npos);
 }

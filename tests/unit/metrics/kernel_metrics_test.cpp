@@ -1,6 +1,7 @@
 #include "catch.hpp"
 
 #include "ktune/core/error.hpp"
+#include "ktune/core/gpu_peaks.hpp"
 #include "ktune/metrics/device_measure.hpp"
 #include "ktune/metrics/kernel_metrics.hpp"
 
@@ -102,6 +103,16 @@ TEST_CASE("measured peaks are saved per GPU and read back as --peaks reads them"
     REQUIRE(find_saved_peaks("NVIDIA H200").has_value());
     CHECK(read_measured_peaks(*find_saved_peaks("NVIDIA H200")) == p);
     CHECK_FALSE(find_saved_peaks("NVIDIA H100 80GB HBM3").has_value());
+    // A GEMM's tensor roof: the saved bf16 rate (fp8 at twice it), else the datasheet's.
+    CHECK(find_tensor_roof("NVIDIA H200", false) == tensor_roof{889.0, "measured"});
+    CHECK(find_tensor_roof("NVIDIA H200", true) == tensor_roof{1778.0, "measured bf16 x2"});
+    const auto h100 = ktune::find_gpu_peaks("NVIDIA H100 80GB HBM3");
+    REQUIRE(h100);
+    CHECK(find_tensor_roof("NVIDIA H100 80GB HBM3", false) ==
+          tensor_roof{h100->fp16_tensor_tflops, "datasheet"});
+    CHECK(find_tensor_roof("NVIDIA H100 80GB HBM3", true) ==
+          tensor_roof{h100->fp8_tensor_tflops, "datasheet"});
+    CHECK(find_tensor_roof("no such GPU", false) == tensor_roof{0, "datasheet"});
     unsetenv("KTUNE_PEAKS_DIR");
     std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,21 @@
+#pragma once
+// The report of `ktune ops`: every op with its space and how many configs are valid for a shape,
+// as JSON (schema ktune.ops, docs/formats.md#ktuneops) and as text.
+//
+//   auto s = ktune::ops::parse_shape("8192x8192");
+//   std::puts(ktune::ops::ops_json(ktune::ops::all_ops(), s).c_str());
+
+#include "ktune/ops/op.hpp"
+
+#include <span>
+#include <string>
+
+namespace ktune::ops {
+
+/// Schema ktune.ops, version 1.0.0: per op its name, version, description, PyTorch equivalent,
+/// axes and the valid configs at `shape` for fp32 and bf16.
+std::string ops_json(std::span<const op* const> ops, const shape2d& shape);
+/// Per op a line, one per axis (values and doc), and the valid configs at `shape`.
+std::string format_ops(std::span<const op* const> ops, const shape2d& shape);
+
+} // namespace ktune::ops

@@ -1,0 +1,49 @@
+// The report of `ktune ops`: JSON (schema ktune.ops, docs/formats.md) and text.
+#include "ktune/ops/ops_report.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <variant>
+
+namespace ktune::ops {
+
+std::string ops_json(std::span<const op* const> ops, const shape2d& shape) {
+    nlohmann::ordered_json j{
+        {"schema", "ktune.ops"}, {"version", "1.0.0"}, {"ops", nlohmann::ordered_json::array()}};
+    for (const op* o : ops) {
+        nlohmann::ordered_json oj{{"name", o->name()},
+                                  {"version", o->version()},
+                                  {"description", o->description()},
+                                  {"torch", o->torch_equivalent()}};
+        for (const auto& a : o->axes()) {
+            nlohmann::ordered_json vals = nlohmann::ordered_json::array();
+            for (const auto& v : a.values)
+                std::visit([&vals](const auto& x) { vals.push_back(x); }, v);
+            oj["axes"][a.name] = vals;
+        }
+        for (dtype t : {dtype::f32, dtype::bf16})
+            oj["valid_configs"][std::string(to_string(t))] = o->enumerate({shape, t}).size();
+        j["ops"].push_back(std::move(oj));
+    }
+    return j.dump(2);
+}
+
+std::string format_ops(std::span<const op* const> ops, const shape2d& shape) {
+    std::string out;
+    for (const op* o : ops) {
+        out += fmt::format("{} (v{}): {}\n", o->name(), o->version(), o->description());
+        for (const auto& a : o->axes()) {
+            std::string vals;
+            for (const auto& v : a.values)
+                vals += (vals.empty() ? "" : ",") + ktune::to_string(v);
+            out += fmt::format("  {:<16} {{{}}}  {}\n", a.name, vals, a.doc);
+        }
+        out += fmt::format("  valid configs at {}: fp32 {}, bf16 {}; PyTorch: {}\n",
+                           to_string(shape), o->enumerate({shape, dtype::f32}).size(),
+                           o->enumerate({shape, dtype::bf16}).size(), o->torch_equivalent());
+    }
+    return out;
+}
+
+} // namespace ktune::ops
