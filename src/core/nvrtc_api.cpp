@@ -4,9 +4,6 @@
 
 #include <cuda_runtime_api.h>
 
-#define KTUNE_STR2(x) #x
-#define KTUNE_STR(x) KTUNE_STR2(x)
-
 namespace ktune::detail {
 namespace {
 
@@ -19,16 +16,7 @@ constexpr const char* nvrtc_soname = "libnvrtc.so.13";
 constexpr const char* nvrtc_soname = "libnvrtc.so.12";
 #endif
 
-struct loaded_nvrtc {
-    shared_library lib;
-    nvrtc_api api;
-};
-
-loaded_nvrtc* load() {
-    auto lib = shared_library::open({nvrtc_soname}, "NVRTC",
-                                    "Install the CUDA Toolkit's NVRTC component (libnvrtc) or put "
-                                    "its directory on LD_LIBRARY_PATH.");
-    nvrtc_api a;
+void resolve(const shared_library& lib, nvrtc_api& a) {
     KTUNE_RESOLVE(lib, a, nvrtcVersion);
     KTUNE_RESOLVE(lib, a, nvrtcGetErrorString);
     KTUNE_RESOLVE(lib, a, nvrtcCreateProgram);
@@ -40,15 +28,15 @@ loaded_nvrtc* load() {
     KTUNE_RESOLVE(lib, a, nvrtcGetCUBINSize);
     KTUNE_RESOLVE(lib, a, nvrtcGetCUBIN);
     KTUNE_RESOLVE(lib, a, nvrtcGetLoweredName);
-    // Never freed: compile-pool threads may still be inside NVRTC while the process exits.
-    return new loaded_nvrtc{std::move(lib), a};
 }
 
 } // namespace
 
 const nvrtc_api& nvrtc() {
-    static const loaded_nvrtc* const loaded = load();
-    return loaded->api;
+    return load_once<nvrtc_api>({nvrtc_soname}, "NVRTC",
+                                "Install the CUDA Toolkit's NVRTC component (libnvrtc) or put "
+                                "its directory on LD_LIBRARY_PATH.",
+                                resolve);
 }
 
 } // namespace ktune::detail

@@ -44,8 +44,30 @@ private:
     std::string what_;
 };
 
+/// The loader every library seam shares: opens the first of `sonames` that loads, once per
+/// process and thread-safe, lets `resolve` fill the entry-point table, and keeps the library open
+/// for good (closing it at exit would race with threads or teardown still inside it: compile-pool
+/// threads in NVRTC, XGBoost's OpenMP workers, CUDA's own cuBLASLt state). A failed open throws
+/// and is tried again by the next call.
+template <class Api>
+const Api& load_once(std::initializer_list<const char*> sonames, std::string_view what,
+                     std::string_view install_hint, void (*resolve)(const shared_library&, Api&)) {
+    static const Api* const api = [&] {
+        auto* lib = new shared_library(shared_library::open(sonames, what, install_hint));
+        auto* table = new Api{};
+        resolve(*lib, *table);
+        return table;
+    }();
+    return *api;
+}
+
 /// Resolves `Fn` by its own name into `slot`: KTUNE_RESOLVE(lib, api, nvrtcVersion) sets
 /// api.nvrtcVersion = lib.symbol<decltype(&::nvrtcVersion)>("nvrtcVersion").
 #define KTUNE_RESOLVE(lib, api, fn) (api).fn = (lib).symbol<decltype(&::fn)>(#fn)
+
+/// A macro's value as a string literal, for sonames built from a header's version macros:
+/// "libcublasLt.so." KTUNE_STRINGIFY(CUBLAS_VER_MAJOR).
+#define KTUNE_STRINGIFY(x) KTUNE_STRINGIFY_(x)
+#define KTUNE_STRINGIFY_(x) #x
 
 } // namespace ktune::detail

@@ -5,18 +5,7 @@
 namespace ktune::store::detail {
 namespace {
 
-struct loaded_libpq {
-    ktune::detail::shared_library lib;
-    libpq_api api;
-};
-
-loaded_libpq* load() {
-    // libpq's soname has been libpq.so.5 since PostgreSQL 8.0; its C API only grows.
-    auto lib = ktune::detail::shared_library::open(
-        {"libpq.so.5"}, "libpq (the PostgreSQL client library)",
-        "Install it (Debian/Ubuntu: apt-get install libpq5) or put its directory on "
-        "LD_LIBRARY_PATH, or use --db sqlite:PATH.");
-    libpq_api a;
+void resolve(const ktune::detail::shared_library& lib, libpq_api& a) {
     KTUNE_RESOLVE(lib, a, PQconnectdb);
     KTUNE_RESOLVE(lib, a, PQstatus);
     KTUNE_RESOLVE(lib, a, PQfinish);
@@ -29,15 +18,17 @@ loaded_libpq* load() {
     KTUNE_RESOLVE(lib, a, PQgetvalue);
     KTUNE_RESOLVE(lib, a, PQgetlength);
     KTUNE_RESOLVE(lib, a, PQgetisnull);
-    // Never freed: a connection closed from a static destructor may still call into it.
-    return new loaded_libpq{std::move(lib), a};
 }
 
 } // namespace
 
 const libpq_api& libpq() {
-    static const loaded_libpq* const loaded = load();
-    return loaded->api;
+    // libpq's soname has been libpq.so.5 since PostgreSQL 8.0; its C API only grows.
+    return ktune::detail::load_once<libpq_api>(
+        {"libpq.so.5"}, "libpq (the PostgreSQL client library)",
+        "Install it (Debian/Ubuntu: apt-get install libpq5) or put its directory on "
+        "LD_LIBRARY_PATH, or use --db sqlite:PATH.",
+        resolve);
 }
 
 } // namespace ktune::store::detail

@@ -65,11 +65,20 @@ TEST_CASE("a plan's tunes go over every GPU by one queue, each done once") {
     std::mutex mu;
     std::vector<int> runs(40, 0);
     std::vector<int> per_slot(3, 0);
+    // Each slot's first tune waits until every slot has one: on a loaded machine a thread that
+    // starts late would otherwise find the queue empty, and "every GPU got work" would fail.
+    std::atomic<int> arrived{0};
     const auto out = kt::detail::run_on_slots(40, 3, [&](std::size_t slot, std::size_t i) {
+        bool first = false;
         {
             std::lock_guard lock(mu);
             ++runs[i];
-            ++per_slot[slot];
+            first = per_slot[slot]++ == 0;
+        }
+        if (first) {
+            ++arrived;
+            for (int spin = 0; arrived < 3 && spin < 5000; ++spin)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
         kt::plan_outcome o;
