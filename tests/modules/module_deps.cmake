@@ -4,7 +4,7 @@
 # shared helpers every module builds on). Nothing else: no other module's src-private header,
 # and no dependency that would close a cycle (check_modules.cmake rejects a cyclic table).
 set(ktune_modules core trace compile ops measure worker metrics analysis cache tune gemm guard store
-                  inject)
+                  inject kernel)
 set(ktune_deps_core)
 set(ktune_deps_trace core)
 set(ktune_deps_compile core)
@@ -19,3 +19,4 @@ set(ktune_deps_gemm core measure cache tune)
 set(ktune_deps_guard core measure worker compile ops trace cache tune)
 set(ktune_deps_store core trace analysis guard)
 set(ktune_deps_inject core trace metrics measure)
+set(ktune_deps_kernel core compile)
