@@ -49,7 +49,8 @@ void spec_reader::fail_in(const std::string& path, std::size_t offset,
 
 void spec_reader::only_keys(const json& obj, const std::string& path,
                             std::initializer_list<const char*> allowed) const {
-    for (const auto& [key, value] : obj.items()) {
+    for (const auto& item : obj.items()) {
+        const std::string& key = item.key(); // named, not bound: lambdas may capture it
         const bool known =
             std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
         if (known) continue;

@@ -35,3 +35,12 @@ foreach(entry IN LISTS ktune_bad_specs)
     ARGS kernel check tests/data/kernel/bad/${file}
     EXPECT "${file}:${CMAKE_MATCH_2}:" "${CMAKE_MATCH_3}")
 endforeach()
+
+# ktune ops lists the specs under --kernels (or $KTUNE_KERNELS), a broken one with its error.
+ktune_cli_test(ops_kernels RC 0 ARGS ops --kernels examples/kernels
+  EXPECT "kernel specs under examples/kernels" "matmul (examples/kernels/matmul/matmul.json)"
+         "stencil2d")
+ktune_cli_test(ops_kernels_env_json RC 0 ENV KTUNE_KERNELS=tests/data/kernel/bad ARGS ops --json
+  EXPECT "\"kernels\":" "restriction_unknown_parameter.json" "unknown name 'BLOCKS'")
+ktune_cli_test(ops_kernels_missing_dir RC 2 ARGS ops --kernels tests/data/kernel/nowhere
+  EXPECT "tests/data/kernel/nowhere")
