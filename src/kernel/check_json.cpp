@@ -29,8 +29,8 @@ std::string check_report_json(const check_report& r) {
         rejected.push_back(
             {{"restriction", r.restrictions[i]}, {"rejected", r.counts.rejected_by[i]}});
     ojson config = ojson::object();
-    for (const auto& [n, v] : r.default_cfg.values())
-        std::visit([&](const auto& x) { config[n] = x; }, v);
+    for (const auto& entry : r.default_cfg.values())
+        std::visit([&](const auto& x) { config[entry.first] = x; }, entry.second);
     ojson buffers = ojson::array();
     for (const auto& b : r.buffers)
         buffers.push_back({{"name", b.name},

@@ -162,7 +162,7 @@ void read_parameters(spec_reader& r, const json& v, kernel_spec& s) {
 std::filesystem::path resolve(const spec_reader& r, const std::filesystem::path& dir, const json& v,
                               const std::string& path, bool directory) {
     const std::string rel = r.text(v, path);
-    const std::filesystem::path full = (dir / rel).lexically_normal();
+    std::filesystem::path full = (dir / rel).lexically_normal();
     std::error_code ec;
     const bool ok = directory ? std::filesystem::is_directory(full, ec)
                               : std::filesystem::is_regular_file(full, ec);
