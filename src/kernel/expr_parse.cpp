@@ -257,6 +257,9 @@ private:
 } // namespace
 
 expr expr::parse(std::string_view text) {
+    if (text.size() > max_length)
+        throw expr_error(fmt::format("expression longer than {} characters", max_length),
+                         max_length);
     expr e;
     e.root_ = std::make_shared<const expr_node>(parser(text).parse_all());
     e.text_ = std::string(text);

@@ -47,8 +47,8 @@ public:
     /// The constant 0.
     expr();
     /// Throws expr_error (with the offset of the offending token) on a syntax error, an unknown
-    /// function, a wrong argument count, an integer literal beyond int64, or nesting deeper than
-    /// max_depth.
+    /// function, a wrong argument count, an integer literal beyond int64, nesting deeper than
+    /// max_depth, or text longer than max_length.
     static expr parse(std::string_view text);
     /// An integer literal.
     static expr constant(std::int64_t v);
@@ -74,6 +74,9 @@ public:
     bool operator==(const expr& o) const { return to_string() == o.to_string(); }
 
     static constexpr int max_depth = 64;
+    /// Longest text parse() accepts: bounds the tree's depth (a long chain of a + a + ...)
+    /// and so the recursion of evaluation.
+    static constexpr std::size_t max_length = 4096;
 
 private:
     std::shared_ptr<const expr_node> root_;

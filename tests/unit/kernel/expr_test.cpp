@@ -102,6 +102,12 @@ TEST_CASE("syntax errors say where") {
     std::string deep(100, '(');
     deep += "1" + std::string(100, ')');
     CHECK_THROWS_AS(expr::parse(deep), expr_error);
+    std::string chain = "1";
+    while (chain.size() <= expr::max_length)
+        chain += " + 1";
+    CHECK(error_offset(chain.c_str()) == expr::max_length);
+    chain.resize(1 + 4 * ((expr::max_length - 1) / 4)); // the longest "1 + 1 ... + 1" that fits
+    CHECK(expr::parse(chain).eval(bindings{}) == static_cast<std::int64_t>(chain.size() / 4 + 1));
     std::string negs(100, '-');
     CHECK_THROWS_AS(expr::parse(negs + "1"), expr_error);
 }
