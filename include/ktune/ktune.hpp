@@ -37,6 +37,7 @@
 #include "ktune/guard/series.hpp"
 #include "ktune/guard/stats.hpp"
 #include "ktune/guard/suite.hpp"
+#include "ktune/kernel/builder.hpp"
 #include "ktune/kernel/check.hpp"
 #include "ktune/kernel/expr.hpp"
 #include "ktune/kernel/limits.hpp"
