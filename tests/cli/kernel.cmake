@@ -44,3 +44,10 @@ ktune_cli_test(ops_kernels_env_json RC 0 ENV KTUNE_KERNELS=tests/data/kernel/bad
   EXPECT "\"kernels\":" "restriction_unknown_parameter.json" "unknown name 'BLOCKS'")
 ktune_cli_test(ops_kernels_missing_dir RC 2 ARGS ops --kernels tests/data/kernel/nowhere
   EXPECT "tests/data/kernel/nowhere")
+
+# The tests that reach NVRTC: the sanitizer pass skips label nvrtc (NVRTC is not instrumented);
+# the plain build runs them.
+set_tests_properties(cli_kernel_check_matmul cli_kernel_check_reduction cli_kernel_check_stencil
+                     cli_kernel_check_json cli_kernel_bad_kernel_not_in_source
+                     cli_kernel_bad_reference_kernel_not_in_source
+                     cli_kernel_bad_source_compile_error PROPERTIES LABELS "unit;cli;nvrtc")
