@@ -9,6 +9,8 @@
 #include <chrono>
 #include <fstream>
 #include <limits>
+#include <numeric>
+#include <random>
 #include <sstream>
 
 namespace ktune::kernel {
@@ -79,6 +81,29 @@ compiled compile_or_explain(const kernel_spec& s, const compile::compile_request
         throw error(error_kind::input, fmt::format("{}: {} ({}) does not compile for {}: {}",
                                                    kernel_where, what, rq.name_expression, rq.arch,
                                                    at == std::string::npos ? log : log.substr(at)));
+    }
+}
+
+// Up to o.sample valid configs other than the default, in a seeded random order.
+void sample_compiles(const kernel_spec& s, const config_space& cs, const check_options& o,
+                     check_report& r) {
+    std::vector<std::size_t> order(cs.configs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::mt19937_64 rng(1); // fixed: a check names the same configs every run
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i : order) {
+        if (r.sampled.size() >= o.sample) break;
+        if (cs.configs[i] == r.default_cfg) continue;
+        sampled_compile c;
+        c.cfg = cs.configs[i];
+        try {
+            (void)compile::nvrtc_compile(compile_request_for(s, c.cfg, r.prob, o.limits));
+            c.ok = true;
+        } catch (const error& e) {
+            if (e.kind() != error_kind::nvrtc) throw;
+            c.error = first_error(e.what());
+        }
+        r.sampled.push_back(std::move(c));
     }
 }
 
@@ -167,7 +192,13 @@ check_report check_spec(const kernel_spec& s, const check_options& o) {
                                s.correctness.reference.where, "the reference kernel")
                 .lowered;
     }
+    sample_compiles(s, cs, o, r);
     return r;
+}
+
+std::size_t check_report::sample_failures() const {
+    return static_cast<std::size_t>(std::count_if(sampled.begin(), sampled.end(),
+                                                  [](const sampled_compile& c) { return !c.ok; }));
 }
 
 std::vector<listed_spec> list_specs(const std::filesystem::path& dir, const device_limits& l) {

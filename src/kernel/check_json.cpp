@@ -39,6 +39,11 @@ std::string check_report_json(const check_report& r) {
                            {"bytes", b.bytes},
                            {"input", b.input},
                            {"output", b.output}});
+    ojson sampled = ojson::array();
+    for (const auto& c : r.sampled)
+        sampled.push_back({{"config", c.cfg.to_string()},
+                           {"ok", c.ok},
+                           {"error", c.ok ? ojson(nullptr) : ojson(c.error)}});
     const auto& g = r.default_geometry;
     ojson j{{"schema", "ktune.kernel_check"},
             {"version", "1.0.0"},
@@ -70,7 +75,8 @@ std::string check_report_json(const check_report& r) {
              {{"compiled", r.compiled},
               {"lowered_name", r.compiled ? ojson(r.lowered_name) : ojson(nullptr)},
               {"reference_lowered_name",
-               r.reference_lowered.empty() ? ojson(nullptr) : ojson(r.reference_lowered)}}}};
+               r.reference_lowered.empty() ? ojson(nullptr) : ojson(r.reference_lowered)},
+              {"sampled", sampled}}}};
     return j.dump(2) + "\n";
 }
 
@@ -107,6 +113,11 @@ std::string format_check_report(const check_report& r) {
     if (!r.reference_lowered.empty())
         out += fmt::format("  reference      {} compiled\n", r.reference_lowered);
     if (!r.compiled) out += "  compiled       no (--no-compile)\n";
+    if (!r.sampled.empty())
+        out += fmt::format("  sampled        {} of {} other configs compiled\n",
+                           r.sampled.size() - r.sample_failures(), r.sampled.size());
+    for (const auto& c : r.sampled)
+        if (!c.ok) out += fmt::format("    FAILED       {}: {}\n", c.cfg.to_string(), c.error);
     return out;
 }
 

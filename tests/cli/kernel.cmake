@@ -51,3 +51,15 @@ set_tests_properties(cli_kernel_check_matmul cli_kernel_check_reduction cli_kern
                      cli_kernel_check_json cli_kernel_bad_kernel_not_in_source
                      cli_kernel_bad_reference_kernel_not_in_source
                      cli_kernel_bad_source_compile_error PROPERTIES LABELS "unit;cli;nvrtc")
+
+# --sample compiles other configs of the space: one that does not compile is a finding (exit 1).
+ktune_cli_test(kernel_check_sample_finds_corner RC 1
+  ARGS kernel check tests/data/kernel/sample/corner.json --sample 5
+  EXPECT "1 of 2 other configs compiled" "BLOCK=128:" "the corner this test expects to fail")
+ktune_cli_test(kernel_check_sample_clean RC 0
+  ARGS kernel check examples/kernels/reduction/reduction.json --sample 4 --json
+  EXPECT "\"sampled\":" "\"ok\": true")
+ktune_cli_test(kernel_check_sample_bad_count RC 2
+  ARGS kernel check examples/kernels/reduction/reduction.json --sample x EXPECT "--sample")
+set_tests_properties(cli_kernel_check_sample_finds_corner cli_kernel_check_sample_clean
+                     PROPERTIES LABELS "unit;cli;nvrtc")

@@ -23,6 +23,16 @@ struct check_options {
     std::optional<problem> prob; ///< none: the spec's example dimensions
     device_limits limits;
     bool compile = true; ///< compile the default config (and a kernel reference) with NVRTC
+    /// Also compile this many other valid configs, drawn at random with a fixed seed (the same
+    /// ones every run): a space whose corners do not compile is found before any tune.
+    unsigned sample = 0;
+};
+
+/// One sampled config's compile: a failure is a finding of the check, not an error.
+struct sampled_compile {
+    config cfg;
+    bool ok = false;
+    std::string error; ///< the first error line of NVRTC's log
 };
 
 struct buffer_size {
@@ -53,6 +63,9 @@ struct check_report {
     std::string lowered_name;      ///< from NVRTC
     std::string reference_lowered; ///< a reference kernel's, when the spec names one
     double compile_ms = 0;         ///< not in the JSON (it varies run to run)
+    std::vector<sampled_compile> sampled;
+    /// Sampled configs that failed to compile.
+    [[nodiscard]] std::size_t sample_failures() const;
 };
 
 /// Throws error{input} (file:line:column) for the first problem found, error{nvrtc} when the
