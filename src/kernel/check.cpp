@@ -87,15 +87,15 @@ compiled compile_or_explain(const kernel_spec& s, const compile::compile_request
 // Up to o.sample valid configs other than the default, in a seeded random order.
 void sample_compiles(const kernel_spec& s, const config_space& cs, const check_options& o,
                      check_report& r) {
-    std::vector<std::size_t> order(cs.configs.size());
+    std::vector<std::size_t> order(cs.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::mt19937_64 rng(1); // fixed: a check names the same configs every run
     std::shuffle(order.begin(), order.end(), rng);
     for (std::size_t i : order) {
         if (r.sampled.size() >= o.sample) break;
-        if (cs.configs[i] == r.default_cfg) continue;
         sampled_compile c;
-        c.cfg = cs.configs[i];
+        c.cfg = cs.at(i);
+        if (c.cfg == r.default_cfg) continue;
         try {
             (void)compile::nvrtc_compile(compile_request_for(s, c.cfg, r.prob, o.limits));
             c.ok = true;

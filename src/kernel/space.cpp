@@ -60,6 +60,25 @@ config config_from(const kernel_spec& s, const std::vector<std::int64_t*>& param
 
 } // namespace
 
+config config_space::at(std::size_t i) const {
+    // Mixed radix, last parameter fastest: the order enumerate() walks.
+    std::uint64_t n = valid.at(i);
+    std::vector<config::entry> e(names.size());
+    for (std::size_t k = names.size(); k-- > 0;) {
+        e[k] = {names[k], param_value{values[k][n % values[k].size()]}};
+        n /= values[k].size();
+    }
+    return config(std::move(e));
+}
+
+std::vector<config> config_space::configs() const {
+    std::vector<config> out;
+    out.reserve(valid.size());
+    for (std::size_t i = 0; i < valid.size(); ++i)
+        out.push_back(at(i));
+    return out;
+}
+
 void check_problem(const kernel_spec& s, const problem& p) {
     for (const auto& [n, v] : p.dims)
         if (!s.example_problem().find(n))
@@ -165,6 +184,10 @@ config_space enumerate(const kernel_spec& s, const problem& p, const device_limi
                                     tp.where, max_space_product, tp.name));
     }
     out.counts.product = product;
+    for (const auto& tp : s.parameters) {
+        out.names.push_back(tp.name);
+        out.values.push_back(tp.values);
+    }
     slots sl(s, p, l);
     std::vector<std::size_t> idx(s.parameters.size(), 0);
     std::string first_limit, first_eval_error;
@@ -185,7 +208,7 @@ config_space enumerate(const kernel_spec& s, const problem& p, const device_limi
                         first_limit =
                             fmt::format("{} for {}", why, config_from(s, sl.params).to_string());
                 } else {
-                    out.configs.push_back(config_from(s, sl.params));
+                    out.valid.push_back(n);
                 }
             }
         } catch (const error& e) {
@@ -200,7 +223,7 @@ config_space enumerate(const kernel_spec& s, const problem& p, const device_limi
             idx[i] = 0;
         }
     }
-    out.counts.valid = out.configs.size();
+    out.counts.valid = out.valid.size();
     if (!require_valid || out.counts.valid > 0) return out;
     if (out.counts.failed_to_evaluate == product) throw error(error_kind::input, first_eval_error);
     if (out.counts.rejected_by_limits > 0)

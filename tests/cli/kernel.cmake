@@ -63,3 +63,5 @@ ktune_cli_test(kernel_check_sample_bad_count RC 2
   ARGS kernel check examples/kernels/reduction/reduction.json --sample x EXPECT "--sample")
 set_tests_properties(cli_kernel_check_sample_finds_corner cli_kernel_check_sample_clean
                      PROPERTIES LABELS "unit;cli;nvrtc")
+ktune_cli_test(kernel_check_directory RC 2 ARGS kernel check examples/kernels
+  EXPECT "examples/kernels:1:1: is a directory")

@@ -57,9 +57,19 @@ struct space_counts {
     bool operator==(const space_counts&) const = default;
 };
 
+/// The valid configs of a space, kept as their indices in the cartesian product (8 bytes each,
+/// so a space of millions costs megabytes, not the gigabytes of as many `config`s).
 struct config_space {
-    std::vector<config> configs; ///< the valid configs, first parameter slowest
+    std::vector<std::uint64_t> valid; ///< product indices, ascending (first parameter slowest)
     space_counts counts;
+    std::vector<std::string> names;                ///< the parameters, in order
+    std::vector<std::vector<std::int64_t>> values; ///< each parameter's values
+
+    [[nodiscard]] std::size_t size() const noexcept { return valid.size(); }
+    /// The i-th valid config.
+    [[nodiscard]] config at(std::size_t i) const;
+    /// Every valid config (for spaces small enough to hold as configs).
+    [[nodiscard]] std::vector<config> configs() const;
 };
 
 /// Largest cartesian product enumerate() walks; a bigger space is an error that says so.

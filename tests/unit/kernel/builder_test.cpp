@@ -42,7 +42,7 @@ TEST_CASE("a builder spec is the JSON spec: same space, same geometry") {
     const auto a = enumerate(built, built.example_problem(), l);
     const auto b = enumerate(file, file.example_problem(), l);
     CHECK(a.counts == b.counts);
-    CHECK(a.configs == b.configs);
+    CHECK(a.configs() == b.configs());
     CHECK(launch_of(built, default_config(built), built.example_problem(), l) ==
           launch_of(file, default_config(file), file.example_problem(), l));
     CHECK(built.sources == file.sources);
@@ -69,8 +69,8 @@ TEST_CASE("to_json writes a spec that reads back to itself") {
         const kernel_spec back = parse_spec(once, p);
         CHECK(to_json(back) == once);
         const auto l = device_limits::for_arch("sm_90");
-        CHECK(enumerate(back, back.example_problem(), l).configs ==
-              enumerate(s, s.example_problem(), l).configs);
+        CHECK(enumerate(back, back.example_problem(), l).configs() ==
+              enumerate(s, s.example_problem(), l).configs());
         CHECK(back.correctness.reference.default_config == s.correctness.reference.default_config);
     }
 }

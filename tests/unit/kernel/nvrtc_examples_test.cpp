@@ -21,8 +21,8 @@ TEST_CASE("each example's default config and three random valid configs compile 
         const config_space cs = enumerate(s, p, l);
         std::vector<ktune::config> picks{default_config(s)};
         for (int i = 0; i < 3; ++i)
-            picks.push_back(cs.configs[std::uniform_int_distribution<std::size_t>(
-                0, cs.configs.size() - 1)(rng)]);
+            picks.push_back(
+                cs.at(std::uniform_int_distribution<std::size_t>(0, cs.size() - 1)(rng)));
         for (const auto& c : picks) {
             INFO(name << " " << c.to_string());
             const auto r = ktune::compile::nvrtc_compile(compile_request_for(s, c, p, l));

@@ -4,6 +4,7 @@
 
 #include "ktune/kernel/check.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -88,7 +89,15 @@ TEST_CASE("the space of the matmul example matches a hand count") {
     const config_space cs = enumerate(s, p, l);
     CHECK(cs.counts.product == product);
     CHECK(cs.counts.valid == valid);
-    CHECK(cs.configs.size() == valid);
+    CHECK(cs.size() == valid);
+    // Each kept index decodes to a config that passes on its own, and they are distinct.
+    const auto all = cs.configs();
+    std::size_t passing = 0;
+    for (const auto& c : all)
+        passing += reject_reason(s, c, p, l).empty();
+    CHECK(passing == valid);
+    CHECK(std::adjacent_find(cs.valid.begin(), cs.valid.end(),
+                             [](auto a, auto b) { return a >= b; }) == cs.valid.end());
     ktune::config bad = default_config(s);
     bad.set("WPT_M", std::int64_t{8});
     bad.set("WPT_N", std::int64_t{8});
