@@ -333,9 +333,9 @@ kernel_spec parse_spec(std::string text, const std::filesystem::path& path) {
 kernel_spec load_spec(const std::filesystem::path& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-        throw error(error_kind::input,
-                    fmt::format("{}:1:1: is a directory; give the spec's .json file",
-                                path.string()));
+        throw error(
+            error_kind::input,
+            fmt::format("{}:1:1: is a directory; give the spec's .json file", path.string()));
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw error(error_kind::input,
