@@ -1,6 +1,8 @@
 // Checked JSON reading with file + JSON path in every error.
 #include "guard/json_read.hpp"
 
+#include "core/line_column.hpp"
+
 #include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 
@@ -13,18 +15,9 @@ namespace ktune::guard::detail {
 
 namespace {
 
-// Byte offset → "line:column", which editors understand.
+// nlohmann's parse_error::byte counts from 1: the byte before it is the offending one.
 std::string line_column(const std::string& text, std::size_t byte) {
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else {
-            ++col;
-        }
-    }
-    return std::to_string(line) + ":" + std::to_string(col);
+    return ktune::detail::line_column(text, byte ? byte - 1 : 0);
 }
 
 // The key of the member that holds byte `at` (the last "name": before it), for messages about

@@ -8,9 +8,10 @@
 
 namespace ktune::ops {
 
-std::string ops_json(std::span<const op* const> ops, const shape2d& shape) {
+std::string ops_json(std::span<const op* const> ops, const shape2d& shape,
+                     const kernel_listing* kernels) {
     nlohmann::ordered_json j{
-        {"schema", "ktune.ops"}, {"version", "1.0.0"}, {"ops", nlohmann::ordered_json::array()}};
+        {"schema", "ktune.ops"}, {"version", "1.1.0"}, {"ops", nlohmann::ordered_json::array()}};
     for (const op* o : ops) {
         nlohmann::ordered_json oj{{"name", o->name()},
                                   {"version", o->version()},
@@ -26,10 +27,21 @@ std::string ops_json(std::span<const op* const> ops, const shape2d& shape) {
             oj["valid_configs"][std::string(to_string(t))] = o->enumerate({shape, t}).size();
         j["ops"].push_back(std::move(oj));
     }
+    if (kernels) {
+        j["kernels"] = nlohmann::ordered_json::array();
+        for (const auto& k : kernels->specs)
+            j["kernels"].push_back({{"spec", k.path},
+                                    {"name", k.name},
+                                    {"kernel", k.kernel},
+                                    {"valid_configs", k.valid},
+                                    {"error", k.error.empty() ? nlohmann::ordered_json(nullptr)
+                                                              : nlohmann::ordered_json(k.error)}});
+    }
     return j.dump(2);
 }
 
-std::string format_ops(std::span<const op* const> ops, const shape2d& shape) {
+std::string format_ops(std::span<const op* const> ops, const shape2d& shape,
+                       const kernel_listing* kernels) {
     std::string out;
     for (const op* o : ops) {
         out += fmt::format("{} (v{}): {}\n", o->name(), o->version(), o->description());
@@ -42,6 +54,15 @@ std::string format_ops(std::span<const op* const> ops, const shape2d& shape) {
         out += fmt::format("  valid configs at {}: fp32 {}, bf16 {}; PyTorch: {}\n",
                            to_string(shape), o->enumerate({shape, dtype::f32}).size(),
                            o->enumerate({shape, dtype::bf16}).size(), o->torch_equivalent());
+    }
+    if (!kernels) return out;
+    out += fmt::format("kernel specs under {}:\n", kernels->dir);
+    for (const auto& k : kernels->specs) {
+        if (k.error.empty())
+            out += fmt::format("  {} ({}): {}, {} valid configs at its example problem\n", k.name,
+                               k.path, k.kernel, k.valid);
+        else
+            out += fmt::format("  {}: does not load: {}\n", k.path, k.error);
     }
     return out;
 }

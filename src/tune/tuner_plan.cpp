@@ -1,6 +1,7 @@
 // Several tunes in one process (tuner_plan.hpp): the plan file, the command line's product of
 // ops x shapes x dtypes, up-front validation, and the run on one tune_session.
 #include "ktune/tune/tuner_plan.hpp"
+#include "core/line_column.hpp"
 #include "ktune/cache/shared_tier.hpp"
 
 #include "ktune/core/error.hpp"
@@ -31,18 +32,11 @@ json parse(std::string_view text, const std::string& source) {
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {
-        // Byte offset -> line:column, which editors jump to.
-        std::size_t line = 1, col = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
-            }
-        }
+        // nlohmann's byte counts from 1: the byte before it is the offending one.
         throw error(error_kind::input,
-                    fmt::format("{}:{}:{}: not valid JSON ({})", source, line, col, e.what()));
+                    fmt::format("{}:{}: not valid JSON ({})", source,
+                                ktune::detail::line_column(text, e.byte ? e.byte - 1 : 0),
+                                e.what()));
     } catch (const json::exception& e) { // a number beyond double: 1e999
         throw error(error_kind::input, fmt::format("{}: not usable JSON ({})", source, e.what()));
     }

@@ -3,7 +3,7 @@ ktune_cli_test(ops_list RC 0 ARGS ops
   EXPECT "softmax (v9)" "layernorm (v8)" "rowsum (v5)" "transpose (v3)" "threads_per_row"
          "valid configs at 8192x8192: fp32 231, bf16 318" "torch.softmax")
 ktune_cli_test(ops_json RC 0 ARGS ops --json --shape 1024x131072
-  EXPECT "\"schema\": \"ktune.ops\"" "\"version\": \"1.0.0\"" "\"valid_configs\"" "\"tile\"")
+  EXPECT "\"schema\": \"ktune.ops\"" "\"version\": \"1.1.0\"" "\"valid_configs\"" "\"tile\"")
 ktune_cli_test(ops_bad_shape RC 2 ARGS ops --shape 8192 EXPECT "ROWSxCOLS")
 ktune_cli_test(tune_op_unknown RC 2 ARGS tune nosuchop --shape 8x8
   EXPECT "no op named 'nosuchop'" "softmax, layernorm, rowsum, transpose")

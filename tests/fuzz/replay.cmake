@@ -1,7 +1,7 @@
 # Every fuzz target's committed corpus (tests/fuzz/corpus/<target>) run once as an ordinary test,
 # with the project's compiler and no libFuzzer: CI exercises each reader on its seeds and past
 # findings without clang. The fuzzing itself is tests/fuzz/run.sh (clang).
-foreach(t cache_reader trace_reader metrics_chunk results suite tune_plan replay_read)
+foreach(t cache_reader trace_reader metrics_chunk results suite tune_plan replay_read kernel_spec)
   set(_corpus ${CMAKE_CURRENT_LIST_DIR}/corpus/${t})
   if(t STREQUAL "cache_reader")
     set(_corpus ${CMAKE_CURRENT_LIST_DIR}/corpus/cache)

@@ -3,12 +3,12 @@
 # modules listed for it, and core's private seams (core/*.hpp: the C-API loaders and small
 # shared helpers every module builds on). Nothing else: no other module's src-private header,
 # and no dependency that would close a cycle (check_modules.cmake rejects a cyclic table).
-set(ktune_modules core trace compile ops measure worker metrics analysis cache tune gemm guard store
-                  inject)
+set(ktune_modules core trace compile kernel ops measure worker metrics analysis cache tune gemm guard
+                  store inject)
 set(ktune_deps_core)
 set(ktune_deps_trace core)
 set(ktune_deps_compile core)
-set(ktune_deps_ops core)
+set(ktune_deps_ops core kernel) # ktune ops lists users' kernel specs beside the built-in ops
 set(ktune_deps_measure core compile ops)
 set(ktune_deps_worker core compile measure ops)
 set(ktune_deps_metrics core compile measure)
@@ -19,3 +19,4 @@ set(ktune_deps_gemm core measure cache tune)
 set(ktune_deps_guard core measure worker compile ops trace cache tune)
 set(ktune_deps_store core trace analysis guard)
 set(ktune_deps_inject core trace metrics measure)
+set(ktune_deps_kernel core compile)

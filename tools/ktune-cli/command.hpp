@@ -31,6 +31,7 @@ command add_ops(CLI::App& root);
 command add_ingest(CLI::App& root);
 command add_backlog(CLI::App& root);
 command add_regressions(CLI::App& root);
+command add_kernel(CLI::App& root);
 
 /// A subcommand whose capability is not built yet: it says so and exits 2, never silently.
 command not_implemented(CLI::App& root, std::string_view name, std::string_view description);

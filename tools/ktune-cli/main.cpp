@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
         add_tune(root),        add_cache(root), add_bench(root),    add_diff(root),
         add_device(root),      add_ops(root),   add_ingest(root),   add_backlog(root),
         add_regressions(root),
+        add_kernel(root), // user kernels' specs: ktune kernel check
     };
 
     if (argc > 1 && argv[1][0] != '-') {

@@ -85,4 +85,8 @@ inline constexpr const char* metrics_resolved = "KTUNE_METRICS_RESOLVED";
 /// Measured peaks file to record in the trace.
 inline constexpr const char* metrics_peaks = "KTUNE_METRICS_PEAKS";
 
+// --- Users' kernels (kernel/) -------------------------------------------------------------------
+/// Directory `ktune ops` searches for kernel specs (*.json of schema ktune.kernel), recursively.
+inline constexpr const char* kernels = "KTUNE_KERNELS";
+
 } // namespace ktune::env

@@ -57,3 +57,21 @@ TEST_CASE("ktune.ops: each op's axes and its valid configs per dtype") {
     CHECK(text.find("valid configs at 1024x256: fp32 32, bf16 24; PyTorch: torch.sum(x, -1)") !=
           std::string::npos);
 }
+
+TEST_CASE("ktune.ops: users' kernel specs listed beside the ops, with why one does not load") {
+    const stand_in_op o;
+    const std::array<const op*, 1> ops{&o};
+    kernel_listing k{"specs", {}};
+    k.specs.push_back({"specs/a.json", "tiled", "matmul", 96, ""});
+    k.specs.push_back({"specs/b.json", "", "", 0, "b.json:3:5: unknown key 'grd'"});
+    const std::string json = ops_json(ops, {1024, 256}, &k);
+    CHECK(json.find("\"kernels\": [") != std::string::npos);
+    CHECK(json.find("\"valid_configs\": 96,\n      \"error\": null") != std::string::npos);
+    CHECK(json.find("\"error\": \"b.json:3:5: unknown key 'grd'\"") != std::string::npos);
+    CHECK(ops_json(ops, {1024, 256}).find("kernels") == std::string::npos);
+    const std::string text = format_ops(ops, {1024, 256}, &k);
+    CHECK(text.find("kernel specs under specs:\n"
+                    "  tiled (specs/a.json): matmul, 96 valid configs at its example problem\n"
+                    "  specs/b.json: does not load: b.json:3:5: unknown key 'grd'\n") !=
+          std::string::npos);
+}
