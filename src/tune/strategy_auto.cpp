@@ -19,7 +19,7 @@
 // slow-on-average switch that holds the optimum). `auto` has no plain random arm: uniform draws
 // almost never beat the best on a sparse space, and the screened random arm, the design and the
 // stall hedge still sample the whole space (dropping it took the dev corpus' geometric mean from
-// 0.229 to 0.212, docs/perf/search.md#robust-auto). Each arm keeps a discounted success rate (a
+// 0.229 to 0.212, docs/perf/search.md#auto-restarts). Each arm keeps a discounted success rate (a
 // success = the proposal beat the epoch's best) with a uniform prior; the next arm is drawn with
 // probability proportional to it, with a floor so that none starves. The first few configs of an
 // epoch are a space-filling design (of 32 uniform valid draws, the one farthest from those
