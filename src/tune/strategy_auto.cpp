@@ -13,18 +13,23 @@
 //   - genetic: a child of two tournament-selected configs among the best observed (uniform
 //     crossover, neighbour mutation), repaired into the valid set;
 //   - random: a uniform unseen valid config.
-// The bandit has six arms: each rule plain, and each rule with XGBoost screening (of several
-// candidates the rule would accept, the one the surrogate ranks best), because the model helps
-// on some spaces and misleads on others (a slow-on-average switch that holds the optimum).
-// Each arm keeps a discounted success rate (a success = the proposal beat the best so far) with
-// a uniform prior; the next arm is drawn with probability proportional to it, with a floor so
-// that none starves. The first few configs are a space-filling design (of 32 uniform valid
-// draws, the one farthest from those measured: each axis' range is covered, which a uniform
-// draw of 8 often misses on 3-valued switches). Invalid configs never reach the budget (the
-// base class drops them) and nothing is measured twice. When the best stops improving for a
-// quarter of the budget, uniform draws take over progressively (stalled() below). Every
-// constant is a fraction of the budget or a property of the space, chosen once; none is fitted
-// to a particular recording.
+// The bandit's arms: each rule plain (`portfolio`); for `auto`, local and genetic plain and all
+// three with XGBoost screening (of several candidates the rule would accept, the one the
+// surrogate ranks best), because the model helps on some spaces and misleads on others (a
+// slow-on-average switch that holds the optimum). `auto` has no plain random arm: uniform draws
+// almost never beat the best on a sparse space, and the screened random arm, the design and the
+// stall hedge still sample the whole space (dropping it took the dev corpus' geometric mean from
+// 0.229 to 0.212, docs/perf/search.md#auto-restarts). Each arm keeps a discounted success rate (a
+// success = the proposal beat the epoch's best) with a uniform prior; the next arm is drawn with
+// probability proportional to it, with a floor so that none starves. The first few configs of an
+// epoch are a space-filling design (of 32 uniform valid draws, the one farthest from those
+// measured: each axis' range is covered, which a uniform draw of 8 often misses on 3-valued
+// switches). Invalid configs never reach the budget (the base class drops them) and nothing is
+// measured twice. Two stall rules (stalled() below): when the best of the current epoch stops
+// improving for a sixteenth of the budget (at least 32 evaluations), the search restarts in a new
+// region (restart()); when the best of the whole search stops improving for a quarter of the
+// budget, uniform draws take over progressively. Every constant is a fraction of the budget or a
+// property of the space, chosen on the dev corpus only; none is fitted to a particular recording.
 #include "tune/strategies.hpp"
 #include "tune/strategy_tpe.hpp"
 #include "tune/strategy_util.hpp"
@@ -68,6 +73,9 @@ private:
             p = 2.0;
         best_time_ = 0;
         since_best_ = 0;
+        global_best_ = 0;
+        since_global_ = 0;
+        epoch_start_ = 0;
         fitted_at_ = 0;
         failed_.clear();
         // TPE as a fourth arm of auto helped the six target spaces and hurt the held-out set
@@ -77,12 +85,18 @@ private:
             active_.push_back(tpe_arm);
         else
             for (std::size_t k = 0; k < (screen_ ? arm_count : rule_count); ++k)
-                if (k != tpe_arm) active_.push_back(k);
+                if (k != tpe_arm && (k != random_arm || !screen_)) active_.push_back(k);
         const std::size_t axes = search_space().axes().size();
         // A small space-filling design: enough to find a basin to climb and parents to breed,
         // little enough that most of the budget goes to the adaptive rules.
         initial_ = std::clamp<std::size_t>(options().budget / 40, 4, 8);
         initial_ = std::max<std::size_t>(initial_, std::min<std::size_t>(axes, 10));
+        // Restart after a sixteenth of the budget without progress in the epoch (a quarter left
+        // the dev corpus' stalled spaces stuck at 1.05-1.2x for most of the budget; an eighth
+        // was 4 % worse on it), but never before 32 evaluations: at budget 100 a 16-evaluation
+        // epoch restarted before the climb was done (pnpoly_RTX_3090 at 100: 89.5 against
+        // random's 85).
+        restart_after_ = std::max<std::size_t>(32, options().budget / 16);
         patience_ = std::max<std::size_t>(16, options().budget / 4);
     }
 
@@ -93,6 +107,9 @@ private:
             if (improved) best_time_ = o.time;
         }
         since_best_ = improved ? 0 : since_best_ + 1;
+        const bool global = o.ok() && (global_best_ == 0 || o.time < global_best_);
+        if (global) global_best_ = o.time;
+        since_global_ = global ? 0 : since_global_ + 1;
         if (o.ok()) {
             auto it = std::lower_bound(ok_.begin(), ok_.end(), o.time,
                                        [](const auto& e, double t) { return e.first < t; });
@@ -112,19 +129,36 @@ private:
         wins_[a] += improved ? 1.0 : 0.0;
     }
 
-    // Stall detection, the hedge against a space whose structure misleads the rules: after
-    // `patience_` (a quarter of the budget) evaluations without a new best, uniform draws take
-    // over progressively (their probability grows linearly to 1 over the next patience_
-    // evaluations) until one of them improves on the best, which hands the search back to the
-    // bandit. A stalled search then samples like random search from the configs still unseen.
-    // A quarter, not less: a sixteenth cut the structured search short on the dev corpus
-    // (convolution_A100: 358 evaluations against 171); a quarter left every dev median at
-    // budget 1000 unchanged and shortens the deceptive unit-test space, but did not help the
-    // test corpus (docs/perf/search.md#robust-auto).
+    // A restart: the rules breed and climb only from what the new epoch measures, starting
+    // from a fresh space-filling design that lands away from every config measured so far; the
+    // model keeps the whole history, so screening still knows the regions already seen. A
+    // multimodal space (the dev stencil spaces: the rules settle at 1.0509x in one basin while
+    // the optimum sits in another) gets a second basin to climb instead of uniform draws.
+    void restart() {
+        epoch_start_ = history().size();
+        ok_.clear();
+        exhausted_.clear();
+        best_time_ = 0;
+        since_best_ = 0;
+        for (auto& w : wins_)
+            w = 1.0;
+        for (auto& p : pulls_)
+            p = 2.0;
+    }
+
+    // Stall detection. Restarts (above) when the epoch stalls; and the hedge against a space
+    // whose structure misleads every rule, restarts included: after `patience_` (a quarter of
+    // the budget) evaluations without a new best of the whole search, uniform draws take over
+    // progressively (their probability grows linearly to 1 over the next patience_
+    // evaluations) until one of them improves on the best. A stalled search then samples like
+    // random search from the configs still unseen. Restarts alone, without this hedge, lost to
+    // random search on the needle and deceptive unit-test spaces (tests/unit/tune/replay_test.cpp).
+    // TPE (`tpe`) does not restart: its densities need the whole history.
     bool stalled() {
-        if (since_best_ <= patience_) return false;
+        if (!tpe_only_ && since_best_ > restart_after_) restart();
+        if (since_global_ <= patience_) return false;
         const double p =
-            static_cast<double>(since_best_ - patience_) / static_cast<double>(patience_);
+            static_cast<double>(since_global_ - patience_) / static_cast<double>(patience_);
         return random().uniform() < p;
     }
 
@@ -240,15 +274,18 @@ private:
         return true;
     }
 
+    /// The first proposals of an epoch are its space-filling design.
+    bool in_design(const std::vector<point>& out) const {
+        return history().size() - epoch_start_ + out.size() < initial_;
+    }
+
     void do_propose(std::size_t n, std::vector<point>& out) override {
         const auto& s = search_space();
         const auto seen = [this](const point& p) { return proposed(p); };
         for (std::size_t k = 0; k < n; ++k) {
             const std::size_t before = out.size();
             const std::size_t pick =
-                history().size() + out.size() < initial_ || ok_.empty() || stalled()
-                    ? std::size_t{random_arm}
-                    : choose();
+                in_design(out) || ok_.empty() || stalled() ? std::size_t{random_arm} : choose();
             use_model_ = pick >= rule_count;
             auto a = static_cast<arm>(use_model_ ? pick - rule_count : pick);
             if (a == tpe_arm) {
@@ -262,7 +299,7 @@ private:
             if (a == genetic_arm && !propose_genetic(out)) a = random_arm;
             if (a == random_arm) {
                 std::vector<point> cand;
-                const bool design = history().size() + out.size() < initial_;
+                const bool design = in_design(out);
                 sampler_.draw(s, random(),
                               design                                     ? 32
                               : screen_ && use_model_ && ok_.size() >= 4 ? 16
@@ -292,9 +329,13 @@ private:
     std::array<double, arm_count> wins_{}, pulls_{};
     std::vector<std::size_t> active_; ///< arms in play (screened ones need XGBoost)
     std::vector<point> failed_;       ///< failed configs: TPE counts them as "rest"
-    double best_time_ = 0;
-    std::size_t since_best_ = 0; ///< observations since the best improved
-    std::size_t patience_ = 0;   ///< stall threshold: a quarter of the budget
+    double best_time_ = 0;            ///< best of the current epoch
+    std::size_t since_best_ = 0;      ///< observations since the epoch's best improved
+    double global_best_ = 0;          ///< best of the whole search
+    std::size_t since_global_ = 0;    ///< observations since that improved
+    std::size_t epoch_start_ = 0;     ///< history size at the last restart
+    std::size_t restart_after_ = 0;   ///< epoch stall threshold: budget / 16, ≥ 32
+    std::size_t patience_ = 0;        ///< hedge threshold: a quarter of the budget
     std::size_t initial_ = 0;
     std::size_t fitted_at_ = 0;
     unseen_sampler sampler_;
