@@ -181,7 +181,16 @@ kernel_capture read_capture(const fs::path& dir) {
                 x.bytes = a.at("bytes").get<std::int64_t>();
                 for (const char* when : {"before", "after"}) {
                     if (!a.contains(when)) continue;
-                    const fs::path f = dir / a.at(when).get<std::string>();
+                    const auto name = a.at(when).get<std::string>();
+                    // A data file lies in the capture's directory: a path is refused, so a
+                    // capture cannot make its reader open files elsewhere.
+                    if (name.empty() || name.find('/') != std::string::npos || name == "." ||
+                        name == "..")
+                        throw error(error_kind::input,
+                                    fmt::format("{}: argument {}: \"{}\" is not a file name in "
+                                                "the capture's directory",
+                                                file.string(), x.name, name));
+                    const fs::path f = dir / name;
                     std::string bytes = read_bytes(f);
                     if (static_cast<std::int64_t>(bytes.size()) != x.bytes)
                         throw error(error_kind::input,

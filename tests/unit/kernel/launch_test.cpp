@@ -5,9 +5,14 @@
 #include "launch_test_support.hpp"
 
 #include "ktune/core/error.hpp"
+#include "ktune/kernel/capture.hpp"
 #include "ktune/kernel/launch_misses.hpp"
 
 #include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
 
 using namespace ktune::kernel;
 using namespace ktune::kernel::testing;
@@ -174,4 +179,56 @@ TEST_CASE("the misses file reader names the line of a bad entry") {
     CHECK(parse_miss_line(miss_line(m), "x") == m);
     CHECK(record_miss(f, m));
     CHECK_FALSE(record_miss(f, m));
+}
+
+TEST_CASE("processes appending to one misses file leave each problem once, every line whole") {
+    temp_dir t("missprocs");
+    const fs::path f = t.path / "m.jsonl";
+    constexpr int procs = 6, problems = 20;
+    std::vector<pid_t> kids;
+    for (int p = 0; p < procs; ++p) {
+        const pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            int rc = 0;
+            try { // every process records the same problems, in its own order
+                for (int i = 0; i < problems; ++i) {
+                    const int n = (i * 7 + p * 3) % problems + 1;
+                    (void)record_miss(f, {"k", "s.json", "00", fmt::format("N={}", n), "N=1",
+                                          "fp32", "sm_90", 13000, 580, 1});
+                }
+            } catch (...) {
+                rc = 1;
+            }
+            ::_exit(rc);
+        }
+        kids.push_back(pid);
+    }
+    for (const pid_t pid : kids) {
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    }
+    const auto ms = read_misses(f); // throws on a torn line
+    CHECK(ms.size() == static_cast<std::size_t>(problems));
+    std::set<std::string> seen;
+    for (const auto& m : ms)
+        seen.insert(m.problem);
+    CHECK(seen.size() == static_cast<std::size_t>(problems));
+}
+
+TEST_CASE("a capture whose data file is a path elsewhere is refused") {
+    temp_dir t("captrav");
+    fs::copy_file(fs::path(KTUNE_TEST_DATA_DIR).parent_path() /
+                      "fuzz/corpus/launch_files/traversal.json",
+                  t.path / "capture.json");
+    std::ofstream(t.path.parent_path() / "x") << "1234"; // what "../x" would reach
+    try {
+        (void)read_capture(t.path);
+        FAIL("no error");
+    } catch (const ktune::error& e) {
+        CHECK(e.kind() == ktune::error_kind::input);
+        CHECK(std::string(e.what()).find("\"../x\" is not a file name") != std::string::npos);
+    }
+    fs::remove(t.path.parent_path() / "x");
 }
