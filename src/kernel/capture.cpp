@@ -106,7 +106,7 @@ std::string capture_json(const kernel_capture& c) {
 }
 
 fs::path write_capture(const fs::path& root, const kernel_capture& c) {
-    const fs::path final_dir = root / capture_dir_name(c);
+    fs::path final_dir = root / capture_dir_name(c);
     std::error_code ec;
     if (fs::exists(final_dir, ec)) return {};
     fs::create_directories(root, ec);

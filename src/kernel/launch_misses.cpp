@@ -125,6 +125,9 @@ launch_miss parse_miss_line(std::string_view line, std::string_view where) {
 
 bool record_miss(const std::filesystem::path& file, const launch_miss& m) {
     const std::string line = miss_line(m) + "\n";
+    // The default file lies beside the cache file, whose directory a fresh machine lacks.
+    std::error_code ec;
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
     const locked_fd fd(file);
     const std::string have = read_all(fd.get(), file);
     // A line equal to ours, whole (at the start of the file or after a newline).

@@ -35,7 +35,7 @@ std::string miss_line(const launch_miss& m);
 launch_miss parse_miss_line(std::string_view line, std::string_view where);
 
 /// Appends m unless an equal line is already in the file; true when it appended. Creates the
-/// file (not its directory). Throws error{io} naming the file.
+/// file and its directory. Throws error{io} naming the file.
 bool record_miss(const std::filesystem::path& file, const launch_miss& m);
 /// Every line; a missing file is empty. Throws error{input} with file:line for a bad line.
 std::vector<launch_miss> read_misses(const std::filesystem::path& file);

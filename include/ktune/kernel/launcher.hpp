@@ -46,12 +46,10 @@ public:
     enum class arg_kind : std::uint8_t { pointer, scalar };
 
     template <class T>
-    kernel_arg(const T* device_ptr) noexcept // NOLINT(google-explicit-constructor)
-        : kind_(arg_kind::pointer), size_(sizeof(void*)) {
-        bits_.p = const_cast<T*>(device_ptr); // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    kernel_arg(const T* device_ptr) noexcept : kind_(arg_kind::pointer), size_(sizeof(void*)) {
+        bits_.p = const_cast<T*>(device_ptr);
     }
-    kernel_arg(std::nullptr_t) noexcept // NOLINT(google-explicit-constructor)
-        : kind_(arg_kind::pointer), size_(sizeof(void*)) {}
+    kernel_arg(std::nullptr_t) noexcept : kind_(arg_kind::pointer), size_(sizeof(void*)) {}
     kernel_arg(std::int32_t v) noexcept : kernel_arg(element_type::int32, 4) { bits_.i32 = v; }
     kernel_arg(std::int64_t v) noexcept : kernel_arg(element_type::int64, 8) { bits_.i64 = v; }
     kernel_arg(float v) noexcept : kernel_arg(element_type::fp32, 4) { bits_.f32 = v; }
@@ -59,6 +57,7 @@ public:
     /// A CUdeviceptr (an integer in the driver API) as a pointer argument.
     static kernel_arg device_ptr(std::uint64_t p) noexcept {
         kernel_arg a(nullptr);
+        // The driver API spells device addresses as integers; the kernel receives the same bits.
         a.bits_.p = reinterpret_cast<void*>(p); // NOLINT(performance-no-int-to-ptr)
         return a;
     }

@@ -179,6 +179,7 @@ TEST_CASE("the misses file reader names the line of a bad entry") {
     CHECK(parse_miss_line(miss_line(m), "x") == m);
     CHECK(record_miss(f, m));
     CHECK_FALSE(record_miss(f, m));
+    CHECK(record_miss(t.path / "new" / "dir" / "m.jsonl", m)); // the directory is created
 }
 
 TEST_CASE("processes appending to one misses file leave each problem once, every line whole") {
