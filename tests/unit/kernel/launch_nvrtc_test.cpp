@@ -176,3 +176,14 @@ TEST_CASE("capture writes each problem once: inputs before, outputs after, in th
               std::string::npos);
     }
 }
+
+TEST_CASE("a spec's cluster dimensions reach the driver with the launch") {
+    temp_dir t("cluster");
+    auto d = std::make_shared<fake_launch_driver>();
+    launcher l(launcher_data() / "cluster.json", fake_options(t, d));
+    std::vector<float> x(1000), y(1000);
+    const std::int64_t dims[] = {1000};
+    l.launch(dims, {x.data(), y.data(), std::int32_t{1000}, std::int64_t{1}}, nullptr);
+    REQUIRE(d->launches.size() == 1);
+    CHECK(d->launches[0].geo == geometry{{8, 1, 1}, {128, 1, 1}, 512, {2, 1, 1}});
+}

@@ -4,6 +4,7 @@
 
 #include "launch_test_support.hpp"
 
+#include "ktune/core/env.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/kernel/capture.hpp"
 #include "ktune/kernel/launch_misses.hpp"
@@ -232,4 +233,14 @@ TEST_CASE("a capture whose data file is a path elsewhere is refused") {
         CHECK(std::string(e.what()).find("\"../x\" is not a file name") != std::string::npos);
     }
     fs::remove(t.path.parent_path() / "x");
+}
+
+TEST_CASE("KTUNE_CAPTURE turns capture on where the options name no directory") {
+    temp_dir t("capenv");
+    ::setenv(ktune::env::capture, (t.path / "caps").c_str(), 1);
+    launcher on = scale_launcher(t);
+    ::unsetenv(ktune::env::capture);
+    CHECK(on.capture_dir() == t.path / "caps");
+    launcher off = scale_launcher(t);
+    CHECK(off.capture_dir().empty());
 }
