@@ -12,3 +12,10 @@ foreach(t cache_reader trace_reader metrics_chunk results suite tune_plan replay
   add_test(NAME fuzz_replay_${t} COMMAND fuzz_replay_${t} ${_corpus})
   set_tests_properties(fuzz_replay_${t} PROPERTIES LABELS "unit;fuzz" TIMEOUT 120)
 endforeach()
+# the launcher's files (misses line, capture.json), replayed the same way
+add_executable(fuzz_replay_launch_files ${CMAKE_CURRENT_LIST_DIR}/launch_files_fuzz.cpp
+                                        ${CMAKE_CURRENT_LIST_DIR}/replay_main.cpp)
+target_link_libraries(fuzz_replay_launch_files PRIVATE ktune_test_support)
+add_test(NAME fuzz_replay_launch_files COMMAND fuzz_replay_launch_files
+                                               ${CMAKE_CURRENT_LIST_DIR}/corpus/launch_files)
+set_tests_properties(fuzz_replay_launch_files PROPERTIES LABELS "unit;fuzz" TIMEOUT 120)

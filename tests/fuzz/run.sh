@@ -14,7 +14,7 @@ export PATH="/usr/local/cuda/bin:$PATH" # CUDAToolkit's headers, as scripts/buil
 seconds=${1:-25}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(cache_reader trace_reader metrics_chunk results suite tune_plan replay_read kernel_spec)
+[ ${#targets[@]} -gt 0 ] || targets=(cache_reader trace_reader metrics_chunk results suite tune_plan replay_read kernel_spec launch_files)
 dir=${FUZZ_DIR:-build/fuzz}
 if ! command -v clang++ >/dev/null ||
     ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |

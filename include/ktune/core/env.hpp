@@ -88,5 +88,8 @@ inline constexpr const char* metrics_peaks = "KTUNE_METRICS_PEAKS";
 // --- Users' kernels (kernel/) -------------------------------------------------------------------
 /// Directory `ktune ops` searches for kernel specs (*.json of schema ktune.kernel), recursively.
 inline constexpr const char* kernels = "KTUNE_KERNELS";
+/// Directory where kernel::launcher captures each distinct problem it launches (inputs before,
+/// outputs after; docs/formats.md#ktunekernel_capture). Slow by design: it synchronises.
+inline constexpr const char* capture = "KTUNE_CAPTURE";
 
 } // namespace ktune::env
