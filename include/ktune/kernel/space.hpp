@@ -8,7 +8,7 @@
 //   auto s = ktune::kernel::load_spec("matmul.json");
 //   auto p = ktune::kernel::parse_problem("M=4096,N=4096,K=4096");
 //   auto l = ktune::kernel::device_limits::for_arch("sm_90");
-//   ktune::kernel::config_space cs = ktune::kernel::enumerate(s, p, l);   // cs.configs
+//   ktune::kernel::config_space cs = ktune::kernel::enumerate(s, p, l);   // cs.at(i)
 
 #include "ktune/compile/compile.hpp"
 #include "ktune/core/config.hpp"

@@ -72,12 +72,12 @@ void for_each_config(const char* name, const problem& p, F&& f) {
     const auto cs = enumerate(s, p, device_limits::for_arch(plain.environment().arch));
     ktune::cache::entry e;
     e.key = kernel_cache_key(s, p, plain.environment());
-    e.cfg = cs.configs.back();
+    e.cfg = cs.at(cs.size() - 1);
     e.time = {10, 9, 11, 100};
     ktune::cache::write_cache(o.cache_file, std::vector<ktune::cache::entry>{e});
     launcher tuned(s, o);
     CHECK(tuned.plan_for(p).tier == ktune::cache::lookup_tier::exact);
-    CHECK(tuned.plan_for(p).cfg == cs.configs.back());
+    CHECK(tuned.plan_for(p).cfg == cs.at(cs.size() - 1));
     f(tuned, s);
     fs::remove_all(dir);
 }
