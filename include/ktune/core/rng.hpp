@@ -20,9 +20,9 @@ namespace ktune {
 // statements: KTUNE_SPLITMIX64_CUDA below.
 #define KTUNE_SPLITMIX64_GAMMA 0x9E3779B97F4A7C15ull
 #define KTUNE_SPLITMIX64_MIX(z)                                                                    \
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;                                                   \
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;                                                   \
-    z ^= z >> 31;
+    (z) = ((z) ^ ((z) >> 30)) * 0xBF58476D1CE4E5B9ull;                                             \
+    (z) = ((z) ^ ((z) >> 27)) * 0x94D049BB133111EBull;                                             \
+    (z) ^= (z) >> 31;
 #define KTUNE_RNG_TEXT_(...) #__VA_ARGS__
 #define KTUNE_RNG_TEXT(...) KTUNE_RNG_TEXT_(__VA_ARGS__)
 

@@ -45,6 +45,6 @@ TEST_CASE("the device text of splitmix64_at holds the host's constants and state
     const std::string cuda = KTUNE_SPLITMIX64_CUDA;
     CHECK(cuda.find("ktune_splitmix64_at(unsigned long long seed,") != std::string::npos);
     CHECK(cuda.find("seed + 0x9E3779B97F4A7C15ull * (i + 1);") != std::string::npos);
-    CHECK(cuda.find("z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;") != std::string::npos);
-    CHECK(cuda.find("z ^= z >> 31;") != std::string::npos);
+    CHECK(cuda.find("(z) = ((z) ^ ((z) >> 30)) * 0xBF58476D1CE4E5B9ull;") != std::string::npos);
+    CHECK(cuda.find("(z) ^= (z) >> 31;") != std::string::npos);
 }
