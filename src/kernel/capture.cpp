@@ -3,6 +3,7 @@
 #include "ktune/kernel/capture.hpp"
 
 #include "core/config_json.hpp"
+#include "kernel/file_schema.hpp"
 #include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
 
@@ -147,10 +148,7 @@ kernel_capture read_capture(const fs::path& dir) {
     const auto j = nlohmann::ordered_json::parse(ss.str(), nullptr, false);
     if (j.is_discarded() || !j.is_object())
         throw error(error_kind::input, fmt::format("{}: not a JSON object", file.string()));
-    const auto sv = j.find("schema");
-    const auto vv = j.find("version");
-    if (sv == j.end() || !sv->is_string() || *sv != schema || vv == j.end() || !vv->is_string() ||
-        vv->get<std::string>().rfind("1.", 0) != 0)
+    if (!detail::is_schema_1x(j, schema))
         throw error(error_kind::input, fmt::format("{}: not a {} 1.x file", file.string(), schema));
     kernel_capture c;
     try {

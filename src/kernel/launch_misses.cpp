@@ -4,6 +4,8 @@
 // processes neither interleave nor duplicate lines, and a killed writer leaves whole lines.
 #include "ktune/kernel/launch_misses.hpp"
 
+#include "kernel/file_schema.hpp"
+
 #include "ktune/core/error.hpp"
 
 #include <fcntl.h>
@@ -65,14 +67,6 @@ std::string read_all(int fd, const std::filesystem::path& f) {
     }
 }
 
-/// "schema" is ours and "version" is a 1.x string.
-bool has_schema(const nlohmann::json& j) {
-    const auto s = j.find("schema");
-    const auto v = j.find("version");
-    return s != j.end() && s->is_string() && *s == schema && v != j.end() && v->is_string() &&
-           v->get<std::string>().rfind("1.", 0) == 0;
-}
-
 } // namespace
 
 std::string miss_line(const launch_miss& m) {
@@ -96,7 +90,7 @@ launch_miss parse_miss_line(std::string_view line, std::string_view where) {
     const auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object())
         throw error(error_kind::input, fmt::format("{}: not a JSON object", where));
-    if (!has_schema(j))
+    if (!detail::is_schema_1x(j, schema))
         throw error(error_kind::input,
                     fmt::format("{}: not a {} 1.x line (schema {}, version {})", where, schema,
                                 j.contains("schema") ? j["schema"].dump() : "missing",
