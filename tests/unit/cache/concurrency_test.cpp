@@ -2,6 +2,7 @@
 // holding every entry whose store returned. Small counts: the full-size runs are in bench/cache.
 #include "cache_test_util.hpp"
 #include "catch.hpp"
+#include "processes.hpp"
 
 #include <csignal>
 #include <sys/wait.h>
@@ -15,28 +16,10 @@ TEST_CASE("concurrent writers in separate processes lose nothing") {
     cache_test::temp_dir dir;
     const auto file = dir.path / "cache.json";
     constexpr int procs = 4, per = 15;
-    std::vector<pid_t> kids;
-    for (int p = 0; p < procs; ++p) {
-        const pid_t pid = ::fork();
-        REQUIRE(pid >= 0);
-        if (pid == 0) {
-            int rc = 0;
-            try {
-                for (int i = 0; i < per; ++i)
-                    store(file, make(key({p, i}), p * 100 + i, 1.0));
-            } catch (...) {
-                rc = 1;
-            }
-            ::_exit(rc);
-        }
-        kids.push_back(pid);
-    }
-    for (const pid_t pid : kids) {
-        int status = 0;
-        REQUIRE(::waitpid(pid, &status, 0) == pid);
-        CHECK(WIFEXITED(status));
-        CHECK(WEXITSTATUS(status) == 0);
-    }
+    ktune_test::run_in_processes(procs, [&](int p) {
+        for (int i = 0; i < per; ++i)
+            store(file, make(key({p, i}), p * 100 + i, 1.0));
+    });
     const cache_index idx = cache_index::load(file);
     CHECK(idx.size() == static_cast<std::size_t>(procs * per));
     for (int p = 0; p < procs; ++p)

@@ -4,6 +4,7 @@
 #include "catch.hpp"
 #include "ktune/core/atomic_file.hpp"
 #include "ktune/core/error.hpp"
+#include "processes.hpp"
 
 #include <csignal>
 #include <functional>
@@ -17,40 +18,6 @@ using cache_test::make;
 namespace {
 
 constexpr int procs = 16;
-
-// Runs body(p) in `procs` forked children at once (released together through a pipe) and
-// checks that each exited 0.
-void run_in_parallel(const std::function<void(int)>& body) {
-    int go[2];
-    REQUIRE(::pipe(go) == 0);
-    std::vector<pid_t> kids;
-    for (int p = 0; p < procs; ++p) {
-        const pid_t pid = ::fork();
-        REQUIRE(pid >= 0);
-        if (pid == 0) {
-            ::close(go[1]);
-            char c;
-            while (::read(go[0], &c, 1) < 0) {
-            }
-            int rc = 0;
-            try {
-                body(p);
-            } catch (...) {
-                rc = 1;
-            }
-            ::_exit(rc);
-        }
-        kids.push_back(pid);
-    }
-    ::close(go[0]);
-    ::close(go[1]); // EOF releases every child at once
-    for (const pid_t pid : kids) {
-        int status = 0;
-        REQUIRE(::waitpid(pid, &status, 0) == pid);
-        CHECK(WIFEXITED(status));
-        CHECK(WEXITSTATUS(status) == 0);
-    }
-}
 
 std::vector<std::string> leftovers(const std::filesystem::path& dir,
                                    const std::filesystem::path& keep) {
@@ -70,7 +37,7 @@ TEST_CASE("16 concurrent merges into the file they also read lose nothing") {
     store(fleet, make(key({0}, "seed"), 1, 1.0));
     for (int p = 0; p < procs; ++p)
         store(dir.path / ("shard" + std::to_string(p) + ".json"), make(key({p}), p, 1.0));
-    run_in_parallel([&](int p) {
+    ktune_test::run_in_processes(procs, [&](int p) {
         const std::vector<std::filesystem::path> in{
             dir.path / ("shard" + std::to_string(p) + ".json"), fleet};
         merge_files(in, fleet);
@@ -92,7 +59,7 @@ TEST_CASE("16 processes removing and storing at once: each removal and store hol
         for (int i = 0; i < 4; ++i)
             initial.push_back(make(key({p, i}, "old" + std::to_string(p)), i, 1.0));
     store(file, initial);
-    run_in_parallel([&](int p) {
+    ktune_test::run_in_processes(procs, [&](int p) {
         if (p % 2 == 0) {
             key_filter f;
             f.op = "old" + std::to_string(p);
@@ -161,7 +128,7 @@ TEST_CASE("writers through two links to one cache share its lock and lose nothin
     store(real, make(key({0}, "seed"), 1, 1.0));
     std::filesystem::create_symlink(real, dir.path / "a.json");
     std::filesystem::create_symlink(real, dir.path / "b.json");
-    run_in_parallel([&](int p) {
+    ktune_test::run_in_processes(procs, [&](int p) {
         const auto via = dir.path / (p % 2 ? "a.json" : "b.json");
         for (int i = 0; i < 5; ++i)
             store(via, make(key({p, i}), i, 1.0));

@@ -3,6 +3,7 @@
 #include "catch.hpp"
 
 #include "launch_test_support.hpp"
+#include "processes.hpp"
 
 #include "ktune/core/env.hpp"
 #include "ktune/core/error.hpp"
@@ -10,8 +11,6 @@
 #include "ktune/kernel/launch_misses.hpp"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <set>
 
@@ -187,30 +186,14 @@ TEST_CASE("processes appending to one misses file leave each problem once, every
     temp_dir t("missprocs");
     const fs::path f = t.path / "m.jsonl";
     constexpr int procs = 6, problems = 20;
-    std::vector<pid_t> kids;
-    for (int p = 0; p < procs; ++p) {
-        const pid_t pid = ::fork();
-        REQUIRE(pid >= 0);
-        if (pid == 0) {
-            int rc = 0;
-            try { // every process records the same problems, in its own order
-                for (int i = 0; i < problems; ++i) {
-                    const int n = (i * 7 + p * 3) % problems + 1;
-                    (void)record_miss(f, {"k", "s.json", "00", fmt::format("N={}", n), "N=1",
-                                          "fp32", "sm_90", 13000, 580, 1});
-                }
-            } catch (...) {
-                rc = 1;
-            }
-            ::_exit(rc);
+    // Every process records the same problems, in its own order.
+    ktune_test::run_in_processes(procs, [&](int p) {
+        for (int i = 0; i < problems; ++i) {
+            const int n = (i * 7 + p * 3) % problems + 1;
+            (void)record_miss(f, {"k", "s.json", "00", fmt::format("N={}", n), "N=1", "fp32",
+                                  "sm_90", 13000, 580, 1});
         }
-        kids.push_back(pid);
-    }
-    for (const pid_t pid : kids) {
-        int status = 0;
-        ::waitpid(pid, &status, 0);
-        CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
-    }
+    });
     const auto ms = read_misses(f); // throws on a torn line
     CHECK(ms.size() == static_cast<std::size_t>(problems));
     std::set<std::string> seen;
