@@ -1,6 +1,7 @@
 # GPU step of tuning on several GPUs (sourced by bench/gpu/run.sh; run as
 # `bash bench/gpu/run.sh build multigpu` on a machine with 2 or more GPUs of one kind).
-# A 64-tune plan (4 ops x 8 shapes x 2 dtypes, budget 16 each) tuned with `--gpus 0` and with
+# A 64-tune plan (4 ops x 8 shapes x 2 dtypes, budget $MULTIGPU_BUDGET each, default 16) tuned
+# with `--gpus 0` and with
 # `--gpus all`, MULTIGPU_REPS times each, every run on cold cubin and config caches of its own;
 # then one more `--gpus all` run with GPU 1's worker killed mid-plan. Writes
 # $OUT/multigpu_*.json (each run's ktune.tune_plan_result) and $OUT/multigpu.txt: wall times
@@ -9,29 +10,33 @@
 step_multigpu() {
     export NCCL_NVLS_ENABLE=0 # NVLink multicast stays off on these machines
     local k=$PWD/build-gpu/tools/ktune-cli/ktune reps=${MULTIGPU_REPS:-3} work
+    local budget=${MULTIGPU_BUDGET:-16}
     work=$(mktemp -d)
     local ngpu
     ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
     { nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; date -u; } |
         tee "$OUT/multigpu_machine.txt"
     if [ "$ngpu" -lt 2 ]; then echo "multigpu: $ngpu GPU, needs 2" | tee -a "$summary"; return 1; fi
-    python3 - "$work/plan.json" <<'PY'
+    python3 - "$work/plan.json" "$budget" <<'PY'
 import json, sys
 ops = ["softmax", "layernorm", "rowsum", "transpose"]
 shapes = ["2048x4096", "4096x4096", "8192x4096", "4096x8192",
           "8192x8192", "16384x4096", "2048x16384", "4096x16384"]
-tunes = [{"op": o, "shape": s, "dtype": d, "budget": 16}
+tunes = [{"op": o, "shape": s, "dtype": d, "budget": int(sys.argv[2])}
          for o in ops for s in shapes for d in ("fp32", "bf16")]
 json.dump({"schema": "ktune.tune_plan", "version": "1.0.0", "tunes": tunes}, open(sys.argv[1], "w"))
 PY
     # Copy bandwidth and the device record measured once, then copied into every run's cubin
-    # cache, so no run pays them and every run compiles every candidate (cold cubins).
+    # cache, so no run pays them and every run compiles every candidate (cold cubins). One config
+    # cache per GPU: the key is per arch, so a shared one would answer GPU 1's seed from GPU 0's
+    # and leave GPU 1's copy bandwidth unmeasured (then paid inside the first timed run).
     mkdir -p "$work/seed"
     local g
     for g in $(seq 0 $((ngpu - 1))); do
         KTUNE_CUBIN_CACHE=$work/seed timeout 60 "$k" tune softmax --shape 1024x1024 --budget 2 \
-            --gpus "$g" --cache "$work/seed/tuned.json" --json >/dev/null 2>>"$OUT/multigpu_stderr.log"
+            --gpus "$g" --cache "$work/seed/tuned-$g.json" --json >/dev/null 2>>"$OUT/multigpu_stderr.log"
     done
+    ls "$work"/seed/copy-gbs-* | wc -l | sed 's/^/multigpu: copy-bandwidth records seeded: /' | tee -a "$summary"
     _multigpu_run() { # name gpus [kill]
         local d=$work/$1
         mkdir -p "$d"
@@ -47,7 +52,7 @@ PY
                  fi
              done) &
         fi
-        KTUNE_CUBIN_CACHE=$d timeout 150 "$k" tune --plan "$work/plan.json" --gpus "$2" \
+        KTUNE_CUBIN_CACHE=$d timeout 280 "$k" tune --plan "$work/plan.json" --gpus "$2" \
             --cache "$d/tuned.json" --json >"$OUT/multigpu_$1.json" 2>>"$OUT/multigpu_stderr.log"
         local rc=$?
         wait
@@ -65,9 +70,9 @@ PY
     local at
     at=$(python3 -c "import json;print(round(json.load(open('$OUT/multigpu_all_1.json'))['wall_s']/3,1))" 2>/dev/null || echo 5)
     _multigpu_run kill all "$at"
-    python3 - "$OUT" "$reps" "$ngpu" <<'PY' | tee "$OUT/multigpu.txt" | tee -a "$summary"
+    python3 - "$OUT" "$reps" "$ngpu" "$budget" <<'PY' | tee "$OUT/multigpu.txt" | tee -a "$summary"
 import json, statistics, sys
-out, reps, ngpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out, reps, ngpu, budget = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 def load(n):
     try: return json.load(open(f"{out}/multigpu_{n}.json"))
     except Exception as e: return None
@@ -76,7 +81,7 @@ def walls(prefix):
     return [j["wall_s"] for j in w if j], [j for j in w if j]
 def fmt(v): return "median %.2f s (min %.2f .. max %.2f, n=%d)" % (statistics.median(v), min(v), max(v), len(v)) if v else "no run"
 w1, j1 = walls("one"); wn, jn = walls("all")
-print("plan: 64 tunes (4 ops x 8 shapes x 2 dtypes, budget 16), cold cubin + config caches per run")
+print("plan: 64 tunes (4 ops x 8 shapes x 2 dtypes, budget %s), cold cubin + config caches per run" % budget)
 print("--gpus 0   wall:", fmt(w1))
 print("--gpus all wall:", fmt(wn), "on", ngpu, "GPUs")
 if w1 and wn:
@@ -132,9 +137,10 @@ step_multigpu_single() {
     local k=$PWD/build-gpu/tools/ktune-cli/ktune reps=${MULTIGPU_REPS:-2} work r g
     work=$(mktemp -d)
     mkdir -p "$work/seed"
-    for g in 0 1; do # copy bandwidth and the device record, once
+    # Copy bandwidth and the device record, once per GPU (a config cache each: see step_multigpu).
+    for g in $(seq 0 $(($(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l) - 1))); do
         KTUNE_CUBIN_CACHE=$work/seed timeout 60 "$k" tune softmax --shape 1024x1024 --budget 2 \
-            --gpus "$g" --cache "$work/seed/tuned.json" --json >/dev/null 2>>"$OUT/multigpu_stderr.log"
+            --gpus "$g" --cache "$work/seed/tuned-$g.json" --json >/dev/null 2>>"$OUT/multigpu_stderr.log"
     done
     for r in $(seq 1 "$reps"); do
         for g in 0 all; do
