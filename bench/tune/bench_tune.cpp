@@ -17,6 +17,7 @@
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/tune/tuner.hpp"
+#include "ktune/tune/tuner_json.hpp"
 #include "ktune/worker/worker.hpp"
 
 #include <fmt/format.h>
@@ -128,66 +129,14 @@ json summary(const tune::tune_report& r) {
     return j;
 }
 
-std::string kt_value(const param_value& v) {
-    if (const auto* b = std::get_if<bool>(&v)) return *b ? "True" : "False"; // Python's str()
-    return to_string(v);
-}
-
 int brute(char** argv) {
     tune::tune_request rq = request(argv, 1u << 20);
     rq.strategy = "exhaustive";
     rq.write_cache = false;
     rq.policy.min_samples = 16;
     rq.policy.max_samples = 64;
-    const ops::op& o = ops::find_op(rq.op);
     const auto r = tune::tune_op(rq);
-    const auto dev = query_devices().devices.at(0);
-    json j{{"device_name", dev.name},
-           {"kernel_name", rq.op + "_" + std::string(ops::to_string(rq.prob.type))},
-           {"problem_size", {rq.prob.shape.rows, rq.prob.shape.cols}},
-           {"tune_params_keys", json::array()},
-           {"tune_params", json::object()},
-           {"objective", "time"},
-           {"ktune",
-            {{"op_version", o.version()},
-             {"copy_gbs", r.copy_gbs},
-             {"bytes", r.bytes},
-             {"protocol", "L2 flushed (2x L2 memset) before each "
-                          "launch; event-timed; >=16 samples"}}},
-           {"cache", json::object()}};
-    for (const auto& a : o.axes()) {
-        j["tune_params_keys"].push_back(a.name);
-        json vals = json::array();
-        for (const auto& v : a.values)
-            std::visit([&vals](const auto& x) { vals.push_back(x); }, v);
-        j["tune_params"][a.name] = vals;
-    }
-    std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    for (const auto& c : r.candidates) {
-        std::string key;
-        json e = json::object();
-        for (const auto& [n, v] : c.cfg.values()) {
-            key += (key.empty() ? "" : ",") + kt_value(v);
-            std::visit([&e, &n = n](const auto& x) { e[n] = x; }, v);
-        }
-        if (c.status == tune::eval_status::ok) {
-            e["time"] = c.run.median_ms;
-            e["times"] = c.run.samples_ms;
-        } else {
-            e["time"] = c.status == tune::eval_status::compile_error ? "CompilationFailedConfig"
-                                                                     : "RuntimeFailedConfig";
-            e["ktune_status"] = tune::to_string(c.status);
-        }
-        e["compile_time"] = c.compile_ms;
-        e["benchmark_time"] = c.run.worker_ms;
-        e["registers"] = c.run.registers;
-        e["sm_mhz"] = c.run.clocks.sm_mhz;
-        e["timestamp"] = date;
-        j["cache"][key] = e;
-    }
-    std::ofstream(argv[5]) << j.dump(1) << "\n";
+    std::ofstream(argv[5]) << tune::recorded_space_json(r, rq);
     fmt::print("{}\n", json{{"mode", "brute"},
                             {"op", rq.op},
                             {"shape", argv[3]},

@@ -44,6 +44,66 @@ json parse_line(std::string_view line) {
     }
 }
 
+json dims_json(const launch_dims& d) {
+    return {{"grid", d.grid}, {"block", d.block}, {"shared_bytes", d.shared_bytes}};
+}
+
+launch_dims dims_from(const json& j) {
+    launch_dims d;
+    d.grid = field<std::array<std::uint32_t, 3>>(j, "grid");
+    d.block = field<std::array<std::uint32_t, 3>>(j, "block");
+    d.shared_bytes = field<std::uint32_t>(j, "shared_bytes");
+    return d;
+}
+
+json job_json(const kernel_job& k) {
+    json args = json::array();
+    for (const auto& a : k.args) {
+        if (a.buffer)
+            args.push_back({{"type", a.type},
+                            {"elements", a.elements},
+                            {"input", a.input},
+                            {"output", a.output}});
+        else
+            args.push_back({{"type", a.type}, {"value", a.value}});
+    }
+    return {{"problem", k.problem},
+            {"args", std::move(args)},
+            {"launch", dims_json(k.launch)},
+            {"reference_cubin", k.reference_cubin},
+            {"reference_kernel", k.reference_kernel},
+            {"reference_launch", dims_json(k.reference_launch)},
+            {"rtol", k.rtol},
+            {"atol", k.atol},
+            {"input_seed", k.input_seed}};
+}
+
+kernel_job job_from(const json& j) {
+    kernel_job k;
+    k.problem = field<std::string>(j, "problem");
+    for (const json& a : field<json>(j, "args")) {
+        kernel_arg_job x;
+        x.type = field<std::string>(a, "type");
+        x.buffer = !a.contains("value");
+        if (x.buffer) {
+            x.elements = field<std::int64_t>(a, "elements");
+            x.input = field<std::string>(a, "input");
+            x.output = field<bool>(a, "output");
+        } else {
+            x.value = field<std::int64_t>(a, "value");
+        }
+        k.args.push_back(std::move(x));
+    }
+    k.launch = dims_from(field<json>(j, "launch"));
+    k.reference_cubin = field<std::string>(j, "reference_cubin");
+    k.reference_kernel = field<std::string>(j, "reference_kernel");
+    k.reference_launch = dims_from(field<json>(j, "reference_launch"));
+    k.rtol = field<double>(j, "rtol");
+    k.atol = field<double>(j, "atol");
+    k.input_seed = field<std::uint64_t>(j, "input_seed");
+    return k;
+}
+
 } // namespace
 
 std::string_view to_string(run_status s) noexcept {
@@ -69,6 +129,7 @@ std::string encode(const candidate_request& r) {
            {"time", r.time},
            {"policy", policy_json(r.policy)}};
     if (r.prepare) j["prepare"] = true;
+    if (!r.job.empty()) j["job"] = job_json(r.job);
     return j.dump();
 }
 
@@ -123,6 +184,7 @@ candidate_request decode_request(std::string_view line) {
     r.policy.flush_l2 = field<bool>(p, "flush_l2");
     r.policy.restore_in_place = field<bool>(p, "restore_in_place");
     r.prepare = j.value("prepare", false);
+    if (j.contains("job")) r.job = job_from(field<json>(j, "job"));
     return r;
 }
 

@@ -33,6 +33,44 @@ extern "C" __global__ void ktune_copy16_stream(const uint4* __restrict__ src,
          i += (long long)gridDim.x * blockDim.x)
         __stcs(dst + i, __ldcs(src + i));
 }
+// U loads in flight per thread before its stores (a tuned row op holds a whole row in
+// registers: more bytes in flight than one 16-byte load per step can keep).
+template <int U, bool STREAM>
+__device__ __forceinline__ void copy_unrolled(const uint4* __restrict__ src,
+                                              uint4* __restrict__ dst, long long n16) {
+    const long long step = (long long)gridDim.x * U * blockDim.x;
+    for (long long base = (long long)blockIdx.x * U * blockDim.x + threadIdx.x; base < n16;
+         base += step) {
+        uint4 v[U];
+#pragma unroll
+        for (int k = 0; k < U; ++k) {
+            const long long i = base + (long long)k * blockDim.x;
+            if (i < n16) v[k] = STREAM ? __ldcs(src + i) : src[i];
+        }
+#pragma unroll
+        for (int k = 0; k < U; ++k) {
+            const long long i = base + (long long)k * blockDim.x;
+            if (i < n16) {
+                if (STREAM)
+                    __stcs(dst + i, v[k]);
+                else
+                    dst[i] = v[k];
+            }
+        }
+    }
+}
+extern "C" __global__ void ktune_copy16_u4(const uint4* __restrict__ s, uint4* __restrict__ d,
+                                           long long n) { copy_unrolled<4, false>(s, d, n); }
+extern "C" __global__ void ktune_copy16_u4_stream(const uint4* __restrict__ s,
+                                                  uint4* __restrict__ d, long long n) {
+    copy_unrolled<4, true>(s, d, n);
+}
+extern "C" __global__ void ktune_copy16_u8(const uint4* __restrict__ s, uint4* __restrict__ d,
+                                           long long n) { copy_unrolled<8, false>(s, d, n); }
+extern "C" __global__ void ktune_copy16_u8_stream(const uint4* __restrict__ s,
+                                                  uint4* __restrict__ d, long long n) {
+    copy_unrolled<8, true>(s, d, n);
+}
 )";
 
 } // namespace detail
@@ -50,6 +88,14 @@ struct copy_module {
     launch_t launch = ktune::detail::driver_fn<launch_t>("cuLaunchKernel");
     CUmodule mod = nullptr;
     CUfunction plain = nullptr, streaming = nullptr;
+    /// Unrolled forms: (function, loads in flight per thread, streaming).
+    struct unrolled_fn {
+        CUfunction f = nullptr;
+        int per_thread = 1;
+        bool streaming = false;
+    };
+    std::vector<unrolled_fn> unrolled{
+        {nullptr, 4, false}, {nullptr, 4, true}, {nullptr, 8, false}, {nullptr, 8, true}};
 
     explicit copy_module(const std::string& arch) {
         auto load = ktune::detail::driver_fn<load_t>("cuModuleLoadData");
@@ -63,11 +109,17 @@ struct copy_module {
         if (const CUresult rc = load(&mod, c.cubin.data()); rc != CUDA_SUCCESS)
             throw error(error_kind::cuda,
                         "cuModuleLoadData: " + ktune::detail::driver_error_name(rc));
-        for (auto [name, fn] :
-             {std::pair{"ktune_copy16", &plain}, std::pair{"ktune_copy16_stream", &streaming}})
+        const auto find = [&](const char* name, CUfunction* fn) {
             if (const CUresult rc = get(fn, mod, name); rc != CUDA_SUCCESS)
                 throw error(error_kind::cuda,
                             "cuModuleGetFunction: " + ktune::detail::driver_error_name(rc));
+        };
+        find("ktune_copy16", &plain);
+        find("ktune_copy16_stream", &streaming);
+        for (auto& u : unrolled)
+            find(fmt::format("ktune_copy16_u{}{}", u.per_thread, u.streaming ? "_stream" : "")
+                     .c_str(),
+                 &u.f);
     }
     ~copy_module() {
         if (mod) unload(mod);
@@ -125,6 +177,31 @@ copy_bandwidth measure_copy_bandwidth(std::size_t bytes) {
                                                      ktune::detail::driver_error_name(rc));
                              }});
         }
+
+    // Unrolled: one pass (a block per tile, as the tuned ops launch) and grid-stride at 4 and 8
+    // blocks per SM.
+    for (const auto& u : m.unrolled) {
+        const long long tile = 256LL * u.per_thread;
+        for (int per_sm : {0, 4, 8}) {
+            const unsigned blocks = per_sm == 0
+                                        ? static_cast<unsigned>((n16 + tile - 1) / tile)
+                                        : static_cast<unsigned>(prop.multiProcessorCount * per_sm);
+            forms.push_back({fmt::format("kernel {} x 16 B/thread, {}, {}", u.per_thread,
+                                         u.streaming ? "streaming" : "plain",
+                                         per_sm == 0 ? std::string("one pass")
+                                                     : fmt::format("{} blocks/SM", per_sm)),
+                             [&m, f = u.f, blocks, &src_p, &dst_p, &n16](cudaStream_t st) {
+                                 void* args[] = {&src_p, &dst_p, &n16};
+                                 if (const CUresult rc =
+                                         m.launch(f, blocks, 1, 1, 256, 1, 1, 0,
+                                                  reinterpret_cast<CUstream>(st), args, nullptr);
+                                     rc != CUDA_SUCCESS)
+                                     throw error(error_kind::cuda,
+                                                 "cuLaunchKernel: " +
+                                                     ktune::detail::driver_error_name(rc));
+                             }});
+        }
+    }
 
     copy_bandwidth best;
     best.bytes = bytes;

@@ -86,7 +86,7 @@ std::optional<fault> gpu_runner::impl::compare_outputs(const problem_state& s,
 
 std::optional<fault> gpu_runner::impl::guarded_launch(const problem_state& s, const module& cand,
                                                       const candidate_request& r) {
-    const auto g = s.op->geometry(r.cfg, s.prob);
+    const auto g = geometry_of(s, r);
     try {
         launch_op(s, cand.f, g, false);
     } catch (const error& e) {

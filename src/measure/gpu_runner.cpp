@@ -62,6 +62,7 @@ void gpu_runner::impl::launch(CUfunction f, const ops::launch_geometry& g, void*
 }
 
 problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool compile) {
+    if (!r.job.empty()) return kernel_state_for(r, compile);
     const std::string key = fmt::format("{}:{}x{}:{}", r.op, r.rows, r.cols, r.dtype);
     auto it = problems.find(key);
     if (it == problems.end()) {
@@ -93,6 +94,7 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
 
 void gpu_runner::impl::launch_op(const problem_state& s, CUfunction f,
                                  const ops::launch_geometry& g, bool reference) {
+    if (s.user_kernel) return launch_kernel_job(s, f, g);
     std::vector<void*> ptrs;
     std::size_t out_i = 0;
     for (std::size_t i = 0; i < s.specs.size(); ++i) {
@@ -112,6 +114,11 @@ void gpu_runner::impl::launch_op(const problem_state& s, CUfunction f,
     args.push_back(&rows);
     args.push_back(&cols);
     launch(f, g, args.data());
+}
+
+ops::launch_geometry gpu_runner::impl::geometry_of(const problem_state& s,
+                                                   const candidate_request& r) {
+    return s.user_kernel ? detail::to_geometry(r.job.launch) : s.op->geometry(r.cfg, s.prob);
 }
 
 void gpu_runner::impl::restore(const problem_state& s) {
@@ -225,7 +232,7 @@ candidate_result gpu_runner::run(const candidate_request& r) {
     };
     out.load_ms = since(t0);
     problem_state& s = impl_->state_for(r);
-    const auto g = s.op->geometry(r.cfg, s.prob);
+    const auto g = impl::geometry_of(s, r);
     int max_threads = 0;
     KTUNE_CU_CALL(drv().attr(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cand->f));
     KTUNE_CU_CALL(drv().attr(&out.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, cand->f));
@@ -251,7 +258,9 @@ candidate_result gpu_runner::run(const candidate_request& r) {
     }
     const auto t1 = std::chrono::steady_clock::now();
     if (r.check)
-        if (auto f = impl_->check(s, *cand, r, out)) return finish(f);
+        if (auto f = s.user_kernel ? impl_->kernel_check(s, *cand, r, out)
+                                   : impl_->check(s, *cand, r, out))
+            return finish(f);
     out.check_ms = since(t1);
     const auto t2 = std::chrono::steady_clock::now();
     if (r.time)
@@ -262,7 +271,9 @@ candidate_result gpu_runner::run(const candidate_request& r) {
     const bool in_place = std::any_of(s.specs.begin(), s.specs.end(),
                                       [](const ops::buffer_spec& b) { return b.in_place; });
     if (r.check && r.time && in_place)
-        if (auto f = impl_->compare_outputs(s, out, false, "after timing: ")) return finish(f);
+        if (auto f = s.user_kernel ? impl_->kernel_compare(s, out, "after timing: ")
+                                   : impl_->compare_outputs(s, out, false, "after timing: "))
+            return finish(f);
     out.timing_ms = since(t2);
     return finish(std::nullopt);
 }

@@ -6,6 +6,7 @@
 #include "ktune/core/clocks.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/device.hpp"
+#include "ktune/kernel/problem.hpp"
 #include "ktune/measure/gpu_runner.hpp"
 #include "ktune/measure/l2_flush.hpp"
 #include "ktune/ops/op.hpp"
@@ -64,7 +65,19 @@ struct problem_state {
     /// Per buffer: the inputs an in-place buffer had before the candidate ran (else empty).
     std::vector<device_buffer> pristine;
     std::unique_ptr<module> reference;
+    /// A user kernel (candidate_request::job; op is null): specs, bufs and pristine hold one
+    /// entry per kernel argument (a scalar's buffer is empty), and per argument its element
+    /// type, its scalar's bytes, and the reference's output bytes (gpu_kernel_job.cpp).
+    bool user_kernel = false;
+    std::vector<kernel::element_type> types;
+    std::vector<std::int64_t> scalar_slots;
+    std::vector<std::string> host_refs;
+    bool reference_ran = false;
+    double rtol = 0, atol = 0; ///< the job's tolerance
 };
+
+/// A wire launch's dims as the launcher takes them.
+ops::launch_geometry to_geometry(const launch_dims& d) noexcept;
 
 } // namespace ktune::measure::detail
 
@@ -102,6 +115,9 @@ struct gpu_runner::impl {
     problem_state& state_for(const candidate_request& r, bool compile = true);
     void launch_op(const problem_state& s, CUfunction f, const ops::launch_geometry& g,
                    bool reference);
+    /// The candidate's launch geometry: the op's for its config, or the job's.
+    [[nodiscard]] static ops::launch_geometry geometry_of(const problem_state& s,
+                                                          const candidate_request& r);
     /// Puts every in-place buffer back to its pristine inputs (stream-ordered, before a launch).
     void restore(const problem_state& s);
 
@@ -115,6 +131,14 @@ struct gpu_runner::impl {
     /// Launch the candidate once and wait; classify a failure.
     std::optional<fault> guarded_launch(const problem_state& s, const module& cand,
                                         const candidate_request& r);
+
+    // gpu_kernel_job.cpp: a user kernel's buffers, reference, launch and check
+    problem_state& kernel_state_for(const candidate_request& r, bool compile);
+    void launch_kernel_job(const problem_state& s, CUfunction f, const ops::launch_geometry& g);
+    std::optional<fault> kernel_check(problem_state& s, const module& cand,
+                                      const candidate_request& r, candidate_result& out);
+    std::optional<fault> kernel_compare(const problem_state& s, candidate_result& out,
+                                        const char* what);
 
     // gpu_timing.cpp
     std::optional<fault> time(const problem_state& s, const module& cand,

@@ -15,7 +15,7 @@ constexpr int per_set = 2 * batch + 2; // begin/end per launch, then the batch's
 
 std::optional<fault> gpu_runner::impl::time(const problem_state& s, const module& cand,
                                             const candidate_request& r, candidate_result& out) {
-    const auto g = s.op->geometry(r.cfg, s.prob);
+    const auto g = geometry_of(s, r);
     // In-place kernels start every launch from the checked inputs, restored outside the
     // timed window (before the L2 flush, so the copy leaves nothing useful in L2).
     const bool restore_each = r.policy.restore_in_place;

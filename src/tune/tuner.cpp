@@ -22,24 +22,6 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 using detail::process_evaluator;
 
-space op_space(const ops::op& o, const ops::problem& p) {
-    std::vector<axis> axes;
-    for (const auto& a : o.axes())
-        axes.push_back(axis::list(a.name, a.values));
-    space sp(std::move(axes));
-    // The op's constraints see the whole config (and the shape): the valid set is enumerated
-    // once (hundreds of configs) and the space restricted to it.
-    std::vector<point> members;
-    for (const config& c : o.enumerate(p))
-        members.push_back(sp.from_config(c));
-    if (members.empty())
-        throw error(error_kind::unsupported,
-                    fmt::format("op '{}' has no valid config for shape {} {}", o.name(),
-                                ops::to_string(p.shape), ops::to_string(p.type)));
-    sp.restrict_to(std::move(members));
-    return sp;
-}
-
 } // namespace
 
 namespace {
@@ -93,16 +75,7 @@ std::optional<cache::entry> exact_hit(const tune_request& rq, const cache::cache
 } // namespace
 
 cache::cache_key tune_key(const tune_request& rq, const cache::environment& env) {
-    const ops::op& o = ops::find_op(rq.op);
-    const ops::shape2d b = o.bucket(rq.prob.shape);
-    return {std::string(o.name()),
-            fmt::format("v{}", o.version()),
-            std::string(ops::to_string(rq.prob.type)),
-            {b.rows, b.cols},
-            env.arch,
-            env.toolkit,
-            env.driver_major,
-            env.protocol};
+    return detail::make_target(rq, "")->key(env);
 }
 
 cache::cache_key tune_key(const tune_request& rq) {
@@ -111,7 +84,7 @@ cache::cache_key tune_key(const tune_request& rq) {
 
 std::optional<tune_report> cached_tune(const tune_request& rq) {
     if (!rq.read_cache) return std::nullopt;
-    const ops::op& o = ops::find_op(rq.op);
+    const auto target = detail::make_target(rq, "");
     const auto file = rq.cache_file.empty() ? cache::default_cache_path() : rq.cache_file;
     const auto idx = cache::cache_index::load(file);
     auto e = exact_hit(rq, idx, file, key_for(rq, detail::device_query_cached()));
@@ -120,7 +93,7 @@ std::optional<tune_report> cached_tune(const tune_request& rq) {
     rep.cache_hit = true;
     rep.winner = std::move(*e);
     rep.strategy = rq.strategy;
-    rep.bytes = o.bytes(rq.prob);
+    rep.bytes = target->bytes();
     return rep;
 }
 
@@ -149,10 +122,11 @@ namespace {
 tune_report run_tune(const tune_request& rq, const tune_progress& progress,
                      detail::runtime* shared) {
     const auto t0 = clock_type::now();
-    const ops::op& o = ops::find_op(rq.op);
+    // A bad spec or problem is reported before any process starts.
+    const auto target = detail::make_target(rq, "");
     tune_report rep;
+    rep.began = t0;
     rep.strategy = rq.strategy;
-    rep.bytes = o.bytes(rq.prob);
     rep.gpus = rq.gpus;
     const auto cache_path = rq.cache_file.empty() ? cache::default_cache_path() : rq.cache_file;
     const auto since_t0 = [&t0] {
@@ -167,7 +141,7 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     // then never starts a worker).
     std::optional<process_evaluator> evo;
     const auto start_processes = [&] {
-        evo.emplace(rq, o, shared);
+        evo.emplace(rq, *target, shared);
         mark("processes_started");
     };
     if (rq.early_worker && (!idx || !may_hit(*idx, rq))) start_processes();
@@ -193,7 +167,9 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     };
     const device_info& dev = device_of(rq.gpus.empty() ? -1 : rq.gpus.front());
     ev.set_arch(dev.arch());
-    ev.precompile(o.reference_source(rq.prob));
+    target->set_arch(dev.arch());
+    rep.bytes = target->bytes();
+    ev.compile_reference();
     // From the per-device file when it is fresh: this process then needs no CUDA context.
     rep.copy_gbs = copy_gbs_for(dev, q.versions.driver, &rep.copy_gbs_cached);
     mark("copy_gbs");
@@ -221,8 +197,8 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
             r.setup_marks.emplace_back("worker:" + what, (at_ms - t0_ms) / 1000);
     };
 
-    const space sp = op_space(o, rq.prob);
-    const bool found = detail::run_search(rq, sp, o.default_config(rq.prob), ev, rep, progress);
+    const space sp = target->make_space();
+    const bool found = detail::run_search(rq, sp, target->default_config(), ev, rep, progress);
     ev.fill_stats(rep);
     rep.wall_s = since_t0();
     if (!found) return rep; // nothing passed: the caller reports every status

@@ -24,9 +24,9 @@ std::filesystem::path copy_gbs_file(const device_info& dev, const std::string& d
     for (char& c : id)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
     return compile::cubin_cache::default_dir() /
-           // v3: the best of several copy forms (v2: cudaMemcpy alone, after a read sweep of
-           // L2; v1: copies back to back)
-           fmt::format("copy-gbs-v3-{}-driver{}.txt", id, driver.empty() ? "unknown" : driver);
+           // v4: unrolled copy forms added (v3: the best of several copy forms; v2: cudaMemcpy
+           // alone, after a read sweep of L2; v1: copies back to back)
+           fmt::format("copy-gbs-v4-{}-driver{}.txt", id, driver.empty() ? "unknown" : driver);
 }
 
 double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cached) {

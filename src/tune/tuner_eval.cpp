@@ -1,7 +1,6 @@
 #include "tune/tuner_eval.hpp"
 
 #include "ktune/core/error.hpp"
-#include "tune/tuner_faults.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -97,21 +96,18 @@ runtime::runtime(const tune_request& rq, std::shared_ptr<compile::compile_pool> 
     pool = shared ? std::move(shared) : make_compile_pool(rq);
 }
 
-process_evaluator::process_evaluator(const tune_request& rq, const ops::op& o, runtime* shared)
-    : rq_(rq), op_(o), own_(shared ? nullptr : std::make_unique<runtime>(rq)),
+process_evaluator::process_evaluator(const tune_request& rq, tune_target& t, runtime* shared)
+    : rq_(rq), target_(t), own_(shared ? nullptr : std::make_unique<runtime>(rq)),
       rt_(shared ? *shared : *own_), worker_uuid_(rt_.workers.size()) {
     measure::candidate_request p;
-    p.op = std::string(op_.name());
-    p.rows = rq_.prob.shape.rows;
-    p.cols = rq_.prob.shape.cols;
-    p.dtype = std::string(ops::to_string(rq_.prob.type));
+    const bool prepare = rq.prepare_worker && target_.prepare_request(p);
     for (auto& w : rt_.workers) {
         // A session's worker left with requests in flight (a tune that ended in an exception)
         // would answer them to this tune: it is replaced instead.
         if (w.proc->in_flight() > 0) w.proc->restart();
         // The problem goes ahead of the first candidate: the worker allocates its buffers as
         // soon as its context is up, while the baseline still compiles.
-        if (rq.prepare_worker)
+        if (prepare)
             w.proc->prepare(p);
         else
             w.proc->start();
@@ -121,9 +117,21 @@ process_evaluator::process_evaluator(const tune_request& rq, const ops::op& o, r
     failures_before_ = shared ? rt_.pool->server_failures() : 0;
 }
 
-void process_evaluator::precompile(const std::string& source) {
-    // The same request as the worker's (gpu_runner.cpp, compile_load): same cache key.
-    (void)rt_.pool->submit({source, std::string(ops::kernel_name), arch_, {}});
+void process_evaluator::compile_reference() {
+    auto fut = rt_.pool->submit(target_.reference_request(arch_));
+    if (!target_.needs_reference_result()) return;
+    const auto t0 = clock_type::now();
+    const compile::compile_result r = fut.get();
+    compile_wait_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
+    if (!r.ok)
+        throw error(error_kind::nvrtc,
+                    fmt::format("the reference kernel of {} does not compile:\n{}",
+                                target_.labels().to_string(), r.log));
+    if (r.cubin_path.empty())
+        throw error(error_kind::unsupported,
+                    "a user kernel's reference travels to the worker through the cubin cache: "
+                    "set KTUNE_CUBIN_CACHE to a writable directory");
+    target_.set_reference(r);
 }
 
 std::size_t process_evaluator::batch_size() const {
@@ -133,7 +141,7 @@ std::size_t process_evaluator::batch_size() const {
 }
 
 compile::compile_request process_evaluator::request(const config& c, injected_fault f) const {
-    return {inject(f) + op_.source(c, rq_.prob), std::string(ops::kernel_name), arch_, {}};
+    return target_.compile_request(c, arch_, f);
 }
 
 namespace {
@@ -172,11 +180,7 @@ void process_evaluator::compiled(candidate_record& rec, std::future<compile::com
         rec.message = cr.log;
         return;
     }
-    out.op = std::string(op_.name());
-    out.rows = rq_.prob.shape.rows;
-    out.cols = rq_.prob.shape.cols;
-    out.dtype = std::string(ops::to_string(rq_.prob.type));
-    out.cfg = rec.cfg;
+    target_.describe(rec.cfg, out);
     out.cubin_path = cr.cubin_path.string();
     out.kernel = cr.lowered_name;
     out.seed = rq_.seed * 1000003ULL + (++requests_);

@@ -5,6 +5,7 @@
 #include "ktune/compile/compile.hpp"
 #include "ktune/tune/tuner.hpp"
 #include "ktune/worker/worker.hpp"
+#include "tune/tune_target.hpp"
 #include "tune/tuner_loop.hpp"
 
 #include <functional>
@@ -49,11 +50,13 @@ class process_evaluator final : public candidate_evaluator {
 public:
     /// On `shared` (a session's runtime) or on a runtime of its own, started now;
     /// set_arch() before the first start().
-    process_evaluator(const tune_request& rq, const ops::op& o, runtime* shared = nullptr);
+    process_evaluator(const tune_request& rq, tune_target& t, runtime* shared = nullptr);
     void set_arch(std::string arch) { arch_ = std::move(arch); }
-    /// Compiles a kernel the worker will compile for itself (the op's reference) into the
-    /// shared cubin cache ahead, so the worker finds it there.
-    void precompile(const std::string& source);
+    /// Compiles the target's reference on the pool: into the shared cubin cache ahead (a
+    /// built-in op's worker compiles it itself and finds it there), or, for a target that
+    /// needs the result, waits and hands it over. Throws error{nvrtc} with the log when a
+    /// needed reference does not compile.
+    void compile_reference();
     /// Called with "baseline_compiled" when the first candidate's compile is done.
     std::function<void(const char*)> mark;
     /// Called by after_baseline (the tune checks the workers' GPUs and takes their marks).
@@ -89,7 +92,7 @@ private:
     void receive(candidate_record& rec, std::size_t w);
 
     const tune_request& rq_;
-    const ops::op& op_;
+    tune_target& target_;
     std::string arch_;
     std::unique_ptr<runtime> own_; // before rt_, which may refer to it
     runtime& rt_;

@@ -2,6 +2,8 @@
 // ktune.tune_plan_result).
 #include "ktune/tune/tuner_json.hpp"
 
+#include "ktune/core/error.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace ktune::tune {
@@ -36,15 +38,31 @@ ojson per_gpu_json(const std::vector<gpu_timing>& ts) {
     return a;
 }
 
+ojson error_object(const tune_request& rq, const std::string& error) {
+    // The labels of a request that failed: a spec that no longer loads still gets a row.
+    tune_labels what{rq.op, ops::to_string(rq.prob.shape),
+                     std::string(ops::to_string(rq.prob.type))};
+    if (!rq.kernel_spec.empty())
+        what = {rq.kernel_spec.string(), rq.kernel_problem.to_string(), ""};
+    try {
+        what = labels_of(rq);
+    } catch (const ktune::error&) {
+        // the row keeps what the request said
+    }
+    return {{"op", what.op}, {"shape", what.problem}, {"dtype", what.dtype}, {"error", error}};
+}
+
 ojson report_object(const tune_report& r, const tune_request& rq,
                     const std::optional<torch_timing>& torch) {
+    const tune_labels tuned = labels_of(rq);
     ojson j{{"schema", "ktune.tune_op"},
-            {"version", "1.3.0"},
-            {"op", rq.op},
-            {"shape", ops::to_string(rq.prob.shape)},
-            {"dtype", ops::to_string(rq.prob.type)},
-            {"cache_hit", r.cache_hit},
-            {"key", r.winner.key.to_string()}};
+            {"version", "1.4.0"},
+            {"op", tuned.op},
+            {"shape", tuned.problem},
+            {"dtype", tuned.dtype}};
+    if (!rq.kernel_spec.empty()) j["kernel"] = rq.kernel_spec.string();
+    j["cache_hit"] = r.cache_hit;
+    j["key"] = r.winner.key.to_string();
     if (!r.winner.cfg.empty()) {
         j["winner"] = {{"config", config_json(r.winner.cfg)},
                        {"median_us", r.winner.time.median_us},
@@ -93,6 +111,7 @@ ojson report_object(const tune_report& r, const tune_request& rq,
                      {"samples", c.run.samples_ms.size()},
                      {"registers", c.run.registers},
                      {"compile_ms", c.compile_ms},
+                     {"done_s", c.done_s},
                      {"message", c.message.substr(0, 300)}};
             if (!c.per_gpu.empty()) cj["per_gpu"] = per_gpu_json(c.per_gpu);
             cs.push_back(std::move(cj));
@@ -122,10 +141,7 @@ std::string tune_plan_json(const std::vector<tune_request>& rqs,
     for (std::size_t i = 0; i < outs.size(); ++i) {
         const std::optional<torch_timing> t = i < torch.size() ? torch[i] : std::nullopt;
         ojson tj = outs[i].ok ? report_object(outs[i].report, rqs[i], t)
-                              : ojson{{"op", rqs[i].op},
-                                      {"shape", ops::to_string(rqs[i].prob.shape)},
-                                      {"dtype", ops::to_string(rqs[i].prob.type)},
-                                      {"error", outs[i].error}};
+                              : error_object(rqs[i], outs[i].error);
         tj["ran_on_gpu"] = outs[i].gpu;
         tj["moved"] = outs[i].moved;
         j["tunes"].push_back(std::move(tj));

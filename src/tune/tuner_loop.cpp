@@ -146,6 +146,12 @@ bool run_search(const tune_request& rq, const space& sp, const config& default_c
     so.budget = std::min<std::size_t>(rq.budget ? rq.budget : 256, sp.valid_count());
     so.seed = rq.seed;
     so.batch = ev.batch_size();
+    const auto began = rep.began == std::chrono::steady_clock::time_point{}
+                           ? std::chrono::steady_clock::now()
+                           : rep.began;
+    const auto since_began = [&began] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    };
     const auto start = [&](const std::vector<point>& pts) {
         std::unique_ptr<candidate_evaluator::batch> b;
         if (pts.empty()) return b;
@@ -163,7 +169,10 @@ bool run_search(const tune_request& rq, const space& sp, const config& default_c
     auto base_batch = ev.start({dflt});
     searcher->init(sp, so);
     auto cur = start(searcher->propose());
-    ev.measure(*base_batch, [&](candidate_record r) { rep.baseline = std::move(r); });
+    ev.measure(*base_batch, [&](candidate_record r) {
+        r.done_s = since_began();
+        rep.baseline = std::move(r);
+    });
     ev.after_baseline(rep);
     // Compile-ahead: the next batch is proposed and compiling while this one is measured (the
     // strategy decides one batch behind its newest results).
@@ -175,6 +184,7 @@ bool run_search(const tune_request& rq, const space& sp, const config& default_c
             obs.push_back(observation_of(r, sp));
             rep.gpu_busy_s += r.run.gpu_busy_ms / 1000.0;
             rep.compile_s += r.compile_ms / 1000.0;
+            r.done_s = since_began();
             rep.candidates.push_back(std::move(r));
             if (progress) progress(rep, rep.candidates.size(), so.budget);
         });

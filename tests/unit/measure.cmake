@@ -1,6 +1,7 @@
 ktune_add_unit_test(unit_measure
   ${CMAKE_CURRENT_LIST_DIR}/measure/copy_gbs_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measure/copy_kernels_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/measure/element_codec_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measure/pipeline_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measure/protocol_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measure/tuner_plan_test.cpp

@@ -159,9 +159,26 @@ command add_tune(CLI::App& root) {
                     "Op mode: tune on these GPUs of one kind, all or ordinals 0,1,...: one worker "
                     "per GPU and one compile pool; a plan's tunes are spread over them, a single "
                     "tune's candidates too, its finalists re-timed on every GPU");
+    app->add_option("--kernel", o->op.kernel,
+                    "Tune a user kernel from its spec (ktune.kernel JSON beside its .cu; `ktune "
+                    "kernel check` validates one): same search, compile pool, worker, "
+                    "correctness gate and cache as the built-in ops");
+    app->add_option("--problem", o->op.problem,
+                    "With --kernel: the problem's dimensions, e.g. M=4096,N=4096,K=4096 "
+                    "(default: the spec's example dimensions)");
+    app->add_option("--record-space", o->op.record_space,
+                    "Write every measured candidate as a recorded space that --space replays "
+                    "(Kernel Tuner's cache format); with --strategy exhaustive, the whole space");
     app->add_flag("--json", o->op.json, "Machine-readable output (schema ktune.tune.replay 2.0.0)");
     auto gemm_opts = add_gemm_options(app); // `ktune tune gemm`: cuBLASLt's algorithms
     return {app, [o, gemm_opts] {
+                if (!o->op.kernel.empty()) {
+                    if (!o->space.empty())
+                        throw error(error_kind::usage, "give either --kernel SPEC or --space FILE");
+                    return run_tune_kernel(o->op);
+                }
+                if (!o->op.problem.empty())
+                    throw error(error_kind::usage, "--problem goes with --kernel SPEC");
                 if (o->op.op == "gemm" && o->space.empty()) return run_tune_gemm(o->op, *gemm_opts);
                 if (!o->space.empty()) {
                     if (!o->op.op.empty() || !o->op.plan.empty())

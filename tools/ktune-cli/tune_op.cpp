@@ -5,9 +5,11 @@
 #include "command.hpp"
 
 #include "ktune/cache/store.hpp"
+#include "ktune/core/atomic_file.hpp"
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/core/gpu_peaks.hpp"
+#include "ktune/kernel/spec.hpp"
 #include "ktune/tune/tuner.hpp"
 #include "ktune/tune/tuner_json.hpp"
 #include "ktune/tune/tuner_plan.hpp"
@@ -74,11 +76,13 @@ void print_text(const tune::tune_report& r) {
     fmt::print("  median {:.4f} ms, 95% CI [{:.4f}, {:.4f}] ms, {} samples{}\n", med_ms,
                w.time.ci_low_us / 1000, w.time.ci_high_us / 1000, w.time.samples,
                r.tied > 1 ? fmt::format("; {} configs tie within noise", r.tied) : "");
-    fmt::print("  {:.0f} GB/s = {:.1f} % of measured copy bandwidth ({:.0f} GB/s)", gbs,
-               100 * gbs / r.copy_gbs, r.copy_gbs);
-    if (auto p = find_gpu_peaks(w.origin.gpu_name))
-        fmt::print(", {:.1f} % of spec DRAM peak", 100 * gbs / p->dram_gbs);
-    fmt::print("\n");
+    if (r.bytes > 0) { // a user kernel without a byte model has no bandwidth to show
+        fmt::print("  {:.0f} GB/s = {:.1f} % of measured copy bandwidth ({:.0f} GB/s)", gbs,
+                   100 * gbs / r.copy_gbs, r.copy_gbs);
+        if (auto p = find_gpu_peaks(w.origin.gpu_name))
+            fmt::print(", {:.1f} % of spec DRAM peak", 100 * gbs / p->dram_gbs);
+        fmt::print("\n");
+    }
     if (r.baseline.status == tune::eval_status::ok)
         fmt::print("  default config {:.4f} ms: speed-up {:.2f}x\n", r.baseline.run.median_ms,
                    r.baseline.run.median_ms / med_ms);
@@ -105,8 +109,7 @@ void print_text(const tune::tune_report& r) {
 }
 
 std::string problem_text(const tune::tune_request& rq) {
-    return fmt::format("{} {} {}", rq.op, ops::to_string(rq.prob.shape),
-                       ops::to_string(rq.prob.type));
+    return tune::labels_of(rq).to_string();
 }
 
 /// One summary row per tune: what it found, and what it cost on the shared session.
@@ -233,12 +236,16 @@ int run_tune_plan(const std::vector<tune::tune_request>& rqs, const tune_op_opti
 }
 
 int run_one(const tune::tune_request& rq, const tune_op_options& o) {
-    if (!o.json)
-        fmt::print(stderr, "ktune tune {} {} {}: strategy {}\n", rq.op,
-                   ops::to_string(rq.prob.shape), ops::to_string(rq.prob.type), rq.strategy);
+    if (!o.json) fmt::print(stderr, "ktune tune {}: strategy {}\n", problem_text(rq), rq.strategy);
     const bool show = !o.json && stderr_is_tty();
     const auto report =
         tune::tune_op(rq, show ? tune::tune_progress(print_progress) : tune::tune_progress{});
+    if (!o.record_space.empty() && !report.cache_hit) {
+        write_file_atomically(o.record_space, tune::recorded_space_json(report, rq));
+        if (!o.json)
+            fmt::print(stderr, "recorded {} candidates in {} (replay: ktune tune --space {})\n",
+                       report.candidates.size(), o.record_space, o.record_space);
+    }
     // After the tune: the worker has stopped using the GPU.
     std::optional<tune::torch_timing> torch;
     if (o.vs_torch) torch = tune::time_torch_equivalent(rq);
@@ -253,14 +260,8 @@ int run_one(const tune::tune_request& rq, const tune_op_options& o) {
 
 } // namespace
 
-int run_tune_op(const tune_op_options& o) {
-    if (!o.plan.empty() && (!o.op.empty() || !o.shapes.empty()))
-        throw error(error_kind::usage, "give either --plan FILE or an op with --shape, not both");
-    if (o.plan.empty() && o.shapes.empty())
-        throw error(error_kind::usage,
-                    fmt::format("ktune tune {} needs --shape ROWSxCOLS (several --shape, or "
-                                "--plan FILE, tune several problems in one process)",
-                                o.op));
+namespace {
+tune::tune_request base_request(const tune_op_options& o) {
     tune::tune_request base;
     base.strategy = o.strategy;
     base.budget = static_cast<std::size_t>(o.budget > 0 ? o.budget : 0);
@@ -274,6 +275,42 @@ int run_tune_op(const tune_op_options& o) {
                         "--keep-worker serves CUDA's default device only: drop --gpus or it");
         base.gpus = tune::parse_gpus(o.gpus, query_devices());
     }
+    return base;
+}
+} // namespace
+
+int run_tune_kernel(const tune_op_options& o) {
+    if (!o.op.empty() || !o.shapes.empty() || !o.dtypes.empty() || !o.plan.empty())
+        throw error(error_kind::usage,
+                    "--kernel tunes the spec's kernel: give its dimensions with --problem "
+                    "M=..,N=.. (the spec's arguments fix the element types), not an op, "
+                    "--shape, --dtype or --plan");
+    if (o.vs_torch)
+        throw error(error_kind::usage, "--vs-torch times PyTorch's equivalent of a built-in op; "
+                                       "a user kernel has none");
+    tune::tune_request rq = base_request(o);
+    rq.kernel_spec = o.kernel;
+    if (!o.problem.empty()) {
+        rq.kernel_problem = kernel::parse_problem(o.problem);
+    } else {
+        rq.kernel_problem = kernel::load_spec(o.kernel).example_problem();
+        if (!o.json)
+            fmt::print(stderr, "no --problem: the spec's example dimensions {}\n",
+                       rq.kernel_problem.to_string());
+    }
+    (void)tune::labels_of(rq); // the spec and the problem are checked before any GPU work
+    return run_one(rq, o);
+}
+
+int run_tune_op(const tune_op_options& o) {
+    if (!o.plan.empty() && (!o.op.empty() || !o.shapes.empty()))
+        throw error(error_kind::usage, "give either --plan FILE or an op with --shape, not both");
+    if (o.plan.empty() && o.shapes.empty())
+        throw error(error_kind::usage,
+                    fmt::format("ktune tune {} needs --shape ROWSxCOLS (several --shape, or "
+                                "--plan FILE, tune several problems in one process)",
+                                o.op));
+    const tune::tune_request base = base_request(o);
     const auto plan =
         o.plan.empty()
             ? tune::plan_product({o.op}, o.shapes,

@@ -19,14 +19,21 @@ struct tune_op_options {
     std::string redis; ///< shared cache tier URL; empty: the file alone
     std::uint64_t seed = 0;
     bool json = false;
-    bool vs_torch = false; ///< also time PyTorch's equivalent (python3 with torch)
-    int keep_worker = 0;   ///< > 0: a worker kept this many seconds for the next `ktune tune`
-    std::string gpus;      ///< --gpus: "all" or "0,1,…"; empty: CUDA's default device
+    bool vs_torch = false;    ///< also time PyTorch's equivalent (python3 with torch)
+    int keep_worker = 0;      ///< > 0: a worker kept this many seconds for the next `ktune tune`
+    std::string gpus;         ///< --gpus: "all" or "0,1,…"; empty: CUDA's default device
+    std::string kernel;       ///< --kernel: a user kernel's spec instead of an op
+    std::string problem;      ///< --problem: its dimensions; empty: the spec's example values
+    std::string record_space; ///< --record-space: every measured candidate, replayable
 };
 
 /// Runs the op mode: one tune, or several on one tune session (several shapes or dtypes, or a
 /// plan) with one summary table. Returns an exit code (0 ok, 1 finding: a tune failed or found
 /// no passing candidate, 2 usage/input error).
 int run_tune_op(const tune_op_options& o);
+
+/// `ktune tune --kernel spec.json [--problem M=..,N=..]`: one tune of a user kernel
+/// (docs/perf/kernel.md#tuning-a-user-kernel); exit codes as run_tune_op.
+int run_tune_kernel(const tune_op_options& o);
 
 } // namespace ktune::cli

@@ -8,6 +8,7 @@
 #include "ktune/core/clocks.hpp"
 #include "ktune/core/config.hpp"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,6 +33,46 @@ struct measure_policy {
     bool operator==(const measure_policy&) const = default;
 };
 
+/// Grid, block and dynamic shared memory of one launch.
+struct launch_dims {
+    std::array<std::uint32_t, 3> grid{1, 1, 1};
+    std::array<std::uint32_t, 3> block{1, 1, 1};
+    std::uint32_t shared_bytes = 0;
+    bool operator==(const launch_dims&) const = default;
+};
+
+/// One argument of a user kernel, resolved for one problem: a buffer (its element type and count,
+/// how its inputs are generated, whether the kernel writes it) or a scalar's value.
+struct kernel_arg_job {
+    bool buffer = true;
+    std::string type = "fp32";  ///< kernel::to_string(element_type)
+    std::int64_t elements = 0;  ///< buffer
+    std::string input = "none"; ///< kernel::to_string(input_generator) of a buffer read
+    bool output = false;        ///< written (with an input too: restored before every launch)
+    std::int64_t value = 0;     ///< scalar (an fp32/fp64 scalar gets it converted)
+    bool operator==(const kernel_arg_job&) const = default;
+};
+
+/// A user kernel's candidate as the worker runs it (docs/formats.md#worker-protocol): the tuner
+/// resolves the spec (ktune/kernel/spec.hpp) into sizes, values and geometry, so the worker
+/// reads no spec. The reference is a compiled kernel (the default config's, or the spec's
+/// reference kernel) run once per problem on the same inputs; outputs are compared on the host.
+struct kernel_job {
+    /// Identity of the problem ("<name>@<spec hash> M=..,N=.."): buffers, inputs and the
+    /// reference's outputs are kept while it stays the same. Empty: not a user kernel.
+    std::string problem;
+    std::vector<kernel_arg_job> args; ///< kernel-argument order
+    launch_dims launch;               ///< this candidate's
+    std::string reference_cubin;
+    std::string reference_kernel; ///< lowered name
+    launch_dims reference_launch;
+    double rtol = 0;
+    double atol = 0;
+    std::uint64_t input_seed = 0;
+    [[nodiscard]] bool empty() const noexcept { return problem.empty(); }
+    bool operator==(const kernel_job&) const = default;
+};
+
 struct candidate_request {
     std::string op;
     std::int64_t rows = 0;
@@ -47,6 +88,8 @@ struct candidate_request {
     /// Set up this problem's buffers (and its reference kernel, from the cubin cache) and answer
     /// nothing: sent ahead so the worker allocates while the first candidate compiles.
     bool prepare = false;
+    /// Set for a user kernel (op, rows, cols and dtype are then only labels).
+    kernel_job job;
     bool operator==(const candidate_request&) const = default;
 };
 

@@ -17,6 +17,7 @@
 
 #include "ktune/cache/entry.hpp"
 #include "ktune/core/device.hpp"
+#include "ktune/kernel/problem.hpp"
 #include "ktune/measure/candidate.hpp"
 #include "ktune/ops/op.hpp"
 #include "ktune/tune/searcher.hpp"
@@ -36,6 +37,11 @@ namespace ktune::tune {
 struct tune_request {
     std::string op;
     ops::problem prob;
+    /// A user kernel instead of a built-in op (`ktune tune --kernel spec.json --problem ...`):
+    /// its spec file and problem; op and prob are then not used
+    /// (docs/perf/kernel.md#tuning-a-user-kernel).
+    std::filesystem::path kernel_spec;
+    kernel::problem kernel_problem;
     std::string strategy = "auto";
     std::size_t budget = 0; ///< evaluated configs; 0: 256 (or the whole space if smaller)
     std::uint64_t seed = 0;
@@ -102,9 +108,13 @@ struct candidate_record {
     double compile_ms = 0;
     bool cubin_cache_hit = false;
     injected_fault injected = injected_fault::none;
+    /// Seconds since the tune began when this result came in (time-to-target comparisons).
+    double done_s = 0;
 };
 
 struct tune_report {
+    /// When the tune began (candidates' done_s count from here).
+    std::chrono::steady_clock::time_point began{};
     bool cache_hit = false;
     cache::entry winner;          ///< the cache entry (config, median + CI, provenance)
     std::size_t winner_index = 0; ///< into candidates (when searched)
@@ -136,6 +146,19 @@ struct tune_report {
     std::string strategy;
     std::vector<int> gpus; ///< the GPUs measured on (empty: CUDA's default device)
 };
+
+/// What a request tunes, as reports print it: the op or the kernel spec's name, the shape
+/// ("8192x8192") or the problem ("M=4096,N=4096,K=4096"), and the element type (a kernel's
+/// buffer types joined by '+', kernel::kernel_dtype).
+struct tune_labels {
+    std::string op;
+    std::string problem;
+    std::string dtype;
+    /// "softmax 8192x8192 bf16".
+    [[nodiscard]] std::string to_string() const;
+};
+/// Throws error{input} (file:line:column) for a user kernel whose spec does not load.
+tune_labels labels_of(const tune_request& rq);
 
 /// Called after each evaluated candidate: (report so far, done, budget).
 using tune_progress = std::function<void(const tune_report&, std::size_t, std::size_t)>;

@@ -14,7 +14,7 @@
 
 namespace ktune::tune {
 
-/// One tune (ktune.tune_op 1.3.0), indented by two spaces; `torch` adds the PyTorch timing.
+/// One tune (ktune.tune_op 1.4.0), indented by two spaces; `torch` adds the PyTorch timing.
 std::string tune_report_json(const tune_report& r, const tune_request& rq,
                              const std::optional<torch_timing>& torch = std::nullopt);
 
@@ -23,5 +23,12 @@ std::string tune_report_json(const tune_report& r, const tune_request& rq,
 std::string tune_plan_json(const std::vector<tune_request>& rqs,
                            const std::vector<plan_outcome>& outs,
                            const std::vector<std::optional<torch_timing>>& torch, double wall_s);
+
+/// Every candidate a search measured as a recorded space that `ktune tune --space` replays:
+/// Kernel Tuner's cache format (examples/data/spaces/README.md), a failed config's time a
+/// string ("CompilationFailedConfig", "RuntimeFailedConfig"), plus a "ktune" block (op version
+/// or spec hash, problem, bytes, copy roof, protocol). Written by `ktune tune --record-space`;
+/// an exhaustive search records the whole space (docs/formats.md#recorded-spaces).
+std::string recorded_space_json(const tune_report& r, const tune_request& rq);
 
 } // namespace ktune::tune

@@ -30,11 +30,11 @@ TEST_CASE("a fresh per-device copy-bandwidth file answers copy_gbs_for") {
     } catch (const ktune::error&) {
         CHECK_FALSE(cached);
     }
-    std::ofstream(dir / "copy-gbs-v3-GPU-1234-abcd-driver580.1.txt") << "4177.5\n";
+    std::ofstream(dir / "copy-gbs-v4-GPU-1234-abcd-driver580.1.txt") << "4177.5\n";
     CHECK(ktune::tune::copy_gbs_for(dev, "580.1", &cached) == 4177.5);
     CHECK(cached);
     // Another driver, another figure: not answered by this one.
-    std::ofstream(dir / "copy-gbs-v3-GPU-1234-abcd-driver590.2.txt") << "garbage\n";
+    std::ofstream(dir / "copy-gbs-v4-GPU-1234-abcd-driver590.2.txt") << "garbage\n";
     try {
         (void)ktune::tune::copy_gbs_for(dev, "590.2", &cached);
     } catch (const ktune::error&) {

@@ -70,6 +70,39 @@ TEST_CASE("requests and results round-trip through their JSON lines") {
         CHECK(run_status_from_string(to_string(s)) == s);
 }
 
+TEST_CASE("a user kernel's job round-trips, and a request without one has none") {
+    auto rq = sample_request();
+    CHECK(decode_request(encode(rq)).job.empty());
+    CHECK(encode(rq).find("\"job\"") == std::string::npos);
+    kernel_job& k = rq.job;
+    k.problem = "matmul@0123456789abcdef M=64,N=32,K=16";
+    k.args = {{true, "fp32", 1024, "uniform", false, 0},
+              {true, "bf16", 512, "zeros", true, 0},
+              {false, "int64", 0, "none", false, 1LL << 40}};
+    k.launch = {{4, 2, 1}, {16, 8, 1}, 4096};
+    k.reference_cubin = "/tmp/ref.cubin";
+    k.reference_kernel = "_Z6matmulILi32EEvPKfS1_Pfiii";
+    k.reference_launch = {{2, 2, 1}, {32, 32, 1}, 0};
+    k.rtol = 1e-4;
+    k.atol = 1e-3;
+    k.input_seed = 7;
+    const auto back = decode_request(encode(rq));
+    CHECK(back == rq);
+    CHECK(back.job.args[2].value == (1LL << 40));
+    CHECK_FALSE(back.job.args[2].buffer);
+    // A job missing a field is an input error naming it.
+    auto line = encode(rq);
+    const auto at = line.find("\"reference_kernel\"");
+    REQUIRE(at != std::string::npos);
+    line.replace(at, 18, "\"reference_kernex\"");
+    try {
+        (void)decode_request(line);
+        FAIL("a job without reference_kernel was accepted");
+    } catch (const ktune::error& e) {
+        CHECK(std::string(e.what()).find("reference_kernel") != std::string::npos);
+    }
+}
+
 TEST_CASE("stopping rule: converges on tight samples, caps noisy ones") {
     measure_policy p;
     p.min_samples = 16;

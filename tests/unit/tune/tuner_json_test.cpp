@@ -2,13 +2,16 @@
 // ktune.tune_plan_result): a change to the report shows up here, not in users' scripts.
 // After a deliberate change: KTUNE_UPDATE_GOLDEN=1 rewrites the golden files; review the diff.
 #include "catch.hpp"
+#include "ktune/tune/replay.hpp"
 #include "ktune/tune/tuner_json.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace kt = ktune::tune;
 
@@ -90,4 +93,46 @@ TEST_CASE("ktune.tune_plan_result matches the golden file: where each tune ran, 
     const auto j = nlohmann::json::parse(text);
     CHECK(j["tunes"][0]["moved"] == 1);
     CHECK(j["tunes"][1]["error"] == "input error: bad shape");
+}
+
+TEST_CASE("a tune's candidates recorded as a space replay back: times, failures, the optimum") {
+    kt::tune_request rq;
+    rq.kernel_spec = std::string(KTUNE_EXAMPLES_DATA_DIR) + "/../kernels/reduction/reduction.json";
+    rq.kernel_problem = ktune::kernel::parse_problem("N=4096");
+    kt::tune_report r;
+    r.strategy = "exhaustive";
+    const auto cfg = [](std::int64_t block, std::int64_t vec) {
+        ktune::config c;
+        c.set("BLOCK", block);
+        c.set("VEC", vec);
+        c.set("ITEMS", std::int64_t{1});
+        c.set("BLOCKS_PER_SM", std::int64_t{4});
+        return c;
+    };
+    for (auto [block, vec, ms] : {std::tuple{128, 1, 0.02}, {256, 2, 0.0125}, {512, 4, 0.0}}) {
+        kt::candidate_record c;
+        c.cfg = cfg(block, vec);
+        c.run.median_ms = ms;
+        c.run.samples_ms.assign(16, ms);
+        c.compile_ms = 120;
+        c.run.worker_ms = 3;
+        if (ms == 0.0) c.status = kt::eval_status::wrong_result;
+        r.candidates.push_back(c);
+    }
+    r.winner.origin.gpu_name = "NVIDIA H100 80GB HBM3";
+    r.winner.key.arch = "sm_90";
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "ktune_recorded_space_test.json").string();
+    std::ofstream(path) << kt::recorded_space_json(r, rq);
+    const auto rec = kt::load_recorded_space(path);
+    CHECK(rec.kernel == "reduction");
+    CHECK(rec.device == "NVIDIA H100 80GB HBM3");
+    REQUIRE(rec.configs.size() == 3);
+    CHECK(rec.optimum() == 0.0125);
+    int failed = 0;
+    for (const auto& c : rec.configs)
+        failed += c.status != kt::eval_status::ok;
+    CHECK(failed == 1);
+    CHECK(rec.space.axes().size() == 4);
+    std::filesystem::remove(path);
 }

@@ -1,0 +1,193 @@
+// A user kernel's side of the worker (candidate_request::job): its buffers in any element
+// type, inputs generated on the host once per problem, the reference run once on them, every
+// candidate's outputs compared on the host (docs/perf/kernel.md#tuning-a-user-kernel).
+#include "ktune/core/check.hpp"
+#include "ktune/core/error.hpp"
+#include "measure/element_codec.hpp"
+#include "measure/gpu_runner_impl.hpp"
+
+#include "core/cache_files.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <filesystem>
+
+namespace ktune::measure {
+namespace detail {
+ops::launch_geometry to_geometry(const launch_dims& d) noexcept {
+    ops::launch_geometry g;
+    for (int i = 0; i < 3; ++i) {
+        g.grid[i] = d.grid[static_cast<std::size_t>(i)];
+        g.block[i] = d.block[static_cast<std::size_t>(i)];
+    }
+    g.shared_bytes = d.shared_bytes;
+    return g;
+}
+} // namespace detail
+
+namespace {
+kernel::element_type type_of(const kernel_arg_job& a) {
+    const auto t = kernel::parse_element_type(a.type);
+    if (!t) throw error(error_kind::input, fmt::format("unknown element type '{}'", a.type));
+    return *t;
+}
+
+/// A scalar's bytes as the kernel receives them (cuLaunchKernel copies size_of(type) bytes).
+std::int64_t scalar_bits(kernel::element_type t, std::int64_t v) {
+    std::int64_t bits = 0;
+    detail::encode(t, static_cast<double>(v), &bits, 0);
+    if (t == kernel::element_type::int64) bits = v; // exact beyond 2^53
+    return bits;
+}
+
+void poison_outputs(const problem_state& s, cudaStream_t stream) {
+    for (std::size_t i = 0; i < s.specs.size(); ++i)
+        if (s.specs[i].output && !s.specs[i].in_place)
+            KTUNE_CUDA_CALL(cudaMemsetAsync(s.bufs[i].data(), 0xff, s.bufs[i].size(), stream));
+}
+} // namespace
+
+problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bool compile) {
+    const kernel_job& job = r.job;
+    const std::string key = "kernel:" + job.problem;
+    auto it = problems.find(key);
+    if (it == problems.end()) {
+        problems.clear(); // one problem at a time keeps device memory bounded
+        problem_state s;
+        s.user_kernel = true;
+        s.rtol = job.rtol;
+        s.atol = job.atol;
+        std::size_t n_arg = 0;
+        for (const kernel_arg_job& a : job.args) {
+            const kernel::element_type t = type_of(a);
+            s.types.push_back(t);
+            ops::buffer_spec b;
+            b.name = fmt::format("arg{}", n_arg++);
+            if (!a.buffer) {
+                s.specs.push_back(b);
+                s.bufs.emplace_back();
+                s.pristine.emplace_back();
+                s.scalar_slots.push_back(scalar_bits(t, a.value));
+                s.host_refs.emplace_back();
+                continue;
+            }
+            if (a.elements < 0) throw error(error_kind::input, "negative buffer size");
+            b.elements = static_cast<std::size_t>(a.elements);
+            const auto gen = kernel::parse_input_generator(a.input);
+            if (!gen)
+                throw error(error_kind::input,
+                            fmt::format("unknown input generator '{}'", a.input));
+            b.output = a.output;
+            b.in_place = a.output && *gen != kernel::input_generator::none;
+            const std::size_t bytes = b.elements * kernel::size_of(t);
+            s.bufs.emplace_back(std::max<std::size_t>(bytes, 1));
+            s.pristine.emplace_back(b.in_place ? bytes : 0);
+            s.scalar_slots.push_back(0);
+            s.host_refs.emplace_back();
+            if (*gen != kernel::input_generator::none && bytes > 0) {
+                std::string host(bytes, '\0');
+                detail::generate(t, *gen, job.input_seed * 1315423911ULL + n_arg, b.elements,
+                                 host.data());
+                KTUNE_CUDA_CALL(
+                    cudaMemcpy(s.bufs.back().data(), host.data(), bytes, cudaMemcpyHostToDevice));
+                if (b.in_place)
+                    KTUNE_CUDA_CALL(cudaMemcpy(s.pristine.back().data(), host.data(), bytes,
+                                               cudaMemcpyHostToDevice));
+            }
+            s.specs.push_back(b);
+        }
+        // Pageable uploads may return before their DMA lands: the stream below must see them.
+        KTUNE_CUDA_CALL(cudaDeviceSynchronize());
+        it = problems.emplace(key, std::move(s)).first;
+    }
+    problem_state& s = it->second;
+    if (!s.reference && !job.reference_cubin.empty()) {
+        // The tuner compiled it before the first candidate; a prepare request comes earlier and
+        // must not wait for it.
+        if (!compile && !std::filesystem::exists(job.reference_cubin)) return s;
+        s.reference = load(ktune::detail::read_file(job.reference_cubin), job.reference_kernel);
+    }
+    if (s.reference && !s.reference_ran && compile) {
+        restore(s);
+        poison_outputs(s, stream.get());
+        launch_kernel_job(s, s.reference->f, detail::to_geometry(job.reference_launch));
+        if (const cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess)
+            throw error(error_kind::cuda, fmt::format("the reference kernel failed: {}: {}",
+                                                      cudaGetErrorName(e), cudaGetErrorString(e)));
+        for (std::size_t i = 0; i < s.specs.size(); ++i) {
+            if (!s.specs[i].output) continue;
+            s.host_refs[i].resize(s.specs[i].elements * kernel::size_of(s.types[i]));
+            KTUNE_CUDA_CALL(cudaMemcpy(s.host_refs[i].data(), s.bufs[i].data(),
+                                       s.host_refs[i].size(), cudaMemcpyDeviceToHost));
+        }
+        s.reference_ran = true;
+    }
+    return s;
+}
+
+void gpu_runner::impl::launch_kernel_job(const problem_state& s, CUfunction f,
+                                         const ops::launch_geometry& g) {
+    std::vector<void*> ptrs(s.specs.size());
+    std::vector<void*> args(s.specs.size());
+    for (std::size_t i = 0; i < s.specs.size(); ++i) {
+        if (s.bufs[i].size() == 0) {
+            args[i] = const_cast<std::int64_t*>(&s.scalar_slots[i]);
+            continue;
+        }
+        ptrs[i] = s.bufs[i].data();
+        args[i] = &ptrs[i];
+    }
+    launch(f, g, args.data());
+}
+
+std::optional<fault> gpu_runner::impl::kernel_check(problem_state& s, const module& cand,
+                                                    const candidate_request& r,
+                                                    candidate_result& out) {
+    if (!s.reference_ran)
+        throw error(error_kind::input, "a user kernel's candidate came before its reference: "
+                                       "the request names no reference cubin");
+    KTUNE_CUDA_CALL(cudaEventRecord(check_begin.get(), stream.get()));
+    restore(s);
+    poison_outputs(s, stream.get());
+    if (auto f = guarded_launch(s, cand, r)) return f;
+    KTUNE_CUDA_CALL(cudaEventRecord(check_end.get(), stream.get()));
+    KTUNE_CUDA_CALL(cudaEventSynchronize(check_end.get()));
+    out.gpu_busy_ms += ms_between(check_begin.get(), check_end.get());
+    return kernel_compare(s, out, "");
+}
+
+std::optional<fault> gpu_runner::impl::kernel_compare(const problem_state& s, candidate_result& out,
+                                                      const char* what) {
+    std::int64_t bad = 0;
+    double max_err = 0;
+    std::string first;
+    for (std::size_t i = 0; i < s.specs.size(); ++i) {
+        if (!s.specs[i].output) continue;
+        const std::string& ref = s.host_refs[i];
+        std::string got(ref.size(), '\0');
+        if (const cudaError_t e =
+                cudaMemcpy(got.data(), s.bufs[i].data(), got.size(), cudaMemcpyDeviceToHost);
+            e != cudaSuccess)
+            return fault{run_status::launch_error, cudaGetErrorString(e), true};
+        const auto c = detail::compare(s.types[i], got.data(), ref.data(), s.specs[i].elements,
+                                       s.rtol, s.atol);
+        if (c.bad > 0 && first.empty())
+            first = fmt::format("; first at argument {} element {}: {:g}, reference {:g}", i,
+                                c.first_bad, detail::decode(s.types[i], got.data(), c.first_bad),
+                                detail::decode(s.types[i], ref.data(), c.first_bad));
+        bad += c.bad;
+        max_err = std::max(max_err, c.max_error);
+    }
+    out.bad_elements = bad;
+    out.max_error = max_err;
+    if (bad > 0)
+        return fault{run_status::wrong_result,
+                     fmt::format("{}{} elements outside |out-ref| <= {:g} + {:g}|ref| (or "
+                                 "unwritten/NaN){}",
+                                 what, bad, s.atol, s.rtol, first),
+                     false};
+    return std::nullopt;
+}
+
+} // namespace ktune::measure

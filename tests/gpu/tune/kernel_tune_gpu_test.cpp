@@ -1,0 +1,113 @@
+// Tuning a user kernel on a real GPU (tune_request::kernel_spec, `ktune tune --kernel`): each
+// example kernel is tuned at a small problem with every candidate checked against its
+// reference (no correct kernel may read as wrong), the winner is filed under the key the
+// run-time launcher looks up (exact tier), and a kernel that is wrong for one config value is
+// caught for exactly those configs.
+#include "catch.hpp"
+
+#include "ktune/kernel/launcher.hpp"
+#include "ktune/tune/tuner.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+using namespace ktune;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path example(const char* name) {
+    return fs::path(KTUNE_EXAMPLES_DATA_DIR).parent_path() / "kernels" / name /
+           (std::string(name) + ".json");
+}
+
+tune::tune_request request(const fs::path& spec, const char* problem, const fs::path& cache) {
+    tune::tune_request rq;
+    rq.kernel_spec = spec;
+    rq.kernel_problem = kernel::parse_problem(problem);
+    rq.budget = 24;
+    rq.seed = 3;
+    rq.cache_file = cache;
+    rq.read_cache = false;
+    rq.policy.min_samples = 8;
+    rq.policy.max_samples = 32;
+    return rq;
+}
+
+std::size_t count(const tune::tune_report& r, tune::eval_status s) {
+    std::size_t n = 0;
+    for (const auto& c : r.candidates)
+        n += c.status == s;
+    return n;
+}
+} // namespace
+
+TEST_CASE("each example kernel tunes, passes its check, and the launcher finds the winner") {
+    const fs::path cache =
+        fs::temp_directory_path() / ("ktune_gpu_kernel_tune_" + std::to_string(getpid()) + ".json");
+    fs::remove(cache);
+    for (auto [name, problem] :
+         {std::pair{"matmul", "M=512,N=384,K=256"}, std::pair{"reduction", "N=1048576"},
+          std::pair{"stencil", "NX=1024,NY=768"}}) {
+        INFO(name);
+        const auto rq = request(example(name), problem, cache);
+        const auto r = tune::tune_op(rq);
+        REQUIRE_FALSE(r.winner.cfg.empty());
+        CHECK(r.baseline.status == tune::eval_status::ok);
+        CHECK(count(r, tune::eval_status::wrong_result) == 0);
+        CHECK(count(r, tune::eval_status::launch_error) == 0);
+        CHECK(count(r, tune::eval_status::ok) >= r.candidates.size() / 2);
+        CHECK(r.winner.time.median_us <= r.baseline.run.median_ms * 1000 * 1.05);
+
+        kernel::launcher_options lo;
+        lo.cache_file = cache;
+        lo.record_misses = false;
+        kernel::launcher l(rq.kernel_spec, lo);
+        const auto& plan = l.plan_for(rq.kernel_problem);
+        CHECK(plan.tier == cache::lookup_tier::exact);
+        CHECK(plan.cfg == r.winner.cfg);
+    }
+    fs::remove(cache);
+}
+
+TEST_CASE("a kernel wrong for one parameter value is caught for those configs only") {
+    const fs::path dir =
+        fs::temp_directory_path() / ("ktune_gpu_kernel_wrong_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "axpy.cu") << R"(
+template <int BLOCK>
+__global__ void axpy(const float* x, float* y, float a, int n) {
+    const int i = blockIdx.x * BLOCK + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + (BLOCK == 128 && i == n / 2 ? 1.0f : 0.0f);
+}
+)";
+    std::ofstream(dir / "axpy.json") << R"json({
+  "schema": "ktune.kernel", "version": "1.0.0", "name": "axpy_wrong_at_128",
+  "sources": ["axpy.cu"], "kernel": "axpy<BLOCK>",
+  "dimensions": {"N": 100003},
+  "parameters": {"BLOCK": {"values": [64, 128, 256, 512], "default": 256}},
+  "launch": {"grid": ["ceil_div(N, BLOCK)"], "block": ["BLOCK"]},
+  "arguments": [
+    {"name": "x", "kind": "buffer", "dtype": "fp32", "size": "N", "input": "normal"},
+    {"name": "y", "kind": "buffer", "dtype": "fp32", "size": "N", "output": true},
+    {"name": "a", "kind": "scalar", "dtype": "fp32", "value": "2"},
+    {"name": "n", "kind": "scalar", "dtype": "int32", "value": "N"}
+  ],
+  "correctness": {"reference": "default_config", "rtol": 1e-6, "atol": 1e-6},
+  "model": {"bytes": "8 * N"}
+})json";
+    auto rq = request(dir / "axpy.json", "N=100003", dir / "cache.json");
+    rq.strategy = "exhaustive";
+    const auto r = tune::tune_op(rq);
+    REQUIRE(r.candidates.size() >= 4);
+    for (const auto& c : r.candidates) {
+        INFO(c.cfg.to_string() << ": " << c.message);
+        const bool bad = c.cfg.get<std::int64_t>("BLOCK") == 128;
+        CHECK((c.status == tune::eval_status::wrong_result) == bad);
+        if (!bad) CHECK(c.status == tune::eval_status::ok);
+        if (bad) CHECK(c.run.bad_elements == 1);
+    }
+    CHECK(r.winner.cfg.get<std::int64_t>("BLOCK") != 128);
+    fs::remove_all(dir);
+}
