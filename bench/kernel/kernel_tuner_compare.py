@@ -5,6 +5,8 @@
         --strategies random_sample,genetic_algorithm,dual_annealing,greedy_ils,bayes_opt \
         --max-fevals 200 --time-limit 120 --repeat 1 --out kt.jsonl
     python3 bench/kernel/kernel_tuner_compare.py --kernel matmul --dry-run   # no GPU: the KT call
+    python3 bench/kernel/kernel_tuner_compare.py --kernel stencil --simulate brute_stencil.json \
+        --out kt.jsonl   # no GPU: Kernel Tuner's simulation mode on a recorded space
 
 The comparison is only fair if Kernel Tuner searches exactly the space ktune searches and launches
 exactly the kernels ktune launches, so the spec is translated, not re-declared:
@@ -30,7 +32,8 @@ exactly the kernels ktune launches, so the spec is translated, not re-declared:
   template arguments (CuPy instantiates templates through RawModule name_expressions, Kernel Tuner
   substitutes parameter values into the name); `defines` passed explicitly, so that Kernel Tuner
   does not #define every parameter (that would rewrite `template <int TILE_M>` into
-  `template <int 32>`); NVRTC options --std=c++17 as ktune's compile, plus the spec's own.
+  `template <int 32>`); NVRTC options as ktune's compile (--std=c++17; --no-cache from NVRTC 12.9,
+  which would otherwise also cache through the driver's compute cache), plus the spec's own.
 - arguments: numpy arrays of the spec's sizes, dtypes and generators (uniform in [-1, 1), normal,
   ones, zeros, iota; bf16 and fp8 as raw uint16/uint8 bits), scalars as np.int32/np.int64.
   Kernel Tuner never resets a buffer that is both input and output between launches (reduction's
@@ -65,6 +68,7 @@ import re
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -440,7 +444,10 @@ def kt_patches(tr):
     def copy_smem(self, smem_args):
         old_smem(self, smem_args)
         if self.smem_size > 48 * 1024 and self.func is not None:
-            self.func.max_dynamic_shared_size_bytes = int(self.smem_size)
+            # Newer CuPy deprecates the RawKernel property for .function's; it still delegates.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self.func.max_dynamic_shared_size_bytes = int(self.smem_size)
 
     if not tr.block_names:
         ktu.get_thread_block_dimensions = block_dims
@@ -565,6 +572,13 @@ def main(argv=None):
     from importlib.metadata import version
 
     valid = tr.valid_configs()
+    try:  # as ktune's compile: NVRTC >= 12.9 would also cache through the driver's compute cache
+        import cupy
+
+        if tuple(cupy.cuda.nvrtc.getVersion()) >= (12, 9):
+            tr.compiler_options.append("--no-cache")
+    except Exception:
+        pass
     args_np, notes = tr.arguments(a.seed) if not a.simulate else ([], [f"simulation mode on {a.simulate}"])
     notes.append("output verification skipped (no answer passed): ktune's correctness gate is separate")
     if not tr.block_names:

@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 namespace ktune::measure {
 namespace detail {
@@ -74,7 +75,9 @@ problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bo
             }
             if (a.elements < 0) throw error(error_kind::input, "negative buffer size");
             b.elements = static_cast<std::size_t>(a.elements);
-            const auto gen = kernel::parse_input_generator(a.input);
+            const auto gen = a.input == kernel::to_string(kernel::input_generator::none)
+                                 ? std::optional(kernel::input_generator::none)
+                                 : kernel::parse_input_generator(a.input);
             if (!gen)
                 throw error(error_kind::input,
                             fmt::format("unknown input generator '{}'", a.input));

@@ -231,7 +231,18 @@ candidate_result gpu_runner::run(const candidate_request& r) {
             .count();
     };
     out.load_ms = since(t0);
-    problem_state& s = impl_->state_for(r);
+    problem_state* state = nullptr;
+    try {
+        state = &impl_->state_for(r);
+    } catch (const error& e) {
+        // The problem could not be set up (memory, a malformed job, a failing reference): the
+        // candidate is not at fault, but it cannot run; only a CUDA error may have cost the
+        // context.
+        return finish(fault{run_status::launch_error,
+                            fmt::format("setting up the problem: {}", e.what()),
+                            e.kind() == error_kind::cuda});
+    }
+    problem_state& s = *state;
     const auto g = impl::geometry_of(s, r);
     int max_threads = 0;
     KTUNE_CU_CALL(drv().attr(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cand->f));

@@ -221,13 +221,18 @@ struct torch_timing {
 /// Never throws for a missing interpreter, torch or GPU: ok=false and a message saying so.
 torch_timing time_torch_equivalent(const tune_request& rq);
 
-/// Device-to-device copy bandwidth (bytes read + written per second / 1e9), median of 10
-/// event-timed 512 MiB copies: the roof that "% of copy BW" refers to.
-double measure_copy_gbs();
-
-/// measure_copy_gbs() once per device and driver: kept in the cubin cache directory
-/// (copy-gbs-<uuid>-driver<version>.txt) and measured again when older than a day, so a tune
-/// needs no CUDA context of its own. *cached says whether the file answered.
-double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cached = nullptr);
-
+/// Device-to-device copy bandwidth (bytes read + written per second / 1e9): the copy roof
+/// (measure::measure_copy_bandwidth), copying `bytes` each way (0: 512 MiB), that "% of copy BW"
+/// refers to.
+double measure_copy_gbs(std::size_t bytes = 0);
+/// The copy an op moving `op_bytes` (read + written) is compared with: half of it each way,
+/// rounded up to a power of two in [1 MiB, 512 MiB] (0: 512 MiB). A copy of the op's own size
+/// sees the same L2 effects (writes still draining at the end event), so no op reads above it
+/// (docs/perf/tune.md#the-copy-roof).
+std::size_t copy_roof_bytes(double op_bytes);
+/// measure_copy_gbs(bytes) once per device, driver and size: kept in the cubin cache directory
+/// (copy-gbs-v4-<uuid>-driver<version>[-<size>MiB].txt) and measured again when older than a
+/// day, so a tune needs no CUDA context of its own. *cached says whether the file answered.
+double copy_gbs_for(const device_info& dev, const std::string& driver, bool* cached = nullptr,
+                    std::size_t bytes = 0);
 } // namespace ktune::tune

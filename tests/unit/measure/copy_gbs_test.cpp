@@ -40,6 +40,21 @@ TEST_CASE("a fresh per-device copy-bandwidth file answers copy_gbs_for") {
     } catch (const ktune::error&) {
     }
     CHECK_FALSE(cached);
+    // A size of its own: another file, the default size's figure does not answer it.
+    std::ofstream(dir / "copy-gbs-v4-GPU-1234-abcd-driver580.1-128MiB.txt") << "3100.25\n";
+    CHECK(ktune::tune::copy_gbs_for(dev, "580.1", &cached, std::size_t{128} << 20) == 3100.25);
+    CHECK(cached);
+    CHECK(ktune::tune::copy_gbs_for(dev, "580.1", &cached, std::size_t{512} << 20) == 4177.5);
     ::unsetenv("KTUNE_CUBIN_CACHE");
     fs::remove_all(dir);
+}
+
+TEST_CASE("an op is compared with a copy of its own size, a power of two in [1, 512] MiB") {
+    using ktune::tune::copy_roof_bytes;
+    constexpr std::size_t MiB = std::size_t{1} << 20;
+    CHECK(copy_roof_bytes(2.0 * 128 * MiB) == 128 * MiB); // softmax bf16 8192x8192
+    CHECK(copy_roof_bytes(2.0 * 129 * MiB) == 256 * MiB);
+    CHECK(copy_roof_bytes(100) == MiB);
+    CHECK(copy_roof_bytes(1e12) == 512 * MiB);
+    CHECK(copy_roof_bytes(0) == 512 * MiB); // no byte model: the device's roof
 }
