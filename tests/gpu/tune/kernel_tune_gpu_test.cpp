@@ -77,7 +77,7 @@ TEST_CASE("a kernel wrong for one parameter value is caught for those configs on
     fs::create_directories(dir);
     std::ofstream(dir / "axpy.cu") << R"(
 template <int BLOCK>
-__global__ void axpy(const float* x, float* y, float a, int n) {
+__global__ void axpy(const float* x, float* y, int a, int n) {
     const int i = blockIdx.x * BLOCK + threadIdx.x;
     if (i < n) y[i] = a * x[i] + (BLOCK == 128 && i == n / 2 ? 1.0f : 0.0f);
 }
@@ -91,7 +91,7 @@ __global__ void axpy(const float* x, float* y, float a, int n) {
   "arguments": [
     {"name": "x", "kind": "buffer", "dtype": "fp32", "size": "N", "input": "normal"},
     {"name": "y", "kind": "buffer", "dtype": "fp32", "size": "N", "output": true},
-    {"name": "a", "kind": "scalar", "dtype": "fp32", "value": "2"},
+    {"name": "a", "kind": "scalar", "dtype": "int32", "value": "2"},
     {"name": "n", "kind": "scalar", "dtype": "int32", "value": "N"}
   ],
   "correctness": {"reference": "default_config", "rtol": 1e-6, "atol": 1e-6},
