@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace ktune::measure {
 namespace detail {
@@ -88,7 +90,23 @@ problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bo
             s.pristine.emplace_back(b.in_place ? bytes : 0);
             s.scalar_slots.push_back(0);
             s.host_refs.emplace_back();
-            if (*gen != kernel::input_generator::none && bytes > 0) {
+            const bool device_fill =
+                *gen == kernel::input_generator::uniform &&
+                (t == kernel::element_type::fp32 || t == kernel::element_type::bf16);
+            if (device_fill && bytes > 0) {
+                // At memory speed on the device (the utility kernels' counter-based generator),
+                // not element by element on the host.
+                const ops::launch_geometry g1{{1024, 1, 1}, {256, 1, 1}, 0};
+                void* p = s.bufs.back().data();
+                long long n = a.elements;
+                unsigned long long seed = job.input_seed * 1315423911ULL + n_arg;
+                float lo = -1.f, hi = 1.f;
+                void* args[] = {&p, &n, &seed, &lo, &hi};
+                launch(fill[t == kernel::element_type::fp32 ? 0 : 1], g1, args);
+                if (b.in_place)
+                    KTUNE_CUDA_CALL(cudaMemcpyAsync(s.pristine.back().data(), p, bytes,
+                                                    cudaMemcpyDeviceToDevice, stream.get()));
+            } else if (*gen != kernel::input_generator::none && bytes > 0) {
                 std::string host(bytes, '\0');
                 detail::generate(t, *gen, job.input_seed * 1315423911ULL + n_arg, b.elements,
                                  host.data());
@@ -118,11 +136,25 @@ problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bo
         if (const cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess)
             throw error(error_kind::cuda, fmt::format("the reference kernel failed: {}: {}",
                                                       cudaGetErrorName(e), cudaGetErrorString(e)));
+        s.device_refs.clear();
+        s.device_refs.resize(s.specs.size());
         for (std::size_t i = 0; i < s.specs.size(); ++i) {
             if (!s.specs[i].output) continue;
-            s.host_refs[i].resize(s.specs[i].elements * kernel::size_of(s.types[i]));
+            const std::size_t n = s.specs[i].elements;
+            s.host_refs[i].resize(n * kernel::size_of(s.types[i]));
             KTUNE_CUDA_CALL(cudaMemcpy(s.host_refs[i].data(), s.bufs[i].data(),
                                        s.host_refs[i].size(), cudaMemcpyDeviceToHost));
+            if (s.types[i] != kernel::element_type::fp32 &&
+                s.types[i] != kernel::element_type::bf16)
+                continue;
+            std::vector<float> ref(n);
+            for (std::size_t e = 0; e < n; ++e)
+                ref[e] = static_cast<float>(detail::decode(s.types[i], s.host_refs[i].data(), e));
+            s.device_refs[i] = device_buffer(std::max<std::size_t>(n * sizeof(float), 1));
+            KTUNE_CUDA_CALL(cudaMemcpy(s.device_refs[i].data(), ref.data(), n * sizeof(float),
+                                       cudaMemcpyHostToDevice));
+            s.host_refs[i].clear(); // compared on the device from now on
+            s.host_refs[i].shrink_to_fit();
         }
         s.reference_ran = true;
     }
@@ -160,6 +192,28 @@ std::optional<fault> gpu_runner::impl::kernel_check(problem_state& s, const modu
     return kernel_compare(s, out, "");
 }
 
+std::optional<std::pair<std::int64_t, double>>
+gpu_runner::impl::device_compare(const problem_state& s, std::size_t i) {
+    const ops::launch_geometry g1{{1024, 1, 1}, {256, 1, 1}, 0};
+    KTUNE_CUDA_CALL(cudaMemsetAsync(counters.data(), 0, 16, stream.get()));
+    const void* o = s.bufs[i].data();
+    const void* ref = s.device_refs[i].data();
+    long long n = static_cast<long long>(s.specs[i].elements);
+    double rtol = s.rtol, atol = s.atol;
+    void* bad = counters.data();
+    void* me = static_cast<char*>(counters.data()) + 8;
+    void* args[] = {&o, &ref, &n, &rtol, &atol, &bad, &me};
+    launch(compare[s.types[i] == kernel::element_type::fp32 ? 0 : 1], g1, args);
+    unsigned long long host[2] = {0, 0};
+    KTUNE_CUDA_CALL(
+        cudaMemcpyAsync(host, counters.data(), 16, cudaMemcpyDeviceToHost, stream.get()));
+    if (cudaStreamSynchronize(stream.get()) != cudaSuccess) return std::nullopt;
+    float m = 0;
+    const auto bits = static_cast<unsigned>(host[1]);
+    std::memcpy(&m, &bits, 4);
+    return std::pair{static_cast<std::int64_t>(host[0]), static_cast<double>(m)};
+}
+
 std::optional<fault> gpu_runner::impl::kernel_compare(const problem_state& s, candidate_result& out,
                                                       const char* what) {
     std::int64_t bad = 0;
@@ -167,6 +221,13 @@ std::optional<fault> gpu_runner::impl::kernel_compare(const problem_state& s, ca
     std::string first;
     for (std::size_t i = 0; i < s.specs.size(); ++i) {
         if (!s.specs[i].output) continue;
+        if (s.device_refs[i].size() > 0) {
+            const auto c = device_compare(s, i);
+            if (!c) return fault{run_status::launch_error, "the device compare failed", true};
+            bad += c->first;
+            max_err = std::max(max_err, c->second);
+            continue;
+        }
         const std::string& ref = s.host_refs[i];
         std::string got(ref.size(), '\0');
         if (const cudaError_t e =

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ktune::measure::detail {
@@ -72,6 +73,9 @@ struct problem_state {
     std::vector<kernel::element_type> types;
     std::vector<std::int64_t> scalar_slots;
     std::vector<std::string> host_refs;
+    /// The reference's fp32/bf16 outputs as fp32 on the device, compared there (a host compare
+    /// of a 64 M-element output costs half a second per candidate); empty for other types.
+    std::vector<device_buffer> device_refs;
     bool reference_ran = false;
     double rtol = 0, atol = 0; ///< the job's tolerance
 };
@@ -139,6 +143,10 @@ struct gpu_runner::impl {
                                       const candidate_request& r, candidate_result& out);
     std::optional<fault> kernel_compare(const problem_state& s, candidate_result& out,
                                         const char* what);
+    /// Argument i's output against its device reference: (bad elements, largest finite
+    /// error); nullopt when the stream failed.
+    std::optional<std::pair<std::int64_t, double>> device_compare(const problem_state& s,
+                                                                  std::size_t i);
 
     // gpu_timing.cpp
     std::optional<fault> time(const problem_state& s, const module& cand,
