@@ -17,6 +17,10 @@
 #include <thread>
 
 namespace ktune::kernel {
+std::string capture_data_file(std::size_t i, const captured_argument& a, bool before) {
+    return fmt::format("{}-{}.{}", i, a.name, before ? "in" : "out");
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -26,7 +30,7 @@ constexpr const char* schema = "ktune.kernel_capture";
 constexpr const char* version = "1.0.0";
 
 std::string data_file(std::size_t i, const captured_argument& a, const char* when) {
-    return fmt::format("{}-{}.{}", i, a.name, when);
+    return capture_data_file(i, a, std::string_view(when) == "in");
 }
 
 ojson triple(const std::int64_t (&v)[3]) {

@@ -59,12 +59,15 @@ launch_dims dims_from(const json& j) {
 json job_json(const kernel_job& k) {
     json args = json::array();
     for (const auto& a : k.args) {
-        if (a.buffer)
-            args.push_back({{"type", a.type},
-                            {"elements", a.elements},
-                            {"input", a.input},
-                            {"output", a.output}});
-        else
+        if (a.buffer) {
+            json b{{"type", a.type},
+                   {"elements", a.elements},
+                   {"input", a.input},
+                   {"output", a.output}};
+            if (!a.input_file.empty()) b["input_file"] = a.input_file;
+            if (!a.reference_file.empty()) b["reference_file"] = a.reference_file;
+            args.push_back(std::move(b));
+        } else
             args.push_back({{"type", a.type}, {"value", a.value}});
     }
     return {{"problem", k.problem},
@@ -89,6 +92,8 @@ kernel_job job_from(const json& j) {
             x.elements = field<std::int64_t>(a, "elements");
             x.input = field<std::string>(a, "input");
             x.output = field<bool>(a, "output");
+            x.input_file = a.value("input_file", std::string());
+            x.reference_file = a.value("reference_file", std::string());
         } else {
             x.value = field<std::int64_t>(a, "value");
         }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -84,12 +85,27 @@ problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bo
                 throw error(error_kind::input,
                             fmt::format("unknown input generator '{}'", a.input));
             b.output = a.output;
-            b.in_place = a.output && *gen != kernel::input_generator::none;
+            b.in_place =
+                a.output && (*gen != kernel::input_generator::none || !a.input_file.empty());
             const std::size_t bytes = b.elements * kernel::size_of(t);
             s.bufs.emplace_back(std::max<std::size_t>(bytes, 1));
             s.pristine.emplace_back(b.in_place ? bytes : 0);
             s.scalar_slots.push_back(0);
             s.host_refs.emplace_back();
+            if (!a.input_file.empty()) {
+                // A captured input: the application's own bytes.
+                const std::string host = ktune::detail::read_file(a.input_file);
+                if (host.size() != bytes)
+                    throw error(error_kind::input, fmt::format("{}: {} bytes, the buffer holds {}",
+                                                               a.input_file, host.size(), bytes));
+                KTUNE_CUDA_CALL(
+                    cudaMemcpy(s.bufs.back().data(), host.data(), bytes, cudaMemcpyHostToDevice));
+                if (b.in_place)
+                    KTUNE_CUDA_CALL(cudaMemcpy(s.pristine.back().data(), host.data(), bytes,
+                                               cudaMemcpyHostToDevice));
+                s.specs.push_back(b);
+                continue;
+            }
             const bool device_fill =
                 *gen == kernel::input_generator::uniform &&
                 (t == kernel::element_type::fp32 || t == kernel::element_type::bf16);
@@ -123,6 +139,26 @@ problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bo
         it = problems.emplace(key, std::move(s)).first;
     }
     problem_state& s = it->second;
+    if (!s.reference_ran &&
+        std::any_of(job.args.begin(), job.args.end(),
+                    [](const kernel_arg_job& a) { return !a.reference_file.empty(); })) {
+        // A capture: the application's outputs are the reference; no reference kernel runs.
+        for (std::size_t i = 0; i < s.specs.size(); ++i) {
+            if (!s.specs[i].output) continue;
+            const std::string& file = job.args[i].reference_file;
+            if (file.empty())
+                throw error(error_kind::input,
+                            fmt::format("output argument {} has no captured bytes", i));
+            s.host_refs[i] = ktune::detail::read_file(file);
+            const std::size_t want = s.specs[i].elements * kernel::size_of(s.types[i]);
+            if (s.host_refs[i].size() != want)
+                throw error(error_kind::input, fmt::format("{}: {} bytes, the buffer holds {}",
+                                                           file, s.host_refs[i].size(), want));
+        }
+        keep_reference_outputs(s);
+        s.reference_ran = true;
+        return s;
+    }
     if (!s.reference && !job.reference_cubin.empty()) {
         // The tuner compiled it before the first candidate; a prepare request comes earlier and
         // must not wait for it.
@@ -136,29 +172,35 @@ problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bo
         if (const cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess)
             throw error(error_kind::cuda, fmt::format("the reference kernel failed: {}: {}",
                                                       cudaGetErrorName(e), cudaGetErrorString(e)));
-        s.device_refs.clear();
-        s.device_refs.resize(s.specs.size());
         for (std::size_t i = 0; i < s.specs.size(); ++i) {
             if (!s.specs[i].output) continue;
-            const std::size_t n = s.specs[i].elements;
-            s.host_refs[i].resize(n * kernel::size_of(s.types[i]));
+            s.host_refs[i].resize(s.specs[i].elements * kernel::size_of(s.types[i]));
             KTUNE_CUDA_CALL(cudaMemcpy(s.host_refs[i].data(), s.bufs[i].data(),
                                        s.host_refs[i].size(), cudaMemcpyDeviceToHost));
-            if (s.types[i] != kernel::element_type::fp32 &&
-                s.types[i] != kernel::element_type::bf16)
-                continue;
-            std::vector<float> ref(n);
-            for (std::size_t e = 0; e < n; ++e)
-                ref[e] = static_cast<float>(detail::decode(s.types[i], s.host_refs[i].data(), e));
-            s.device_refs[i] = device_buffer(std::max<std::size_t>(n * sizeof(float), 1));
-            KTUNE_CUDA_CALL(cudaMemcpy(s.device_refs[i].data(), ref.data(), n * sizeof(float),
-                                       cudaMemcpyHostToDevice));
-            s.host_refs[i].clear(); // compared on the device from now on
-            s.host_refs[i].shrink_to_fit();
         }
+        keep_reference_outputs(s);
         s.reference_ran = true;
     }
     return s;
+}
+
+void gpu_runner::impl::keep_reference_outputs(problem_state& s) {
+    s.device_refs.clear();
+    s.device_refs.resize(s.specs.size());
+    for (std::size_t i = 0; i < s.specs.size(); ++i) {
+        if (!s.specs[i].output ||
+            (s.types[i] != kernel::element_type::fp32 && s.types[i] != kernel::element_type::bf16))
+            continue;
+        const std::size_t n = s.specs[i].elements;
+        std::vector<float> ref(n);
+        for (std::size_t e = 0; e < n; ++e)
+            ref[e] = static_cast<float>(detail::decode(s.types[i], s.host_refs[i].data(), e));
+        s.device_refs[i] = device_buffer(std::max<std::size_t>(n * sizeof(float), 1));
+        KTUNE_CUDA_CALL(cudaMemcpy(s.device_refs[i].data(), ref.data(), n * sizeof(float),
+                                   cudaMemcpyHostToDevice));
+        s.host_refs[i].clear(); // compared on the device from now on
+        s.host_refs[i].shrink_to_fit();
+    }
 }
 
 void gpu_runner::impl::launch_kernel_job(const problem_state& s, CUfunction f,

@@ -139,6 +139,9 @@ struct gpu_runner::impl {
     // gpu_kernel_job.cpp: a user kernel's buffers, reference, launch and check
     problem_state& kernel_state_for(const candidate_request& r, bool compile);
     void launch_kernel_job(const problem_state& s, CUfunction f, const ops::launch_geometry& g);
+    /// The reference's outputs (in host_refs) kept for the compare: fp32/bf16 ones as fp32 on
+    /// the device, the others on the host.
+    void keep_reference_outputs(problem_state& s);
     std::optional<fault> kernel_check(problem_state& s, const module& cand,
                                       const candidate_request& r, candidate_result& out);
     std::optional<fault> kernel_compare(const problem_state& s, candidate_result& out,

@@ -2,6 +2,7 @@
 #include "tune/tune_target.hpp"
 
 #include "ktune/core/error.hpp"
+#include "ktune/kernel/capture.hpp"
 #include "ktune/kernel/check.hpp"
 #include "ktune/kernel/launcher.hpp"
 #include "ktune/kernel/space.hpp"
@@ -10,7 +11,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <limits>
+#include <optional>
 
 namespace ktune::tune {
 
@@ -111,6 +114,22 @@ public:
     kernel_target(const tune_request& rq, const std::string& arch)
         : spec_(kernel::load_spec(rq.kernel_spec)), prob_(rq.kernel_problem),
           hash_(kernel::spec_hash(spec_)) {
+        if (!rq.kernel_capture.empty()) {
+            capture_dir_ = rq.kernel_capture;
+            capture_ = kernel::read_capture(capture_dir_);
+            const auto where = (capture_dir_ / "capture.json").string();
+            if (capture_->kernel != spec_.name)
+                throw error(error_kind::input,
+                            fmt::format("{}: a capture of kernel '{}', not of '{}' ({})", where,
+                                        capture_->kernel, spec_.name, spec_.path.string()));
+            if (capture_->spec_hash != hash_)
+                throw error(error_kind::input,
+                            fmt::format("{}: captured with spec hash {}, the spec and its sources "
+                                        "now hash to {}: capture again with this version, or "
+                                        "tune the problem with --problem",
+                                        where, capture_->spec_hash, hash_));
+            prob_ = capture_->prob;
+        }
         kernel::check_problem(spec_, prob_);
         // A size or value that depends on a parameter would change the buffers between
         // candidates, and the reference's outputs would not compare: refused here.
@@ -123,7 +142,8 @@ public:
                                                 "ktune tune needs buffer sizes and scalar values "
                                                 "over the dimensions only",
                                                 a.where, a.name, n));
-        job_.problem = fmt::format("{}@{} {}", spec_.name, hash_, prob_.to_string());
+        job_.problem = fmt::format("{}@{} {}{}", spec_.name, hash_, prob_.to_string(),
+                                   capture_ ? " capture " + capture_dir_.string() : "");
         job_.rtol = spec_.correctness.rtol;
         job_.atol = spec_.correctness.atol;
         job_.input_seed = rq.seed + 1;
@@ -152,6 +172,7 @@ public:
         const kernel::geometry g = ref.launch ? launch_of_reference(*ref.launch, b)
                                               : kernel::launch_of(spec_, dflt, prob_, limits_);
         job_.reference_launch = dims_of(g, ref.where.empty() ? spec_.launch.where : ref.where);
+        if (capture_) use_capture();
     }
 
     [[nodiscard]] space make_space() const override {
@@ -198,7 +219,7 @@ public:
         if (!ref.default_config) rq.name_expression = ref.kernel;
         return rq;
     }
-    [[nodiscard]] bool needs_reference_result() const override { return true; }
+    [[nodiscard]] bool needs_reference_result() const override { return !capture_; }
     void set_reference(const compile::compile_result& r) override {
         job_.reference_cubin = r.cubin_path.string();
         job_.reference_kernel = r.lowered_name;
@@ -216,6 +237,35 @@ public:
     }
 
 private:
+    /// The capture's data in place of the generators and the reference kernel: each buffer
+    /// must hold what the spec sizes it at, scalars take the values the application passed.
+    void use_capture() {
+        const auto where = (capture_dir_ / "capture.json").string();
+        if (capture_->arguments.size() != job_.args.size())
+            throw error(error_kind::input,
+                        fmt::format("{}: {} arguments, the spec has {}", where,
+                                    capture_->arguments.size(), job_.args.size()));
+        for (std::size_t i = 0; i < job_.args.size(); ++i) {
+            const kernel::captured_argument& c = capture_->arguments[i];
+            measure::kernel_arg_job& j = job_.args[i];
+            if (!j.buffer) {
+                j.value = c.value;
+                continue;
+            }
+            const auto want =
+                j.elements * static_cast<std::int64_t>(kernel::size_of(spec_.arguments[i].type));
+            if (c.bytes != want)
+                throw error(error_kind::input,
+                            fmt::format("{}: argument '{}' holds {} bytes, the spec sizes it at "
+                                        "{} for {}",
+                                        where, c.name, c.bytes, want, prob_.to_string()));
+            if (c.before)
+                j.input_file = (capture_dir_ / kernel::capture_data_file(i, c, true)).string();
+            if (c.after)
+                j.reference_file = (capture_dir_ / kernel::capture_data_file(i, c, false)).string();
+        }
+    }
+
     [[nodiscard]] kernel::geometry launch_of_reference(const kernel::launch_spec& l,
                                                        const kernel::bindings& b) const {
         kernel::geometry g;
@@ -231,6 +281,8 @@ private:
     kernel::problem prob_;
     kernel::device_limits limits_;
     std::string hash_;
+    std::filesystem::path capture_dir_;
+    std::optional<kernel::kernel_capture> capture_;
     measure::kernel_job job_;
 };
 

@@ -65,3 +65,27 @@ set_tests_properties(cli_kernel_check_sample_finds_corner cli_kernel_check_sampl
                      PROPERTIES LABELS "unit;cli;nvrtc")
 ktune_cli_test(kernel_check_directory RC 2 ARGS kernel check examples/kernels
   EXPECT "examples/kernels:1:1: is a directory")
+
+# ktune tune --kernel: what is refused before any GPU work (exit 2 naming the problem).
+ktune_cli_test(tune_kernel_bad_problem RC 2
+  ARGS tune --kernel examples/kernels/matmul/matmul.json --problem M=64,N=64
+  EXPECT "lacks dimension 'K'")
+ktune_cli_test(tune_kernel_missing_spec RC 2
+  ARGS tune --kernel tests/data/kernel/no_such_spec.json EXPECT "no_such_spec.json:1:1")
+ktune_cli_test(tune_kernel_with_shape RC 2
+  ARGS tune --kernel examples/kernels/matmul/matmul.json --shape 64x64 EXPECT "not an op, --shape")
+ktune_cli_test(tune_kernel_two_sources RC 2
+  ARGS tune --kernel examples/kernels/matmul/matmul.json --problem M=1,N=1,K=1 --capture x
+  EXPECT "give one of --problem, --capture DIR and --misses FILE")
+ktune_cli_test(tune_kernel_problem_alone RC 2 ARGS tune softmax --problem M=4
+  EXPECT "go with --kernel SPEC")
+ktune_cli_test(tune_kernel_no_capture RC 2
+  ARGS tune --kernel examples/kernels/matmul/matmul.json --capture tests/data/kernel
+  EXPECT "no capture of kernel 'matmul'")
+ktune_cli_test(tune_kernel_misses_other_kernel RC 2
+  ARGS tune --kernel examples/kernels/matmul/matmul.json
+       --misses tests/data/kernel/launcher/misses.golden.jsonl
+  EXPECT "no miss of kernel 'matmul'")
+ktune_cli_test(tune_kernel_no_misses_file RC 2
+  ARGS tune --kernel examples/kernels/matmul/matmul.json --misses tests/data/kernel/none.jsonl
+  EXPECT "none.jsonl: no such misses file")

@@ -166,6 +166,13 @@ command add_tune(CLI::App& root) {
     app->add_option("--problem", o->op.problem,
                     "With --kernel: the problem's dimensions, e.g. M=4096,N=4096,K=4096 "
                     "(default: the spec's example dimensions)");
+    app->add_option("--capture", o->op.capture,
+                    "With --kernel: tune on captured launches ($KTUNE_CAPTURE of an application "
+                    "using the launcher): a capture directory, or a folder of them (each of this "
+                    "kernel is tuned); the application's outputs are the reference");
+    app->add_option("--misses", o->op.misses,
+                    "With --kernel: tune every problem of this kernel in a launcher's misses file "
+                    "(<cache>.misses.jsonl)");
     app->add_option("--record-space", o->op.record_space,
                     "Write every measured candidate as a recorded space that --space replays "
                     "(Kernel Tuner's cache format); with --strategy exhaustive, the whole space");
@@ -177,8 +184,9 @@ command add_tune(CLI::App& root) {
                         throw error(error_kind::usage, "give either --kernel SPEC or --space FILE");
                     return run_tune_kernel(o->op);
                 }
-                if (!o->op.problem.empty())
-                    throw error(error_kind::usage, "--problem goes with --kernel SPEC");
+                if (!o->op.problem.empty() || !o->op.capture.empty() || !o->op.misses.empty())
+                    throw error(error_kind::usage,
+                                "--problem, --capture and --misses go with --kernel SPEC");
                 if (o->op.op == "gemm" && o->space.empty()) return run_tune_gemm(o->op, *gemm_opts);
                 if (!o->space.empty()) {
                     if (!o->op.op.empty() || !o->op.plan.empty())

@@ -9,6 +9,7 @@
 #include "ktune/core/device.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/core/gpu_peaks.hpp"
+#include "ktune/kernel/launch_misses.hpp"
 #include "ktune/kernel/spec.hpp"
 #include "ktune/tune/tuner.hpp"
 #include "ktune/tune/tuner_json.hpp"
@@ -16,7 +17,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <vector>
@@ -261,6 +264,44 @@ int run_one(const tune::tune_request& rq, const tune_op_options& o) {
 } // namespace
 
 namespace {
+/// DIR itself when it is a capture, else every capture of `kernel` directly under it (sorted).
+std::vector<std::filesystem::path> capture_dirs(const std::string& dir, const std::string& kernel) {
+    namespace fs = std::filesystem;
+    if (fs::exists(fs::path(dir) / "capture.json")) return {dir};
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw error(error_kind::input,
+                    fmt::format("{}: not a directory (--capture takes a capture directory or a "
+                                "folder of them, as $KTUNE_CAPTURE names)",
+                                dir));
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.is_directory() && fs::exists(e.path() / "capture.json") &&
+            e.path().filename().string().starts_with(kernel + "-"))
+            out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    if (out.empty())
+        throw error(error_kind::input,
+                    fmt::format("{}: no capture of kernel '{}' (directories named {}-<hash>-...)",
+                                dir, kernel, kernel));
+    return out;
+}
+
+/// The distinct problems of `kernel` in a misses file, in file order.
+std::vector<kernel::problem> missed_problems(const std::string& file, const std::string& kernel) {
+    if (!std::filesystem::exists(file))
+        throw error(error_kind::input, fmt::format("{}: no such misses file", file));
+    std::vector<kernel::problem> out;
+    for (const auto& m : kernel::read_misses(file)) {
+        if (m.kernel != kernel) continue;
+        auto p = kernel::parse_problem(m.problem);
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+    }
+    if (out.empty())
+        throw error(error_kind::input, fmt::format("{}: no miss of kernel '{}'", file, kernel));
+    return out;
+}
+
 tune::tune_request base_request(const tune_op_options& o) {
     tune::tune_request base;
     base.strategy = o.strategy;
@@ -288,18 +329,41 @@ int run_tune_kernel(const tune_op_options& o) {
     if (o.vs_torch)
         throw error(error_kind::usage, "--vs-torch times PyTorch's equivalent of a built-in op; "
                                        "a user kernel has none");
-    tune::tune_request rq = base_request(o);
-    rq.kernel_spec = o.kernel;
-    if (!o.problem.empty()) {
-        rq.kernel_problem = kernel::parse_problem(o.problem);
+    if (static_cast<int>(!o.problem.empty()) + static_cast<int>(!o.capture.empty()) +
+            static_cast<int>(!o.misses.empty()) >
+        1)
+        throw error(error_kind::usage,
+                    "give one of --problem, --capture DIR and --misses FILE with --kernel");
+    tune::tune_request base = base_request(o);
+    base.kernel_spec = o.kernel;
+    const kernel::kernel_spec spec = kernel::load_spec(o.kernel);
+    std::vector<tune::tune_request> requests;
+    if (!o.capture.empty()) {
+        for (const auto& dir : capture_dirs(o.capture, spec.name)) {
+            tune::tune_request rq = base;
+            rq.kernel_capture = dir;
+            requests.push_back(std::move(rq));
+        }
+    } else if (!o.misses.empty()) {
+        for (const auto& p : missed_problems(o.misses, spec.name)) {
+            tune::tune_request rq = base;
+            rq.kernel_problem = p;
+            requests.push_back(std::move(rq));
+        }
     } else {
-        rq.kernel_problem = kernel::load_spec(o.kernel).example_problem();
-        if (!o.json)
+        tune::tune_request rq = base;
+        rq.kernel_problem =
+            o.problem.empty() ? spec.example_problem() : kernel::parse_problem(o.problem);
+        if (o.problem.empty() && !o.json)
             fmt::print(stderr, "no --problem: the spec's example dimensions {}\n",
                        rq.kernel_problem.to_string());
+        requests.push_back(std::move(rq));
     }
-    (void)tune::labels_of(rq); // the spec and the problem are checked before any GPU work
-    return run_one(rq, o);
+    // Every spec, capture and problem is checked before any GPU work.
+    for (const auto& rq : requests)
+        (void)tune::labels_of(rq);
+    if (requests.size() == 1) return run_one(requests.front(), o);
+    return run_tune_plan(requests, o);
 }
 
 int run_tune_op(const tune_op_options& o) {

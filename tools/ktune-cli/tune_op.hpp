@@ -25,6 +25,8 @@ struct tune_op_options {
     std::string kernel;       ///< --kernel: a user kernel's spec instead of an op
     std::string problem;      ///< --problem: its dimensions; empty: the spec's example values
     std::string record_space; ///< --record-space: every measured candidate, replayable
+    std::string capture;      ///< --capture: a capture directory, or a folder of them
+    std::string misses;       ///< --misses: a launcher's misses file: tune each missed problem
 };
 
 /// Runs the op mode: one tune, or several on one tune session (several shapes or dtypes, or a

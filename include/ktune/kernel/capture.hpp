@@ -48,6 +48,9 @@ struct kernel_capture {
 
 /// "<kernel>-<spec_hash>-<dim><value>_..." ("matmul-0123456789abcdef-M64_N64_K64").
 std::string capture_dir_name(const kernel_capture& c);
+/// The data file of argument i (index in the spec's order) inside a capture directory: its
+/// bytes before the launch ("<i>-<name>.in") or after it ("<i>-<name>.out").
+std::string capture_data_file(std::size_t i, const captured_argument& a, bool before);
 /// The capture.json text (what write_capture writes; for golden tests).
 std::string capture_json(const kernel_capture& c);
 

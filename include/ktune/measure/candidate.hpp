@@ -50,6 +50,11 @@ struct kernel_arg_job {
     std::string input = "none"; ///< kernel::to_string(input_generator) of a buffer read
     bool output = false;        ///< written (with an input too: restored before every launch)
     std::int64_t value = 0;     ///< scalar (an fp32/fp64 scalar gets it converted)
+    /// A captured launch's data (ktune/kernel/capture.hpp): the buffer's bytes before the launch
+    /// (instead of the generator) and, for an output, the expected bytes after it (the
+    /// application's own output is the reference). Empty: generated / the reference kernel's.
+    std::string input_file;
+    std::string reference_file;
     bool operator==(const kernel_arg_job&) const = default;
 };
 
@@ -58,7 +63,8 @@ struct kernel_arg_job {
 /// reads no spec. The reference is a compiled kernel (the default config's, or the spec's
 /// reference kernel) run once per problem on the same inputs; outputs are compared on the host.
 struct kernel_job {
-    /// Identity of the problem ("<name>@<spec hash> M=..,N=.."): buffers, inputs and the
+    /// Identity of the problem ("<name>@<spec hash> M=..,N=..", a capture's directory after
+    /// it): buffers, inputs and the
     /// reference's outputs are kept while it stays the same. Empty: not a user kernel.
     std::string problem;
     std::vector<kernel_arg_job> args; ///< kernel-argument order

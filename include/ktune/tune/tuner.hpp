@@ -42,6 +42,10 @@ struct tune_request {
     /// (docs/perf/kernel.md#tuning-a-user-kernel).
     std::filesystem::path kernel_spec;
     kernel::problem kernel_problem;
+    /// With kernel_spec: a capture directory (ktune/kernel/capture.hpp) whose problem, inputs,
+    /// scalars and outputs (the reference) replace kernel_problem and the spec's generators:
+    /// the application's real data (`ktune tune --kernel SPEC --capture DIR`).
+    std::filesystem::path kernel_capture;
     std::string strategy = "auto";
     std::size_t budget = 0; ///< evaluated configs; 0: 256 (or the whole space if smaller)
     std::uint64_t seed = 0;

@@ -2,16 +2,19 @@
 // example kernel is tuned at a small problem with every candidate checked against its
 // reference (no correct kernel may read as wrong), the winner is filed under the key the
 // run-time launcher looks up (exact tier), and a kernel that is wrong for one config value is
-// caught for exactly those configs.
+// caught for exactly those configs; a captured launch is tuned on the application's own data.
 #include "catch.hpp"
 
 #include "ktune/kernel/launcher.hpp"
 #include "ktune/tune/tuner.hpp"
 
+#include <cuda_runtime_api.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace ktune;
 namespace fs = std::filesystem;
@@ -110,4 +113,64 @@ __global__ void axpy(const float* x, float* y, int a, int n) {
     }
     CHECK(r.winner.cfg.get<std::int64_t>("BLOCK") != 128);
     fs::remove_all(dir);
+}
+
+TEST_CASE("a captured launch is tuned on the application's data, its output the reference") {
+    const fs::path root =
+        fs::temp_directory_path() / ("ktune_gpu_kernel_capture_" + std::to_string(getpid()));
+    fs::remove_all(root);
+    kernel::launcher_options lo;
+    lo.cache_file = root / "app.json";
+    lo.capture_dir = root / "captures";
+    lo.record_misses = false;
+    kernel::launcher app(example("matmul"), lo);
+    const std::int32_t M = 256, N = 128, K = 64;
+    const std::int64_t dims[] = {M, N, K};
+    std::vector<float> a(static_cast<std::size_t>(M) * K), b(static_cast<std::size_t>(K) * N);
+    for (std::size_t i = 0; i < a.size(); ++i)
+        a[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 4.0f;
+    for (std::size_t i = 0; i < b.size(); ++i)
+        b[i] = static_cast<float>(static_cast<int>(i % 13) - 6) / 2.0f;
+    float *da = nullptr, *db = nullptr, *dc = nullptr;
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&da), a.size() * 4) == cudaSuccess);
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&db), b.size() * 4) == cudaSuccess);
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&dc), static_cast<std::size_t>(M) * N * 4) ==
+            cudaSuccess);
+    REQUIRE(cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    app.launch(dims, {da, db, dc, M, N, K}, nullptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dc);
+    REQUIRE(app.stats().captures == 1);
+    fs::path captured;
+    for (const auto& e : fs::directory_iterator(root / "captures"))
+        captured = e.path();
+    REQUIRE_FALSE(captured.empty());
+
+    auto rq = request(example("matmul"), "M=1,N=1,K=1", root / "tuned.json");
+    rq.kernel_capture = captured; // its problem, inputs and output replace these
+    const auto r = tune::tune_op(rq);
+    REQUIRE_FALSE(r.winner.cfg.empty());
+    CHECK(count(r, tune::eval_status::wrong_result) == 0);
+    CHECK(r.winner.key.bucket == std::vector<std::int64_t>{256, 128, 64});
+
+    // The application's output altered: no config reproduces it.
+    const fs::path out = captured / "2-C.out";
+    REQUIRE(fs::exists(out));
+    std::string bytes;
+    {
+        std::ifstream in(out, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    bytes[0] = static_cast<char>(bytes[0] ^ 0x40);
+    std::ofstream(out, std::ios::binary | std::ios::trunc) << bytes;
+    auto bad = rq;
+    bad.budget = 4;
+    bad.cache_file = root / "tuned2.json";
+    const auto r2 = tune::tune_op(bad);
+    CHECK(r2.winner.cfg.empty());
+    CHECK(count(r2, tune::eval_status::wrong_result) == r2.candidates.size());
+    fs::remove_all(root);
 }

@@ -76,9 +76,9 @@ TEST_CASE("a user kernel's job round-trips, and a request without one has none")
     CHECK(encode(rq).find("\"job\"") == std::string::npos);
     kernel_job& k = rq.job;
     k.problem = "matmul@0123456789abcdef M=64,N=32,K=16";
-    k.args = {{true, "fp32", 1024, "uniform", false, 0},
-              {true, "bf16", 512, "zeros", true, 0},
-              {false, "int64", 0, "none", false, 1LL << 40}};
+    k.args = {{true, "fp32", 1024, "uniform", false, 0, "", ""},
+              {true, "bf16", 512, "zeros", true, 0, "/cap/1-y.in", "/cap/1-y.out"},
+              {false, "int64", 0, "none", false, 1LL << 40, "", ""}};
     k.launch = {{4, 2, 1}, {16, 8, 1}, 4096};
     k.reference_cubin = "/tmp/ref.cubin";
     k.reference_kernel = "_Z6matmulILi32EEvPKfS1_Pfiii";

@@ -4,6 +4,7 @@
 #include "catch.hpp"
 
 #include "ktune/core/error.hpp"
+#include "ktune/kernel/capture.hpp"
 #include "ktune/kernel/launcher.hpp"
 #include "ktune/kernel/space.hpp"
 #include "tune/tune_target.hpp"
@@ -149,4 +150,60 @@ TEST_CASE("a built-in op's target is the op") {
     CHECK(prep.job.empty());
     CHECK_FALSE(t->needs_reference_result());
     CHECK(t->make_space().valid_count() == ops::find_op("softmax").enumerate(rq.prob).size());
+}
+
+TEST_CASE("a capture's data replace the generators and the reference kernel") {
+    const fs::path spec_file = fs::path(KTUNE_TEST_DATA_DIR) / "kernel" / "launcher" / "scale.json";
+    const auto spec = kernel::load_spec(spec_file);
+    kernel::kernel_capture c;
+    c.kernel = spec.name;
+    c.spec = spec_file.string();
+    c.spec_hash = kernel::spec_hash(spec);
+    c.arch = "sm_90";
+    c.prob = kernel::parse_problem("N=64");
+    c.cfg = kernel::default_config(spec);
+    c.arguments = {{"x", kernel::argument_kind::buffer, kernel::element_type::fp32, 256,
+                    std::string(256, '\1'), std::nullopt, 0},
+                   {"y", kernel::argument_kind::buffer, kernel::element_type::fp32, 256,
+                    std::nullopt, std::string(256, '\2'), 0},
+                   {"n", kernel::argument_kind::scalar, kernel::element_type::int32, 0,
+                    std::nullopt, std::nullopt, 64},
+                   {"stride", kernel::argument_kind::scalar, kernel::element_type::int64, 0,
+                    std::nullopt, std::nullopt, 1}};
+    const fs::path root = fs::temp_directory_path() / "ktune_tune_target_capture";
+    fs::remove_all(root);
+    const fs::path dir = kernel::write_capture(root, c);
+    REQUIRE_FALSE(dir.empty());
+
+    tune::tune_request rq;
+    rq.kernel_spec = spec_file;
+    rq.kernel_capture = dir;
+    const auto t = tune::detail::make_target(rq, "sm_90");
+    CHECK(t->labels().problem == "N=64"); // the capture's problem
+    CHECK_FALSE(t->needs_reference_result());
+    measure::candidate_request line;
+    t->describe(t->default_config(), line);
+    REQUIRE(line.job.args.size() == 4);
+    CHECK(line.job.args[0].input_file == (dir / "0-x.in").string());
+    CHECK(line.job.args[0].reference_file.empty());
+    CHECK(line.job.args[1].reference_file == (dir / "1-y.out").string());
+    CHECK(line.job.args[2].value == 64);
+    CHECK(line.job.problem.find(" capture ") != std::string::npos);
+    CHECK(measure::decode_request(measure::encode(line)) == line); // the files travel to the worker
+
+    // A capture taken with another version of the spec is refused, naming both hashes.
+    c.spec_hash = "0000000000000000";
+    c.prob = kernel::parse_problem("N=128");
+    c.arguments[0].bytes = c.arguments[1].bytes = 512;
+    c.arguments[0].before = std::string(512, '\1');
+    c.arguments[1].after = std::string(512, '\2');
+    rq.kernel_capture = kernel::write_capture(root, c);
+    try {
+        (void)tune::detail::make_target(rq, "sm_90");
+        FAIL("a stale capture was accepted");
+    } catch (const ktune::error& e) {
+        CHECK(std::string(e.what()).find("captured with spec hash 0000000000000000") !=
+              std::string::npos);
+    }
+    fs::remove_all(root);
 }
