@@ -161,46 +161,38 @@ copy_bandwidth measure_copy_bandwidth(std::size_t bytes) {
                          KTUNE_CUDA_CALL(
                              cudaMemcpyAsync(dst_p, src_p, bytes, cudaMemcpyDeviceToDevice, st));
                      }});
-    for (CUfunction f : {m.plain, m.streaming})
-        for (int per_sm : {2, 4, 8}) {
-            const unsigned blocks = static_cast<unsigned>(prop.multiProcessorCount * per_sm);
-            forms.push_back({fmt::format("kernel 16 B/thread, {}, {} blocks/SM",
-                                         f == m.plain ? "plain" : "streaming", per_sm),
-                             [&m, f, blocks, &src_p, &dst_p, &n16](cudaStream_t st) {
-                                 void* args[] = {&src_p, &dst_p, &n16};
-                                 if (const CUresult rc =
-                                         m.launch(f, blocks, 1, 1, 256, 1, 1, 0,
+    // One copy kernel on `blocks` blocks of 256 threads.
+    const auto kernel_form = [&](std::string name, CUfunction f, unsigned blocks) {
+        forms.push_back(
+            {std::move(name), [&m, f, blocks, &src_p, &dst_p, &n16](cudaStream_t st) {
+                 void* args[] = {&src_p, &dst_p, &n16};
+                 if (const CUresult rc = m.launch(f, blocks, 1, 1, 256, 1, 1, 0,
                                                   reinterpret_cast<CUstream>(st), args, nullptr);
-                                     rc != CUDA_SUCCESS)
-                                     throw error(error_kind::cuda,
-                                                 "cuLaunchKernel: " +
-                                                     ktune::detail::driver_error_name(rc));
-                             }});
-        }
-
+                     rc != CUDA_SUCCESS)
+                     throw error(error_kind::cuda,
+                                 "cuLaunchKernel: " + ktune::detail::driver_error_name(rc));
+             }});
+    };
+    const auto per_sm_blocks = [&](int per_sm) {
+        return static_cast<unsigned>(prop.multiProcessorCount * per_sm);
+    };
+    for (CUfunction f : {m.plain, m.streaming})
+        for (int per_sm : {2, 4, 8})
+            kernel_form(fmt::format("kernel 16 B/thread, {}, {} blocks/SM",
+                                    f == m.plain ? "plain" : "streaming", per_sm),
+                        f, per_sm_blocks(per_sm));
     // Unrolled: one pass (a block per tile, as the tuned ops launch) and grid-stride at 4 and 8
     // blocks per SM.
     for (const auto& u : m.unrolled) {
         const long long tile = 256LL * u.per_thread;
-        for (int per_sm : {0, 4, 8}) {
-            const unsigned blocks = per_sm == 0
-                                        ? static_cast<unsigned>((n16 + tile - 1) / tile)
-                                        : static_cast<unsigned>(prop.multiProcessorCount * per_sm);
-            forms.push_back({fmt::format("kernel {} x 16 B/thread, {}, {}", u.per_thread,
-                                         u.streaming ? "streaming" : "plain",
-                                         per_sm == 0 ? std::string("one pass")
-                                                     : fmt::format("{} blocks/SM", per_sm)),
-                             [&m, f = u.f, blocks, &src_p, &dst_p, &n16](cudaStream_t st) {
-                                 void* args[] = {&src_p, &dst_p, &n16};
-                                 if (const CUresult rc =
-                                         m.launch(f, blocks, 1, 1, 256, 1, 1, 0,
-                                                  reinterpret_cast<CUstream>(st), args, nullptr);
-                                     rc != CUDA_SUCCESS)
-                                     throw error(error_kind::cuda,
-                                                 "cuLaunchKernel: " +
-                                                     ktune::detail::driver_error_name(rc));
-                             }});
-        }
+        for (int per_sm : {0, 4, 8})
+            kernel_form(fmt::format("kernel {} x 16 B/thread, {}, {}", u.per_thread,
+                                    u.streaming ? "streaming" : "plain",
+                                    per_sm == 0 ? std::string("one pass")
+                                                : fmt::format("{} blocks/SM", per_sm)),
+                        u.f,
+                        per_sm == 0 ? static_cast<unsigned>((n16 + tile - 1) / tile)
+                                    : per_sm_blocks(per_sm));
     }
 
     copy_bandwidth best;

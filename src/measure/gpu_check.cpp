@@ -41,37 +41,23 @@ std::optional<fault> gpu_runner::impl::compare_outputs(const problem_state& s,
                                                        candidate_result& out, bool count_busy,
                                                        const char* what) {
     const int t = s.prob.type == ops::dtype::f32 ? 0 : 1;
-    const ops::launch_geometry g1{{1024, 1, 1}, {256, 1, 1}, 0};
     const ops::tolerance tol = s.op->tolerance_for(s.prob);
     std::size_t out_i = 0;
     std::int64_t bad_total = 0;
     float max_err = 0;
     for (std::size_t i = 0; i < s.specs.size(); ++i) {
         if (!s.specs[i].output) continue;
-        KTUNE_CUDA_CALL(cudaMemsetAsync(counters.data(), 0, 16, stream.get()));
-        const void* o = s.bufs[i].data();
-        const void* ref = s.refs[out_i++].data();
-        long long n = static_cast<long long>(s.specs[i].elements);
-        double rtol = tol.rtol, atol = tol.atol;
-        void* bad = counters.data();
-        void* me = static_cast<char*>(counters.data()) + 8;
-        void* args[] = {&o, &ref, &n, &rtol, &atol, &bad, &me};
-        launch(compare[t], g1, args);
-        unsigned long long host[2] = {0, 0};
-        KTUNE_CUDA_CALL(
-            cudaMemcpyAsync(host, counters.data(), 16, cudaMemcpyDeviceToHost, stream.get()));
-        if (const cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess)
-            return fault{run_status::launch_error, cudaGetErrorString(e), true};
+        const auto c = compare_on_device(s.bufs[i].data(), s.refs[out_i++].data(),
+                                         s.specs[i].elements, t == 1, tol.rtol, tol.atol);
+        if (!c)
+            return fault{run_status::launch_error, cudaGetErrorString(cudaGetLastError()), true};
         KTUNE_CUDA_CALL(cudaEventRecord(check_end.get(), stream.get()));
         KTUNE_CUDA_CALL(cudaEventSynchronize(check_end.get()));
         // The check is GPU work too: fill, reference, candidate, compare back to back.
         if (count_busy && out_i == 1)
             out.gpu_busy_ms += ms_between(check_begin.get(), check_end.get());
-        bad_total += static_cast<std::int64_t>(host[0]);
-        float m;
-        const unsigned bits = static_cast<unsigned>(host[1]);
-        std::memcpy(&m, &bits, 4);
-        max_err = std::max(max_err, m);
+        bad_total += c->bad;
+        max_err = std::max(max_err, static_cast<float>(c->max_error));
     }
     out.bad_elements = bad_total;
     out.max_error = max_err;
@@ -97,6 +83,30 @@ std::optional<fault> gpu_runner::impl::guarded_launch(const problem_state& s, co
         return fault{run_status::launch_error,
                      fmt::format("{}: {}", cudaGetErrorName(e), cudaGetErrorString(e)), true};
     return std::nullopt;
+}
+
+} // namespace ktune::measure
+
+namespace ktune::measure {
+
+std::optional<gpu_runner::impl::device_verdict>
+gpu_runner::impl::compare_on_device(const void* out, const void* ref, std::size_t n, bool bf16,
+                                    double rtol, double atol) {
+    const ops::launch_geometry g1{{1024, 1, 1}, {256, 1, 1}, 0};
+    KTUNE_CUDA_CALL(cudaMemsetAsync(counters.data(), 0, 16, stream.get()));
+    auto count = static_cast<long long>(n);
+    void* bad = counters.data();
+    void* me = static_cast<char*>(counters.data()) + 8;
+    void* args[] = {&out, &ref, &count, &rtol, &atol, &bad, &me};
+    launch(compare[bf16 ? 1 : 0], g1, args);
+    unsigned long long host[2] = {0, 0};
+    KTUNE_CUDA_CALL(
+        cudaMemcpyAsync(host, counters.data(), 16, cudaMemcpyDeviceToHost, stream.get()));
+    if (cudaStreamSynchronize(stream.get()) != cudaSuccess) return std::nullopt;
+    float m = 0;
+    const auto bits = static_cast<unsigned>(host[1]);
+    std::memcpy(&m, &bits, 4);
+    return device_verdict{static_cast<std::int64_t>(host[0]), m};
 }
 
 } // namespace ktune::measure

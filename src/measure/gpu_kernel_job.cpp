@@ -92,17 +92,21 @@ problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bo
             s.pristine.emplace_back(b.in_place ? bytes : 0);
             s.scalar_slots.push_back(0);
             s.host_refs.emplace_back();
+            // Host bytes into the buffer (and its pristine copy when it is also an output).
+            const auto upload = [&](const std::string& host) {
+                KTUNE_CUDA_CALL(
+                    cudaMemcpy(s.bufs.back().data(), host.data(), bytes, cudaMemcpyHostToDevice));
+                if (b.in_place)
+                    KTUNE_CUDA_CALL(cudaMemcpy(s.pristine.back().data(), host.data(), bytes,
+                                               cudaMemcpyHostToDevice));
+            };
             if (!a.input_file.empty()) {
                 // A captured input: the application's own bytes.
                 const std::string host = ktune::detail::read_file(a.input_file);
                 if (host.size() != bytes)
                     throw error(error_kind::input, fmt::format("{}: {} bytes, the buffer holds {}",
                                                                a.input_file, host.size(), bytes));
-                KTUNE_CUDA_CALL(
-                    cudaMemcpy(s.bufs.back().data(), host.data(), bytes, cudaMemcpyHostToDevice));
-                if (b.in_place)
-                    KTUNE_CUDA_CALL(cudaMemcpy(s.pristine.back().data(), host.data(), bytes,
-                                               cudaMemcpyHostToDevice));
+                upload(host);
                 s.specs.push_back(b);
                 continue;
             }
@@ -126,11 +130,7 @@ problem_state& gpu_runner::impl::kernel_state_for(const candidate_request& r, bo
                 std::string host(bytes, '\0');
                 detail::generate(t, *gen, job.input_seed * 1315423911ULL + n_arg, b.elements,
                                  host.data());
-                KTUNE_CUDA_CALL(
-                    cudaMemcpy(s.bufs.back().data(), host.data(), bytes, cudaMemcpyHostToDevice));
-                if (b.in_place)
-                    KTUNE_CUDA_CALL(cudaMemcpy(s.pristine.back().data(), host.data(), bytes,
-                                               cudaMemcpyHostToDevice));
+                upload(host);
             }
             s.specs.push_back(b);
         }
@@ -234,28 +234,6 @@ std::optional<fault> gpu_runner::impl::kernel_check(problem_state& s, const modu
     return kernel_compare(s, out, "");
 }
 
-std::optional<std::pair<std::int64_t, double>>
-gpu_runner::impl::device_compare(const problem_state& s, std::size_t i) {
-    const ops::launch_geometry g1{{1024, 1, 1}, {256, 1, 1}, 0};
-    KTUNE_CUDA_CALL(cudaMemsetAsync(counters.data(), 0, 16, stream.get()));
-    const void* o = s.bufs[i].data();
-    const void* ref = s.device_refs[i].data();
-    long long n = static_cast<long long>(s.specs[i].elements);
-    double rtol = s.rtol, atol = s.atol;
-    void* bad = counters.data();
-    void* me = static_cast<char*>(counters.data()) + 8;
-    void* args[] = {&o, &ref, &n, &rtol, &atol, &bad, &me};
-    launch(compare[s.types[i] == kernel::element_type::fp32 ? 0 : 1], g1, args);
-    unsigned long long host[2] = {0, 0};
-    KTUNE_CUDA_CALL(
-        cudaMemcpyAsync(host, counters.data(), 16, cudaMemcpyDeviceToHost, stream.get()));
-    if (cudaStreamSynchronize(stream.get()) != cudaSuccess) return std::nullopt;
-    float m = 0;
-    const auto bits = static_cast<unsigned>(host[1]);
-    std::memcpy(&m, &bits, 4);
-    return std::pair{static_cast<std::int64_t>(host[0]), static_cast<double>(m)};
-}
-
 std::optional<fault> gpu_runner::impl::kernel_compare(const problem_state& s, candidate_result& out,
                                                       const char* what) {
     std::int64_t bad = 0;
@@ -264,10 +242,12 @@ std::optional<fault> gpu_runner::impl::kernel_compare(const problem_state& s, ca
     for (std::size_t i = 0; i < s.specs.size(); ++i) {
         if (!s.specs[i].output) continue;
         if (s.device_refs[i].size() > 0) {
-            const auto c = device_compare(s, i);
+            const auto c =
+                compare_on_device(s.bufs[i].data(), s.device_refs[i].data(), s.specs[i].elements,
+                                  s.types[i] == kernel::element_type::bf16, s.rtol, s.atol);
             if (!c) return fault{run_status::launch_error, "the device compare failed", true};
-            bad += c->first;
-            max_err = std::max(max_err, c->second);
+            bad += c->bad;
+            max_err = std::max(max_err, c->max_error);
             continue;
         }
         const std::string& ref = s.host_refs[i];

@@ -129,6 +129,15 @@ struct gpu_runner::impl {
     /// Fresh inputs, poisoned outputs, reference, candidate, compare.
     std::optional<fault> check(problem_state& s, const module& cand, const candidate_request& r,
                                candidate_result& out);
+    /// n outputs (fp32, or bf16) against an fp32 reference on the device, with the compare
+    /// kernels: elements off |out - ref| <= atol + rtol |ref| (NaN counts) and the largest finite
+    /// error; nullopt when the stream failed (the context may be gone).
+    struct device_verdict {
+        std::int64_t bad = 0;
+        double max_error = 0;
+    };
+    std::optional<device_verdict> compare_on_device(const void* out, const void* ref, std::size_t n,
+                                                    bool bf16, double rtol, double atol);
     /// Every output against the reference; wrong_result naming `what` when any is off.
     std::optional<fault> compare_outputs(const problem_state& s, candidate_result& out,
                                          bool count_busy, const char* what);
@@ -146,10 +155,6 @@ struct gpu_runner::impl {
                                       const candidate_request& r, candidate_result& out);
     std::optional<fault> kernel_compare(const problem_state& s, candidate_result& out,
                                         const char* what);
-    /// Argument i's output against its device reference: (bad elements, largest finite
-    /// error); nullopt when the stream failed.
-    std::optional<std::pair<std::int64_t, double>> device_compare(const problem_state& s,
-                                                                  std::size_t i);
 
     // gpu_timing.cpp
     std::optional<fault> time(const problem_state& s, const module& cand,

@@ -3,6 +3,7 @@
 // config (an exact entry written for this GPU), and its output is checked against a host
 // reference with the spec's tolerances.
 #include "catch.hpp"
+#include "examples.hpp"
 
 #include "ktune/cache/store.hpp"
 #include "ktune/kernel/launcher.hpp"
@@ -20,8 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path example(const char* name) {
-    return fs::path(KTUNE_EXAMPLES_DATA_DIR).parent_path() / "kernels" / name /
-           (std::string(name) + ".json");
+    return ktune_test::example_spec(name);
 }
 
 struct device_buffer {

@@ -4,6 +4,7 @@
 // run-time launcher looks up (exact tier), and a kernel that is wrong for one config value is
 // caught for exactly those configs; a captured launch is tuned on the application's own data.
 #include "catch.hpp"
+#include "examples.hpp"
 
 #include "ktune/kernel/launcher.hpp"
 #include "ktune/tune/tuner.hpp"
@@ -21,8 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path example(const char* name) {
-    return fs::path(KTUNE_EXAMPLES_DATA_DIR).parent_path() / "kernels" / name /
-           (std::string(name) + ".json");
+    return ktune_test::example_spec(name);
 }
 
 tune::tune_request request(const fs::path& spec, const char* problem, const fs::path& cache) {

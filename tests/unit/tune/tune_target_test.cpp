@@ -2,6 +2,7 @@
 // into the worker's job (buffer sizes, scalars, geometry, reference), its space and key the
 // same as the kernel module's, and the built-in op's target unchanged.
 #include "catch.hpp"
+#include "examples.hpp"
 
 #include "ktune/core/error.hpp"
 #include "ktune/kernel/capture.hpp"
@@ -17,8 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path example(const char* name) {
-    return fs::path(KTUNE_EXAMPLES_DATA_DIR).parent_path() / "kernels" / name /
-           (std::string(name) + ".json");
+    return ktune_test::example_spec(name);
 }
 tune::tune_request kernel_request(const char* name, const char* problem) {
     tune::tune_request rq;
