@@ -42,7 +42,7 @@ public:
             throw error(error_kind::unsupported,
                         fmt::format("op '{}' has no valid config for shape {} {}", op_.name(),
                                     ops::to_string(prob_.shape), ops::to_string(prob_.type)));
-        sp.restrict_to(std::move(members));
+        sp.restrict_to(members);
         return sp;
     }
     [[nodiscard]] config default_config() const override { return op_.default_config(prob_); }
@@ -190,7 +190,7 @@ public:
         members.reserve(cs.size());
         for (std::size_t i = 0; i < cs.size(); ++i)
             members.push_back(sp.from_config(cs.at(i)));
-        sp.restrict_to(std::move(members));
+        sp.restrict_to(members);
         return sp;
     }
     [[nodiscard]] config default_config() const override { return kernel::default_config(spec_); }
