@@ -11,10 +11,9 @@ echo "== tests of the main build (at ${SECONDS} s)"
 
 if [ "${KTUNE_QUICK:-0}" != 1 ]; then
     echo "== ASan+UBSan build of the unit tests (at ${SECONDS} s)"
-    # Line tables only (-g1): sanitizer reports keep file:line, the objects and links shrink.
     BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DKTUNE_SANITIZE=ON -DKTUNE_WERROR=ON \
         -DKTUNE_BUILD_BENCH=OFF -DKTUNE_BUILD_EXAMPLES=OFF -DKTUNE_BUILD_GPU_TESTS=OFF \
-        -DKTUNE_CHECK_HEADERS=OFF -DCMAKE_CXX_FLAGS_DEBUG=-g1
+        -DKTUNE_CHECK_HEADERS=OFF
     # cudart keeps allocations until process teardown, which LeakSanitizer would report.
     (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

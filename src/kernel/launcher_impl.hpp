@@ -1,6 +1,7 @@
 #pragma once
 // Private: the launcher's state, shared by launcher.cpp (plans, compile, launch) and
 // launcher_capture.cpp (the capture path).
+#include "core/fnv1a.hpp"
 #include "kernel/launch_driver.hpp"
 #include "ktune/cache/index.hpp"
 #include "ktune/compile/compile.hpp"
@@ -33,10 +34,11 @@ struct dims_key {
 
 struct dims_key_hash {
     std::size_t operator()(const dims_key& k) const noexcept {
-        std::uint64_t h = 0xcbf29ce484222325ULL;
+        // FNV-1a's constants a word at a time (the hot path folds n int64s, not 8n bytes).
+        std::uint64_t h = ktune::detail::fnv1a_basis;
         for (std::size_t i = 0; i < k.n; ++i) {
             h ^= static_cast<std::uint64_t>(k.v[i]);
-            h *= 0x100000001b3ULL;
+            h *= ktune::detail::fnv1a_prime;
             h ^= h >> 29;
         }
         return static_cast<std::size_t>(h);

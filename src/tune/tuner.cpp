@@ -171,8 +171,8 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
     rep.bytes = target->bytes();
     ev.compile_reference();
     // From the per-device file when it is fresh: this process then needs no CUDA context.
-    rep.copy_gbs = copy_gbs_for(dev, q.versions.driver, &rep.copy_gbs_cached,
-                                copy_roof_bytes(rep.bytes));
+    rep.copy_gbs =
+        copy_gbs_for(dev, q.versions.driver, &rep.copy_gbs_cached, copy_roof_bytes(rep.bytes));
     mark("copy_gbs");
     ev.mark = mark;
     ev.on_baseline = [&](tune_report& r) {
