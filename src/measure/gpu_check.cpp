@@ -62,11 +62,8 @@ std::optional<fault> gpu_runner::impl::compare_outputs(const problem_state& s,
     out.bad_elements = bad_total;
     out.max_error = max_err;
     if (bad_total > 0)
-        return fault{run_status::wrong_result,
-                     fmt::format("{}{} elements outside |out-ref| <= {:g} + {:g}|ref| (or "
-                                 "unwritten/NaN); largest finite error {:g}",
-                                 what, bad_total, tol.atol, tol.rtol, max_err),
-                     false};
+        return detail::wrong_result(what, bad_total, tol.atol, tol.rtol,
+                                    fmt::format("; largest finite error {:g}", max_err));
     return std::nullopt;
 }
 
@@ -88,6 +85,15 @@ std::optional<fault> gpu_runner::impl::guarded_launch(const problem_state& s, co
 } // namespace ktune::measure
 
 namespace ktune::measure {
+
+fault detail::wrong_result(const char* what, std::int64_t bad, double atol, double rtol,
+                           const std::string& detail) {
+    return fault{run_status::wrong_result,
+                 fmt::format("{}{} elements outside |out-ref| <= {:g} + {:g}|ref| (or "
+                             "unwritten/NaN){}",
+                             what, bad, atol, rtol, detail),
+                 false};
+}
 
 std::optional<gpu_runner::impl::device_verdict>
 gpu_runner::impl::compare_on_device(const void* out, const void* ref, std::size_t n, bool bf16,

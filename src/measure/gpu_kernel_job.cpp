@@ -268,11 +268,8 @@ std::optional<fault> gpu_runner::impl::kernel_compare(const problem_state& s, ca
     out.bad_elements = bad;
     out.max_error = max_err;
     if (bad > 0)
-        return fault{run_status::wrong_result,
-                     fmt::format("{}{} elements outside |out-ref| <= {:g} + {:g}|ref| (or "
-                                 "unwritten/NaN){}",
-                                 what, bad, s.atol, s.rtol, first),
-                     false};
+        return detail::wrong_result(what, bad, s.atol, s.rtol,
+                                    fmt::format("; largest finite error {:g}{}", max_err, first));
     return std::nullopt;
 }
 

@@ -55,6 +55,11 @@ struct fault {
     bool fatal;
 };
 
+/// The wrong_result of a check: `bad` elements outside the tolerance, `what` before it (e.g.
+/// "after timing: "), `detail` after it (the largest error, the first bad element).
+fault wrong_result(const char* what, std::int64_t bad, double atol, double rtol,
+                   const std::string& detail);
+
 double ms_between(cudaEvent_t a, cudaEvent_t b);
 
 struct problem_state {

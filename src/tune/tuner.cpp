@@ -25,8 +25,11 @@ using detail::process_evaluator;
 } // namespace
 
 namespace {
-/// rq's key on the device `q` found (what environment::current() derives, from a query made).
-cache::cache_key key_for(const tune_request& rq, const device_query& q) {
+/// The key of `target` (rq's) on the device `q` found (what environment::current() derives,
+/// from a query made). The target derives it: a user kernel's spec and sources are read and
+/// hashed once per tune, not once per key.
+cache::cache_key key_for(const detail::tune_target& target, const tune_request& rq,
+                         const device_query& q) {
     if (q.devices.empty())
         throw error(error_kind::no_device,
                     fmt::format("no CUDA GPU for a cache key: {}", q.no_device_reason));
@@ -37,14 +40,14 @@ cache::cache_key key_for(const tune_request& rq, const device_query& q) {
     env.arch = q.devices.at(std::min(first, q.devices.size() - 1)).arch();
     env.toolkit = q.versions.runtime;
     env.driver_major = q.versions.driver_major();
-    return tune_key(rq, env);
+    return target.key(env);
 }
 
 /// Whether the index holds any entry this tune's key could match, judged without the device
 /// (every key field but the environment's): when none does, the tune is a certain miss and the
 /// worker can start before this process's own CUDA start-up.
-bool may_hit(const cache::cache_index& idx, const tune_request& rq) {
-    const cache::cache_key k = tune_key(rq, cache::environment{});
+bool may_hit(const cache::cache_index& idx, const detail::tune_target& target) {
+    const cache::cache_key k = target.key(cache::environment{});
     return std::any_of(idx.entries().begin(), idx.entries().end(), [&](const cache::entry& e) {
         return e.key.op == k.op && e.key.op_version == k.op_version && e.key.dtype == k.dtype &&
                e.key.bucket == k.bucket && e.key.protocol == k.protocol;
@@ -79,7 +82,7 @@ cache::cache_key tune_key(const tune_request& rq, const cache::environment& env)
 }
 
 cache::cache_key tune_key(const tune_request& rq) {
-    return key_for(rq, detail::device_query_cached());
+    return key_for(*detail::make_target(rq, ""), rq, detail::device_query_cached());
 }
 
 std::optional<tune_report> cached_tune(const tune_request& rq) {
@@ -87,7 +90,7 @@ std::optional<tune_report> cached_tune(const tune_request& rq) {
     const auto target = detail::make_target(rq, "");
     const auto file = rq.cache_file.empty() ? cache::default_cache_path() : rq.cache_file;
     const auto idx = cache::cache_index::load(file);
-    auto e = exact_hit(rq, idx, file, key_for(rq, detail::device_query_cached()));
+    auto e = exact_hit(rq, idx, file, key_for(*target, rq, detail::device_query_cached()));
     if (!e) return std::nullopt;
     tune_report rep;
     rep.cache_hit = true;
@@ -144,14 +147,14 @@ tune_report run_tune(const tune_request& rq, const tune_progress& progress,
         evo.emplace(rq, *target, shared);
         mark("processes_started");
     };
-    if (rq.early_worker && (!idx || !may_hit(*idx, rq))) start_processes();
+    if (rq.early_worker && (!idx || !may_hit(*idx, *target))) start_processes();
     // From this boot's record when there is one: this process then starts no driver client
     // of its own beside the workers' (cuInit, NVML).
     bool recorded = false;
     std::filesystem::path record;
     const auto q =
         rq.device_record ? detail::device_query_cached(&recorded, &record) : query_devices();
-    const cache::cache_key key = key_for(rq, q);
+    const cache::cache_key key = key_for(*target, rq, q);
     mark(recorded ? "device_record" : "device_query");
     if (idx)
         if (auto e = exact_hit(rq, *idx, cache_path, key)) {
