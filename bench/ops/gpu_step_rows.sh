@@ -5,7 +5,8 @@
 # bf16 and fp32, against PyTorch (bench/ops/torch_rows.py: the protocol of `ktune tune
 # --vs-torch`, one process for all problems). Table: $OUT/rows.txt; raw: $OUT/rows.jsonl.
 # Knobs: ROWS_BUDGET (candidates a tune, default 12), ROWS_DEADLINE_S (default 240: tunes not
-# started by then are skipped, so the step stays within ~5 minutes).
+# started by then are skipped, so the step stays within ~5 minutes), ROWS_OPS, ROWS_SHAPES (row
+# ops) and ROWS_OTHER_SHAPES (transpose, scale_bias_): subsets, space-separated.
 
 step_rows_check() {
     local t=build-gpu/tests/gpu/gpu_ops
@@ -24,10 +25,11 @@ step_rows() {
     rm -f "$cache"
     export KTUNE_CUBIN_CACHE=$PWD/build-gpu/cubin
     # Vocabulary rows (Llama 2, odd, GPT-2, Llama 3, Qwen 2), hidden sizes, small/odd shapes.
-    local row_shapes="4096x32000 4096x32001 4096x50257 2048x128256 1024x151936 8192x4096 8192x5120 8192x8192 8192x11008 8192x14336 3000x777 64x50257"
-    local other_shapes="4096x32001 4096x50257 8192x11008 3000x777"
+    local row_shapes=${ROWS_SHAPES:-"4096x32000 4096x32001 4096x50257 2048x128256 1024x151936 8192x4096 8192x5120 8192x8192 8192x11008 8192x14336 3000x777 64x50257"}
+    local other_shapes=${ROWS_OTHER_SHAPES:-"4096x32001 4096x50257 8192x11008 3000x777"}
+    local ops=${ROWS_OPS:-"softmax layernorm rowsum transpose scale_bias_"}
     local torch_args=() op dt shapes
-    for op in softmax layernorm rowsum transpose scale_bias_; do
+    for op in $ops; do
         shapes=$row_shapes
         case $op in transpose | scale_bias_) shapes=$other_shapes ;; esac
         for dt in bf16 fp32; do
@@ -36,7 +38,7 @@ step_rows() {
     done
     timeout 100 python3 bench/ops/torch_rows.py "${torch_args[@]}" >"$OUT/rows_torch.jsonl" \
         2>>"$OUT/rows_stderr.log" || echo "torch_rows.py failed or timed out" | tee -a "$OUT/rows_stderr.log"
-    for op in softmax layernorm rowsum transpose scale_bias_; do
+    for op in $ops; do
         shapes=$row_shapes
         case $op in transpose | scale_bias_) shapes=$other_shapes ;; esac
         for dt in bf16 fp32; do

@@ -14,7 +14,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 8; }
+    int version() const noexcept override { return 9; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
@@ -82,6 +82,8 @@ private:
     }
     bool slice_tails_two_blocks() const noexcept override { return true; }
     bool column_operands() const noexcept override { return true; } // gamma, beta
+    // Gamma and beta shifted to the row's columns (column_operand.cuh).
+    bool ragged_rows() const noexcept override { return true; }
     const char* body() const noexcept override { return kernels::layernorm; }
     const char* reference_body() const noexcept override { return kernels::layernorm_reference; }
 };

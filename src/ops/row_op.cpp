@@ -364,8 +364,9 @@ std::string row_op::source(const config& c, const problem& p) const {
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
            (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") +
            (!staged_in_smem(c) && p.shape.cols % c.get<std::int64_t>("vec") != 0
-                ? "#define RAGGED 1\n"
-                : "") +
+                ? std::string("#define RAGGED 1\n") +
+                      (column_operands() ? kernels::column_operand : "")
+                : std::string()) +
            kernels::row_common + (staged_in_smem(c) ? kernels::tma : "") + body();
 }
 

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ktune::ops::detail {
 namespace {
 
@@ -23,7 +25,7 @@ std::string prelude_of(dtype d) {
 class scale_bias final : public op {
 public:
     std::string_view name() const noexcept override { return "scale_bias_"; }
-    int version() const noexcept override { return 1; }
+    int version() const noexcept override { return 2; }
     std::string_view description() const noexcept override {
         return "in-place x = x * gamma + beta per column (output aliases the input)";
     }
@@ -43,7 +45,9 @@ public:
         };
         if (vec * static_cast<std::int64_t>(size_of(p.type)) > 16)
             return fail("vector wider than 16 bytes");
-        if (p.shape.cols % vec != 0) return fail("vec must divide cols");
+        // Rows that vec does not divide: flat vectors, gamma and beta shifted (RAGGED).
+        if (p.shape.cols % vec != 0 && p.shape.cols < vec)
+            return fail("vec wider than a row that it does not divide");
         return true;
     }
     config default_config(const problem& p) const override {
@@ -57,6 +61,9 @@ public:
                            "constexpr long long ROWS = {};\nconstexpr int C = {};\n",
                            c.get<std::int64_t>("block"), c.get<std::int64_t>("vec"),
                            c.get<std::int64_t>("unroll"), p.shape.rows, p.shape.cols) +
+               (p.shape.cols % c.get<std::int64_t>("vec") != 0
+                    ? std::string("#define RAGGED 1\n") + kernels::column_operand
+                    : std::string()) +
                kernels::scale_bias;
     }
     std::string reference_source(const problem& p) const override {
@@ -67,7 +74,8 @@ public:
         const auto per_block = block * c.get<std::int64_t>("unroll");
         const std::int64_t nv = p.shape.rows * p.shape.cols / c.get<std::int64_t>("vec");
         launch_geometry g;
-        g.grid[0] = static_cast<unsigned>((nv + per_block - 1) / per_block);
+        g.grid[0] =
+            static_cast<unsigned>(std::max<std::int64_t>(1, (nv + per_block - 1) / per_block));
         g.block[0] = static_cast<unsigned>(block);
         return g;
     }

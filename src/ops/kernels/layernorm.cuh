@@ -414,12 +414,22 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     float mean = group_sum(s, red, p) * (1.f / CS);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
+#ifdef RAGGED
+        // The span's head and tail hold other rows' places: only the row's own columns count.
+        const int e0 = (p.t + i * TPR) * VEC - ragged_off(p);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            const float d = e0 + k >= 0 && e0 + k < C ? to_f(raw[i].v[k]) - mean : 0.f;
+            qv[k] = fmaf(d, d, qv[k]);
+        }
+#else
         if (p.t + i * TPR < NV)
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
                 const float d = to_f(raw[i].v[k]) - mean;
                 qv[k] = fmaf(d, d, qv[k]);
             }
+#endif
     }
     float q = qv[0];
 #pragma unroll
@@ -428,9 +438,30 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     q = group_sum(q, red, p);
     combine_slices(mean, q);
     const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
-    store_row(yr, raw, p, [&](int j, int k, float x) {
-        return (x - mean) * rstd * to_f(gv[j].v[k]) + to_f(bv[j].v[k]);
+#ifdef RAGGED
+    // Vector j of the row's aligned span holds columns e0 .. e0 + VEC - 1: gamma and beta shifted
+    // to them (column_vec), the span's head and tail element by element.
+    const int off = ragged_off(p);
+    store_row_vec(yr, raw, p, [&](int j, const V& a) {
+        const int e0 = j * VEC - off;
+        V g, b;
+        if (e0 >= 0 && e0 + VEC <= C) {
+            g = column_vec<VEC>(gamma, e0, C);
+            b = column_vec<VEC>(beta, e0, C);
+        } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                const bool in = e0 + k >= 0 && e0 + k < C;
+                g.v[k] = in ? gamma[e0 + k] : from_f(0.f);
+                b.v[k] = in ? beta[e0 + k] : from_f(0.f);
+            }
+        }
+        return ln_vec(a, g, b, mean, rstd);
     });
+#else
+    store_row_vec(yr, raw, p,
+                  [&](int j, const V& a) { return ln_vec(a, gv[j], bv[j], mean, rstd); });
+#endif
 #if CLUSTER > 1
     cluster_finish();
 #endif

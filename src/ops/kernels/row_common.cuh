@@ -162,8 +162,10 @@ __device__ __forceinline__ void load_row(V (&raw)[ITEMS], const V* xr, const row
         }
     }
 }
+// y's vector j = f(j, x's cached vector j); j counts the row's aligned span (its element k is
+// column j * VEC + k - ragged_off(p)).
 template <class F>
-__device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const row_pos& p, F f) {
+__device__ __forceinline__ void store_row_vec(V* yr, const V (&raw)[ITEMS], const row_pos& p, F f) {
     T* ys = reinterpret_cast<T*>(yr);
     const int off = ragged_off(p);
     V* ya = reinterpret_cast<V*>(ys - off);
@@ -172,10 +174,7 @@ __device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const ro
     for (int i = 0; i < ITEMS; ++i) {
         const int j = p.t + i * TPR;
         if (!p.active || j >= nvs) continue;
-        V o;
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            o.v[k] = from_f(f(j, k, to_f(raw[i].v[k])));
+        const V o = f(j, raw[i]);
         if (j > 0 && j < nvs - 1) {
             ya[j] = o;
         } else {
@@ -201,19 +200,24 @@ __device__ __forceinline__ void load_row(V (&raw)[ITEMS], const V* xr, const row
         }
     }
 }
-// y[j] = f(j, k, x) for the vectors this thread owns, x the cached element as float.
+// y's vector j = f(j, x's cached vector j) for the vectors this thread owns.
 template <class F>
-__device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const row_pos& p, F f) {
+__device__ __forceinline__ void store_row_vec(V* yr, const V (&raw)[ITEMS], const row_pos& p, F f) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const int j = p.t + i * TPR;
-        if (p.active && j < NV) {
-            V o;
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-                o.v[k] = from_f(f(j, k, to_f(raw[i].v[k])));
-            yr[j] = o;
-        }
+        if (p.active && j < NV) yr[j] = f(j, raw[i]);
     }
 }
 #endif
+// y = f(x) element by element, x the cached element as float.
+template <class F>
+__device__ __forceinline__ void store_row(V* yr, const V (&raw)[ITEMS], const row_pos& p, F f) {
+    store_row_vec(yr, raw, p, [&](int, const V& a) {
+        V o;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            o.v[k] = from_f(f(to_f(a.v[k])));
+        return o;
+    });
+}

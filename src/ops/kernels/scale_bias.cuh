@@ -4,12 +4,12 @@
 #ifndef KTUNE_EPILOGUE
 #define KTUNE_EPILOGUE(out, n)
 #endif
-template <int N>
-struct __align__(sizeof(T) * N) vec_t {
-    T v[N];
-};
 typedef vec_t<VEC> V;
-constexpr long long NV = (long long)ROWS * C / VEC;
+// Rows that VEC does not divide (RAGGED, docs/perf/kernels.md#rows-of-odd-length): the tensor is
+// one flat run of aligned vectors (a vector may cross into the next row), the last n % VEC
+// elements one by one; gamma and beta through column_vec.
+constexpr long long N_ELEMS = (long long)ROWS * C;
+constexpr long long NV = N_ELEMS / VEC;
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
     ktune_op_kernel(T* __restrict__ x, const T* __restrict__ g, const T* __restrict__ b, int rows,
@@ -27,12 +27,24 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
         const long long i = base + (long long)u * BLOCK;
         if (i >= NV) continue;
         const int c0 = (int)((i * VEC) % C);
+#ifdef RAGGED
+        const V gv = column_vec<VEC>(g, c0, C);
+        const V bv = column_vec<VEC>(b, c0, C);
+#else
         const V gv = *reinterpret_cast<const V*>(g + c0);
         const V bv = *reinterpret_cast<const V*>(b + c0);
+#endif
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
             a[u].v[k] = from_f(fmaf(to_f(a[u].v[k]), to_f(gv.v[k]), to_f(bv.v[k])));
         xv[i] = a[u];
     }
-    KTUNE_EPILOGUE(x, NV * VEC)
+#ifdef RAGGED
+    if (blockIdx.x == 0 && threadIdx.x < N_ELEMS - NV * VEC) {
+        const long long e = NV * VEC + threadIdx.x;
+        const int c = (int)(e % C);
+        x[e] = from_f(fmaf(to_f(x[e]), to_f(g[c]), to_f(b[c])));
+    }
+#endif
+    KTUNE_EPILOGUE(x, N_ELEMS)
 }

@@ -21,3 +21,7 @@ __device__ __forceinline__ T from_f(float v) {
     return v;
 }
 #endif
+template <int N>
+struct __align__(sizeof(T) * N) vec_t {
+    T v[N];
+};

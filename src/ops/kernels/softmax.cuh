@@ -274,11 +274,7 @@ extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
     s = group_sum(s, red, p);
     combine_slices(m, s);
     const float sc = ex2(ml - (m * KTUNE_LOG2E + __log2f(s)));
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int j = p.t + i * TPR;
-        if (p.active && j < NV) yr[j] = scale_vec(raw[i], sc);
-    }
+    store_row_vec(yr, raw, p, [&](int, const V& e) { return scale_vec(e, sc); });
 #else
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
@@ -289,7 +285,7 @@ extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
     combine_slices(m, s);
     // exp again rather than a float copy of the row: the registers hold the row as loaded.
     const float off = m * KTUNE_LOG2E + __log2f(s);
-    store_row(yr, raw, p, [&](int, int, float x) { return ex2(fmaf(x, KTUNE_LOG2E, -off)); });
+    store_row(yr, raw, p, [&](float x) { return ex2(fmaf(x, KTUNE_LOG2E, -off)); });
 #endif
 #if CLUSTER > 1
     cluster_finish();

@@ -38,6 +38,20 @@ extern "C" __global__ void __launch_bounds__(TX* BLOCK_ROWS)
     }
 #else
     __shared__ T tile[TILE][TILE + PAD];
+#ifdef RAGGED
+    // Input rows that VEC does not divide start anywhere in a vector: the tile is read element
+    // by element, TX lanes on TX consecutive columns (coalesced, conflict-free in shared
+    // memory); the stores along the output rows below stay VEC wide (VEC divides rows).
+#pragma unroll
+    for (int r = ty; r < TILE; r += BLOCK_ROWS) {
+        if (r0 + r < rows) {
+            const T* src = in + (r0 + r) * cols + c0;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+                if (c0 + tx + k * TX < cols) tile[r][tx + k * TX] = src[tx + k * TX];
+        }
+    }
+#else
 #pragma unroll
     for (int r = ty; r < TILE; r += BLOCK_ROWS) {
         if (r0 + r < rows && c < cols) {
@@ -47,6 +61,7 @@ extern "C" __global__ void __launch_bounds__(TX* BLOCK_ROWS)
                 tile[r][tx * VEC + k] = a.v[k];
         }
     }
+#endif
     __syncthreads();
 #pragma unroll
     for (int cc = ty; cc < TILE; cc += BLOCK_ROWS) {

@@ -103,7 +103,12 @@ TEST_CASE("the range session measures DRAM bytes and FFMA counts of sampled laun
                 copy.at("gpu__time_duration.sum"), copy.at("dram__bytes_read.sum"),
                 copy.at("dram__bytes_write.sum"), bytes);
     CHECK(copy.at("dram__bytes_read.sum") == Approx(bytes).epsilon(0.05));
-    CHECK(copy.at("dram__bytes_write.sum") == Approx(bytes).epsilon(0.05));
+    // Writes reach DRAM when L2 evicts them: up to one L2 of the output may still be dirty there
+    // when the range ends (the H200's 60 MiB L2 held 23 MB of this 256 MiB copy).
+    int l2 = 0;
+    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    CHECK(copy.at("dram__bytes_write.sum") <= bytes * 1.05);
+    CHECK(copy.at("dram__bytes_write.sum") >= bytes - double(l2));
     const double ffma = 1024.0 * 256 * iters;
     std::printf("fma: %.0f ns, FFMA %.0f (expected %.0f)\n", fma.at("gpu__time_duration.sum"),
                 fma.at("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), ffma);

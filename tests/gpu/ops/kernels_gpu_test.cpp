@@ -113,6 +113,27 @@ TEST_CASE("rows staged in shared memory by bulk copies match the reference") {
     check_all(jobs);
 }
 
+TEST_CASE("rows that vec does not divide match the reference (every op)") {
+    // The ragged forms (docs/perf/kernels.md#rows-of-odd-length): a scalar head and tail per row
+    // (softmax, layernorm with gamma and beta shifted, rowsum), flat vectors crossing rows
+    // (scale_bias_), element-wise tile loads (transpose). Odd and prime row lengths; 40 rows
+    // (every vec divides it: transpose's output rows).
+    std::vector<job> jobs;
+    for (const ops::op* o : ops::all_ops())
+        for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16})
+            for (std::int64_t cols : {13, 777, 4093, 32001, 50257}) {
+                const ops::problem p{{40, cols}, t};
+                const auto cs = pick(
+                    *o, p, [&](const config& c) { return cols % c.get<std::int64_t>("vec") != 0; },
+                    6);
+                INFO(o->name() << " " << cols);
+                CHECK(cs.size() >= 2);
+                for (const auto& c : cs)
+                    jobs.push_back({o, p, c});
+            }
+    check_all(jobs);
+}
+
 TEST_CASE("default configs match the reference at every benchmark row length") {
     // The defaults (staged rows over 32 KiB, long softmax rows over a cluster of 8) at the
     // benchmark sweep's row lengths, with few rows (a partial wave; 40: every vec divides it).

@@ -86,3 +86,22 @@ TEST_CASE("every op's default is valid for any shape (random, prime and tiny row
     }
     CHECK(checked == static_cast<int>(all_ops().size() * 2 * shapes.size()));
 }
+
+TEST_CASE("every op's space keeps vectors wider than one element for rows of odd length") {
+    // docs/perf/kernels.md#rows-of-odd-length: a tune of a vocabulary-size row must not be left
+    // with scalar loads only (the GPU test runs these configs against the reference).
+    for (const op* o : all_ops())
+        for (const dtype t : {dtype::f32, dtype::bf16})
+            for (const shape2d s : {shape2d{40, 777}, shape2d{40, 50257}, shape2d{4096, 32001}}) {
+                const problem p{s, t};
+                std::size_t ragged = 0;
+                for (const config& c : o->enumerate(p))
+                    if (s.cols % c.get<std::int64_t>("vec") != 0) {
+                        ++ragged;
+                        const auto src = o->source(c, p);
+                        CHECK(src.find("#define RAGGED 1") != std::string::npos);
+                    }
+                INFO(o->name() << " " << to_string(t) << " " << to_string(s));
+                CHECK(ragged >= 2);
+            }
+}

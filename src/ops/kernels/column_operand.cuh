@@ -1,0 +1,33 @@
+// A per-column operand (scale_bias_'s and layernorm's gamma and beta) read beside rows that the
+// vector width does not divide (docs/perf/kernels.md#rows-of-odd-length); assembled after the
+// prelude (T, vec_t). Such a row starts anywhere in a vector, so the operand's elements for an
+// aligned vector of the tensor lie across two aligned vectors of the operand: both are loaded
+// (the second is mostly an L1 hit: the next lane loaded it) and the elements picked by the
+// shift, which is the same for a whole row (no divergence where a row spans whole warps).
+// Columns c0 .. c0 + N - 1 of g (cols elements, 16-byte aligned), past the last column wrapping
+// to the first (a flat vector crossing into the next row); 0 <= c0 < cols and N <= cols.
+template <int N>
+__device__ __forceinline__ vec_t<N> column_vec(const T* __restrict__ g, int c0, int cols) {
+    typedef vec_t<N> W;
+    const W* ga = reinterpret_cast<const W*>(g);
+    const int a = c0 / N, s = c0 - a * N;
+    if (s == 0 && c0 + N <= cols) return ga[a];
+    W o;
+    if ((a + 2) * N <= cols) {
+        const W lo = ga[a], hi = ga[a + 1];
+#pragma unroll
+        for (int ss = 1; ss < N; ++ss)
+            if (s == ss)
+#pragma unroll
+                for (int k = 0; k < N; ++k)
+                    o.v[k] = k + ss < N ? lo.v[k + ss] : hi.v[k + ss - N];
+        return o;
+    }
+    // Near the last column (the second vector would read past it) or across the wrap.
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int c = c0 + k;
+        o.v[k] = g[c < cols ? c : c - cols];
+    }
+    return o;
+}
