@@ -14,13 +14,29 @@ __device__ __forceinline__ vec_t<N> column_vec(const T* __restrict__ g, int c0, 
     if (s == 0 && c0 + N <= cols) return ga[a];
     W o;
     if ((a + 2) * N <= cols) {
+        // The pair as 32-bit words, shifted right by the shift's bytes: whole words through
+        // one select per word and bit of the word shift, then the bytes within a word by one
+        // PRMT per output word (about 16 instructions for a 16-byte vector; element by element
+        // with a branch per shift took 56 and more, and bf16 rows were issue-bound on them).
+        constexpr int NW = sizeof(W) / 4;
+        static_assert(NW >= 1 && sizeof(W) % 4 == 0, "column_vec: vectors of whole words");
         const W lo = ga[a], hi = ga[a + 1];
+        unsigned w[2 * NW];
 #pragma unroll
-        for (int ss = 1; ss < N; ++ss)
-            if (s == ss)
+        for (int i = 0; i < NW; ++i) {
+            w[i] = reinterpret_cast<const unsigned*>(&lo)[i];
+            w[NW + i] = reinterpret_cast<const unsigned*>(&hi)[i];
+        }
+        const int b = s * (int)sizeof(T), q = b >> 2;
 #pragma unroll
-                for (int k = 0; k < N; ++k)
-                    o.v[k] = k + ss < N ? lo.v[k + ss] : hi.v[k + ss - N];
+        for (int bit = 1; bit < NW; bit <<= 1)
+#pragma unroll
+            for (int i = 0; i + bit < 2 * NW; ++i)
+                w[i] = (q & bit) ? w[i + bit] : w[i];
+        const unsigned sel = 0x3210u + 0x1111u * (unsigned)(b & 3);
+#pragma unroll
+        for (int i = 0; i < NW; ++i)
+            reinterpret_cast<unsigned*>(&o)[i] = __byte_perm(w[i], w[i + 1], sel);
         return o;
     }
     // Near the last column (the second vector would read past it) or across the wrap.

@@ -22,15 +22,24 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
         const long long i = base + (long long)u * BLOCK;
         if (i < NV) a[u] = xv[i];
     }
+#ifdef RAGGED
+    // One 64-bit modulo per thread: the next vector's column is BLOCK * VEC further, mod C.
+    constexpr int STEP = (int)(((long long)BLOCK * VEC) % C);
+    int col = (int)((base * VEC) % C);
+#endif
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
         const long long i = base + (long long)u * BLOCK;
-        if (i >= NV) continue;
-        const int c0 = (int)((i * VEC) % C);
 #ifdef RAGGED
+        const int c0 = col;
+        col += STEP;
+        if (col >= C) col -= C;
+        if (i >= NV) continue;
         const V gv = column_vec<VEC>(g, c0, C);
         const V bv = column_vec<VEC>(b, c0, C);
 #else
+        if (i >= NV) continue;
+        const int c0 = (int)((i * VEC) % C);
         const V gv = *reinterpret_cast<const V*>(g + c0);
         const V bv = *reinterpret_cast<const V*>(b + c0);
 #endif
