@@ -41,3 +41,50 @@ step_gemm_torch() {
         "$(_gemm_bin)" tune gemm --shape "$s" --dtype bf16 --budget 16 --heuristic-count 8 --vs-torch 2>&1
     done | tee "$OUT/gemm_torch.txt"
 }
+# TunableOp and an autotuned Triton GEMM beside ktune on the same shapes: time and tune time
+# (docs/perf/gemm.md#side-by-side-tunableop-and-triton). GEMM_SBS_SHAPES: MxNxK list (space or
+# comma separated; default `side_by_side.py --print-shapes`); GEMM_SBS_SECONDS: the deadline
+# (300 s; ktune's tunes stop at 30 % of it, a shape under way when it passes finishes, so give
+# the step 120 s more); GEMM_SBS_TRITON_WARM=0 skips Triton's warm-cache re-tune.
+step_gemm_sbs() {
+    local py=${KTUNE_PYTHON:-python3} kt shapes start end k_end s t0 rc
+    local rows=$OUT/gemm_sbs.jsonl walls=$OUT/gemm_sbs_ktune_wall.jsonl
+    mkdir -p "$OUT"
+    shapes=${GEMM_SBS_SHAPES:-$("$py" bench/gemm/side_by_side.py --print-shapes)}
+    shapes=${shapes//,/ }
+    start=$(date +%s)
+    end=$((start + ${GEMM_SBS_SECONDS:-300}))
+    # Under device_call.sh the step's own limit comes first.
+    if [ -n "${GEMM_DEADLINE:-}" ] && [ "$end" -gt $((GEMM_DEADLINE - 60)) ]; then
+        end=$((GEMM_DEADLINE - 60))
+    fi
+    k_end=$((start + (end - start) * 3 / 10))
+    : >"$walls"
+    kt=$(_gemm_bin)
+    if [ -x "$kt" ]; then
+        for s in $shapes; do
+            if [ "$(date +%s)" -ge "$k_end" ]; then
+                echo "gemm_sbs: deadline: ktune tunes from $s on not run"
+                break
+            fi
+            t0=$(date +%s.%N)
+            "$kt" tune gemm --shape "$s" --dtype bf16 --budget 16 --heuristic-count 8 --json \
+                --cache "$OUT/gemm_sbs_cache.json" >"$OUT/gemm_sbs_ktune_$s.json" \
+                2>"$OUT/gemm_sbs_ktune_$s.err"
+            rc=$?
+            printf '{"schema": "ktune.gemm_sbs_wall", "shape": "%s", "wall_s": %s, "rc": %d}\n' \
+                "$s" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')" \
+                "$rc" | tee -a "$walls"
+        done
+    else
+        echo "gemm_sbs: no ktune binary at $kt (run the build step or set KTUNE_BIN): the ktune" \
+            "columns stay empty"
+    fi
+    local warm=()
+    [ "${GEMM_SBS_TRITON_WARM:-1}" != 0 ] || warm=(--no-triton-warm)
+    "$py" bench/gemm/side_by_side.py --shapes "$shapes" --deadline "$end" \
+        --keep "$OUT/gemm_sbs_tunableop" "${warm[@]}" >"$rows"
+    echo "gemm_sbs: side_by_side rc $? at $(($(date +%s) - start)) s"
+    "$py" bench/gemm/sbs_table.py "$OUT"/gemm_sbs_ktune_*.json "$walls" "$rows" |
+        tee "$OUT/gemm_sbs.md"
+}
