@@ -167,7 +167,20 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
     if (c.get<std::int64_t>("unroll") != 1) return fail(why, "unroll applies to stage regs only");
     if (forms_ == row_forms::cached && !c.get<bool>("cache_row"))
         return fail(why, "smem_tma caches the row (cache_row true)");
-    if (p.shape.cols % (vec * cl) != 0) return fail(why, "vec * cluster must divide cols");
+    if (p.shape.cols % (vec * cl) != 0) {
+        // A ragged row staged whole (docs/perf/kernels.md#rows-of-odd-length): its aligned span
+        // by bulk copies, which read whole 16-byte units up to the tensor's end.
+        if (!ragged_stage()) return fail(why, "vec * cluster must divide cols (smem_tma)");
+        if (cl != 1 || c.get<std::int64_t>("rows_per_block") != 1)
+            return fail(why, "smem_tma on rows that vec does not divide: no cluster, one row "
+                             "per block");
+        if (p.shape.rows * p.shape.cols * esize % 16 != 0)
+            return fail(why, "smem_tma on rows that vec does not divide: the tensor must end on "
+                             "a 16-byte boundary (bulk copies read whole 16-byte units)");
+        if (reg_rounds(c, p) > 0 || slice_bytes(c, p) > smem_budget)
+            return fail(why, "smem_tma on rows that vec does not divide: the row must fit shared "
+                             "memory (no register tail)");
+    }
     if (p.shape.cols / cl / vec < tpr / 2)
         return fail(why, "more than half the threads of a row would idle");
     if (smem_bytes(c, p) > smem_budget)
@@ -206,14 +219,20 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
     return true;
 }
 
+std::int64_t row_op::slice_bytes(const config& c, const problem& p) {
+    const auto vec = c.get<std::int64_t>("vec");
+    const auto esize = static_cast<std::int64_t>(size_of(p.type));
+    if (p.shape.cols % vec != 0) return (p.shape.cols + 2 * vec - 2) / vec * vec * esize;
+    return p.shape.cols / cluster_of(c) * esize;
+}
+
 std::int64_t row_op::smem_bytes(const config& c, const problem& p) const {
     const auto rpb = c.get<std::int64_t>("rows_per_block");
     // Rows in turn: two buffers; rows at once: one each.
     const std::int64_t bufs = rows_at_once(c) ? rpb : rpb > 1 ? 2 : 1;
-    const auto esize = static_cast<std::int64_t>(size_of(p.type));
     // Each staged row less its register tail (rows at once: every row has one).
     const std::int64_t regs = reg_rounds(c, p) * c.get<std::int64_t>("threads_per_row") * 16;
-    return bufs * ((p.shape.cols / cluster_of(c)) * esize - regs);
+    return bufs * (slice_bytes(c, p) - regs);
 }
 
 bool row_op::two_blocks(const config& c, const problem& p) const {
@@ -222,8 +241,7 @@ bool row_op::two_blocks(const config& c, const problem& p) const {
 
 std::int64_t row_op::reg_rounds(const config& c, const problem& p) const {
     if (forms_ != row_forms::cached || !staged_in_smem(c)) return 0;
-    const std::int64_t slice =
-        p.shape.cols / cluster_of(c) * static_cast<std::int64_t>(size_of(p.type));
+    const std::int64_t slice = slice_bytes(c, p);
     const std::int64_t round = c.get<std::int64_t>("threads_per_row") * 16; // bytes
     if (rows_at_once(c)) {
         // Per row: rounds past its share of smem_rows_with_regs; none where every row's tail
@@ -363,7 +381,7 @@ std::string row_op::source(const config& c, const problem& p) const {
                        p.shape.cols, geometry(c, p).block[0]) +
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
            (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") +
-           (!staged_in_smem(c) && p.shape.cols % c.get<std::int64_t>("vec") != 0
+           (p.shape.cols % c.get<std::int64_t>("vec") != 0
                 ? std::string("#define RAGGED 1\n") +
                       (column_operands() ? kernels::column_operand : "")
                 : std::string()) +

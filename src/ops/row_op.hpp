@@ -69,6 +69,9 @@ protected:
     /// Whether the cached form (the streaming form of a streaming op), cluster 1, takes rows
     /// that vec does not divide: aligned vectors with a scalar head and tail per row (RAGGED).
     [[nodiscard]] virtual bool ragged_rows() const noexcept { return false; }
+    /// Whether the staged form (smem_tma, one row per block, no cluster, no register tail) takes
+    /// such rows too: the row's aligned span staged, the neighbours' places masked (tma.cuh).
+    [[nodiscard]] virtual bool ragged_stage() const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).
@@ -80,6 +83,9 @@ private:
     /// A valid regs-stage config for any shape, from c's keys (see row_op.cpp).
     [[nodiscard]] config any_shape_default(config c, const problem& p) const;
     [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;
+    /// Bytes a staged slice takes in shared memory: cols / cluster elements, or a ragged row's
+    /// aligned span (vectors that vec does not divide the row into).
+    [[nodiscard]] static std::int64_t slice_bytes(const config& c, const problem& p);
     /// Dynamic shared memory of the staged form: one slice, two with rows in turn.
     [[nodiscard]] std::int64_t smem_bytes(const config& c, const problem& p) const;
     /// Rounds of threads_per_row 16-byte vectors a staged slice over 226 KiB keeps in

@@ -328,7 +328,7 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         for (int e = 0; e < VEC; ++e)
             sv[e] = qv[e] = 0.f;
         bool first = true;
-        for_staged(bars, k, p.t, [&](const V& a) {
+        for_staged(bars, k, p.t, [&](int, const V& a) {
             if (first) {
                 shift = to_f(stage_buf(k)[0].v[0]); // chunk 0 has landed
                 first = false;

@@ -19,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK)
         if (k + 1 < RPB && row0 + k + 1 < rows)
             stage_row(reinterpret_cast<const V*>(x + (row0 + k + 1) * C), bars, k + 1);
         float a0 = 0.f;
-        for_staged(bars, k, p.t, [&](const V& a) {
+        for_staged(bars, k, p.t, [&](int, const V& a) {
 #pragma unroll
             for (int e = 0; e < VEC; ++e)
                 a0 += to_f(a.v[e]);

@@ -129,8 +129,9 @@ __device__ __forceinline__ void exp_staged(unsigned long long* bars, int k, int 
 #pragma unroll 8
         for (int i = 0; i < RPC; ++i) {
             const int j = c * CV + i * TPR + t;
-            if (j < SNV) {
-                const V a = buf[j]; // one 16-byte shared load, not one per element
+            if (j < span_vectors()) {
+                // one 16-byte shared load, not one per element
+                const V a = span_mask(j, buf[j], from_f(-KTUNE_INF));
                 cm = fmaxf(cm, vmax<T>(a));
             }
         }
@@ -143,8 +144,8 @@ __device__ __forceinline__ void exp_staged(unsigned long long* bars, int k, int 
 #pragma unroll 8
         for (int i = 0; i < RPC; ++i) {
             const int j = c * CV + i * TPR + t;
-            if (j < SNV) {
-                const V a = buf[j];
+            if (j < span_vectors()) {
+                const V a = span_mask(j, buf[j], from_f(-KTUNE_INF));
                 buf[j] = exp_vec(a, ml, s);
             }
         }
@@ -158,9 +159,9 @@ __device__ __forceinline__ void store_staged(V* yk, int k, int t, const float (&
 #pragma unroll 8
         for (int i = 0; i < RPC; ++i) {
             const int j = c * CV + i * TPR + t;
-            if (j < SNV) {
+            if (j < span_vectors()) {
                 const V a = buf[j];
-                yk[j] = scale_vec(a, sc[c]);
+                span_store(yk, j, scale_vec(a, sc[c]));
             }
         }
     }
@@ -180,8 +181,9 @@ extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
     __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
     mbar_setup(bars, NBUF * NCH);
     const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
-    const long long first0 = row0 * C + p.col0;
-    if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0);
+    // A ragged row's span starts span_off() elements before it (RAGGED: one row a block).
+    const long long first0 = row0 * C + p.col0 - span_off();
+    if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0, span_vectors());
     // A slice over 226 KiB: its tail in registers (one row per block, the host checks it).
     static_assert(REG_ROUNDS == 0 || RPB == 1, "a register part needs one row per block");
     reg_part rg;
@@ -209,7 +211,9 @@ extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
         }
         mc[NCH] = m;
 #else
-        for_staged(bars, k, p.t, [&](const V& a) { online_add(m, s, a); });
+        for_staged(bars, k, p.t, [&](int j, const V& a) {
+            online_add(m, s, span_mask(j, a, from_f(-KTUNE_INF)));
+        });
 #pragma unroll
         for (int i = 0; i < REG_ROUNDS; ++i)
             online_add(m, s, rg.v[i]);
@@ -238,7 +242,7 @@ extern "C" __global__ void __launch_bounds__(KTUNE_BLOCK) KTUNE_CLUSTER_DIMS
 #pragma unroll
             for (int e = 0; e < VEC; ++e)
                 o.v[e] = from_f(ex2(fmaf(to_f(a.v[e]), KTUNE_LOG2E, -off)));
-            yk[j] = o;
+            span_store(yk, j, o);
         });
 #pragma unroll
         for (int i = 0; i < REG_ROUNDS; ++i) {

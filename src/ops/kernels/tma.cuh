@@ -6,7 +6,7 @@
 #ifndef REG_ROUNDS
 #define REG_ROUNDS 0
 #endif
-constexpr int SNV = NV - REG_ROUNDS * TPR;
+constexpr int SNV = NVR - REG_ROUNDS * TPR; // NVR: NV, or a ragged row's aligned span
 constexpr int ROUNDS = (SNV + TPR - 1) / TPR;
 constexpr int NCH0 = ROUNDS >= 8 ? 8 : ROUNDS;
 constexpr int RPC = (ROUNDS + NCH0 - 1) / NCH0;
@@ -16,6 +16,52 @@ constexpr int CV = RPC * TPR;
 // bulk copies are in flight while this row is reduced and written.
 constexpr int NBUF = RPB > 1 ? 2 : 1;
 extern __shared__ __align__(128) unsigned char ktune_smem[];
+#ifdef RAGGED
+// Staged rows that VEC does not divide (softmax: one row per block, no cluster, no register
+// tail; row_op checks it; docs/perf/kernels.md#rows-of-odd-length): the buffer holds the row's
+// aligned span, span_vectors() vectors from the one that holds its first element. The head and
+// tail vectors' places of the neighbouring rows read as `pad` and are never written.
+__device__ __forceinline__ int span_off() {
+    return (int)(((long long)blockIdx.x * C) % VEC);
+}
+__device__ __forceinline__ int span_vectors() {
+    return (span_off() + C + VEC - 1) / VEC;
+}
+__device__ __forceinline__ V span_mask(int j, V a, T pad) {
+    const int e0 = j * VEC - span_off();
+    if (e0 < 0 || e0 + VEC > C) {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            if (e0 + k < 0 || e0 + k >= C) a.v[k] = pad;
+    }
+    return a;
+}
+// Vector j of the span at ya (the aligned vector that holds the row's first element).
+__device__ __forceinline__ void span_store(V* ya, int j, const V& o) {
+    const int e0 = j * VEC - span_off();
+    if (e0 >= 0 && e0 + VEC <= C) {
+        ya[j] = o;
+        return;
+    }
+    T* ys = reinterpret_cast<T*>(ya) + span_off(); // the row's first element
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+        if (e0 + k >= 0 && e0 + k < C) ys[e0 + k] = o.v[k];
+}
+#else
+__device__ __forceinline__ int span_off() {
+    return 0;
+}
+__device__ __forceinline__ int span_vectors() {
+    return SNV;
+}
+__device__ __forceinline__ V span_mask(int, const V& a, T) {
+    return a;
+}
+__device__ __forceinline__ void span_store(V* ya, int j, const V& o) {
+    ya[j] = o;
+}
+#endif
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return (unsigned)__cvta_generic_to_shared(p);
@@ -66,21 +112,23 @@ __device__ __forceinline__ unsigned long long* stage_bars(unsigned long long* ba
 __device__ __forceinline__ unsigned stage_parity(int k) {
     return (unsigned)(k / NBUF) & 1u;
 }
-// Thread 0: the SNV vectors at src into row k's buffer, chunk c completing its barrier c. The
-// buffer's previous row was read by generic loads (a __syncthreads ordered them before this):
-// the proxy fence orders those reads before the copy engine's writes.
-__device__ __forceinline__ void stage_row(const V* src, unsigned long long* bars, int k) {
+// Thread 0: the first nv (at most SNV) vectors at src into row k's buffer, chunk c completing
+// its barrier c (a chunk past nv completes on the arrival alone). The buffer's previous row was
+// read by generic loads (a __syncthreads ordered them before this): the proxy fence orders
+// those reads before the copy engine's writes.
+__device__ __forceinline__ void stage_row(const V* src, unsigned long long* bars, int k,
+                                          int nv = SNV) {
     if (threadIdx.x != 0) return;
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     V* dst = stage_buf(k);
     unsigned long long* b = stage_bars(bars, k);
     for (int c = 0; c < NCH; ++c) {
-        const int n = (c + 1) * CV < SNV ? CV : SNV - c * CV;
+        const int n = (c + 1) * CV < nv ? CV : nv > c * CV ? nv - c * CV : 0;
         mbar_expect(&b[c], n * (unsigned)sizeof(V));
-        bulk_load(dst + c * CV, src + c * CV, n * (unsigned)sizeof(V), &b[c]);
+        if (n > 0) bulk_load(dst + c * CV, src + c * CV, n * (unsigned)sizeof(V), &b[c]);
     }
 }
-// f(v) for every vector this thread owns in row k's buffer, chunk by chunk as they land.
+// f(j, v) for every vector j this thread owns in row k's buffer, chunk by chunk as they land.
 template <class F>
 __device__ __forceinline__ void for_staged(unsigned long long* bars, int k, int t, F f) {
     const V* s = stage_buf(k);
@@ -92,7 +140,7 @@ __device__ __forceinline__ void for_staged(unsigned long long* bars, int k, int 
 #pragma unroll 8
         for (int i = 0; i < RPC; ++i) {
             const int j = c * CV + i * TPR + t;
-            if (j < SNV) f(s[j]);
+            if (j < span_vectors()) f(j, s[j]);
         }
     }
 }
@@ -112,6 +160,6 @@ __device__ __forceinline__ void for_row(int k, int t, F f) {
 #pragma unroll 8
     for (int i = 0; i < ROUNDS; ++i) {
         const int j = i * TPR + t;
-        if (j < SNV) f(j, s[j]);
+        if (j < span_vectors()) f(j, s[j]);
     }
 }
