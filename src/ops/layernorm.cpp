@@ -14,7 +14,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 9; }
+    int version() const noexcept override { return 10; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
@@ -52,8 +52,11 @@ public:
         const bool staged = staged_in_smem(c);
         if (const param_value* v = c.find("gb_prefetch")) {
             const auto* n = std::get_if<std::int64_t>(v);
-            if (!n || *n < 0 || *n > 8 || !staged) {
-                if (why) *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows) only";
+            if (!n || *n < 0 || *n > 8 || !staged ||
+                p.shape.cols % c.get<std::int64_t>("vec") != 0) {
+                if (why)
+                    *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows) of rows "
+                           "that vec divides only";
                 return false;
             }
         }
@@ -84,6 +87,9 @@ private:
     bool column_operands() const noexcept override { return true; } // gamma, beta
     // Gamma and beta shifted to the row's columns (column_operand.cuh).
     bool ragged_rows() const noexcept override { return true; }
+    // Long odd rows staged too (tma.cuh's span): register-cached rows of 64-200 KiB reached
+    // 48-67 % of the copy on the H200 (docs/perf/kernels.md#rows-of-odd-length).
+    bool ragged_stage() const noexcept override { return true; }
     const char* body() const noexcept override { return kernels::layernorm; }
     const char* reference_body() const noexcept override { return kernels::layernorm_reference; }
 };

@@ -50,6 +50,28 @@ __device__ __forceinline__ V ln_vec(V a, V g, V b, float mean, float rstd) {
     return o;
 #endif
 }
+#ifdef RAGGED
+// Vector j of a ragged row's aligned span (docs/perf/kernels.md#rows-of-odd-length), the row
+// starting `off` elements into it: gamma and beta shifted to its columns (column_vec), the
+// span's head and tail element by element.
+__device__ __forceinline__ V ln_ragged(const V& a, int j, int off, const T* __restrict__ gamma,
+                                       const T* __restrict__ beta, float mean, float rstd) {
+    const int e0 = j * VEC - off;
+    V g, b;
+    if (e0 >= 0 && e0 + VEC <= C) {
+        g = column_vec<VEC>(gamma, e0, C);
+        b = column_vec<VEC>(beta, e0, C);
+    } else {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            const bool in = e0 + k >= 0 && e0 + k < C;
+            g.v[k] = in ? gamma[e0 + k] : from_f(0.f);
+            b.v[k] = in ? beta[e0 + k] : from_f(0.f);
+        }
+    }
+    return ln_vec(a, g, b, mean, rstd);
+}
+#endif
 #if defined(STAGE_smem_rows) || defined(STAGE_smem_tma)
 // Register tails that make room for two blocks a SM (96 KiB staged each; row_op defines
 // KTUNE_TWO_BLOCKS): rows at once over 112 KiB, or one slice over 112 KiB with tma_reg_tail.
@@ -91,7 +113,11 @@ constexpr int GBP =
 #endif
 #endif
 // The ring needs the loop fully unrolled (slots by compile-time index): at most 32 rounds.
+#ifdef RAGGED
+constexpr int PF = 0; // the ring indexes gamma and beta by the span's vectors: aligned rows only
+#else
 constexpr int PF = TR > 32 ? 0 : GBP < TR ? GBP : TR;
+#endif
 struct gb_ring {
     V g[PF > 0 ? PF : 1], b[PF > 0 ? PF : 1];
 };
@@ -312,8 +338,9 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     __shared__ __align__(8) unsigned long long bars[NBUF * NCH];
     mbar_setup(bars, NBUF * NCH);
     const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
-    const long long first0 = row0 * C + p.col0;
-    if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0);
+    // A ragged row's span starts span_off() elements before it (RAGGED: one row a block).
+    const long long first0 = row0 * C + p.col0 - span_off();
+    if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0, span_vectors());
     // A slice over 226 KiB: its tail in registers (one row per block, the host checks it).
     static_assert(REG_ROUNDS == 0 || RPB == 1, "a register part needs one row per block");
     reg_part rg;
@@ -321,6 +348,10 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     for (int k = 0; k < RPB && row0 + k < rows; ++k) {
         if (k + 1 < RPB && row0 + k + 1 < rows)
             stage_row(reinterpret_cast<const V*>(x + first0 + (k + 1) * (long long)C), bars, k + 1);
+        // The row's first element (a ragged row's span starts before it).
+        const auto row_first = [&] {
+            return to_f(reinterpret_cast<const T*>(stage_buf(k))[span_off()]);
+        };
         // One partial (s, q) per vector lane: VEC independent FADD/FFMA chains instead of one
         // over all of a thread's elements (64 on a 64 KiB slice of 512 threads).
         float sv[VEC], qv[VEC], shift = 0.f;
@@ -328,11 +359,13 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         for (int e = 0; e < VEC; ++e)
             sv[e] = qv[e] = 0.f;
         bool first = true;
-        for_staged(bars, k, p.t, [&](int, const V& a) {
+        for_staged(bars, k, p.t, [&](int j, const V& raw) {
             if (first) {
-                shift = to_f(stage_buf(k)[0].v[0]); // chunk 0 has landed
+                shift = row_first(); // chunk 0 has landed
                 first = false;
             }
+            // A ragged span's places of the neighbouring rows read as the shift: d = 0.
+            const V a = span_mask(j, raw, from_f(shift));
 #pragma unroll
             for (int e = 0; e < VEC; ++e) {
                 const float d = to_f(a.v[e]) - shift;
@@ -340,7 +373,7 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                 qv[e] = fmaf(d, d, qv[e]);
             }
         });
-        if (first) shift = to_f(stage_buf(k)[0].v[0]); // a thread with no vectors
+        if (first) shift = row_first(); // a thread with no vectors
 #pragma unroll
         for (int i = 0; i < REG_ROUNDS; ++i)
 #pragma unroll
@@ -381,7 +414,12 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #pragma unroll 8
             for (int i = 0; i < ROUNDS; ++i) {
                 const int j = i * TPR + p.t;
+#ifdef RAGGED
+                if (j < span_vectors())
+                    span_store(yk, j, ln_ragged(sk[j], j, span_off(), gamma, beta, mean, rstd));
+#else
                 if (j < SNV) yk[j] = ln_vec(sk[j], gv[j], bv[j], mean, rstd);
+#endif
             }
 #pragma unroll
             for (int i = 0; i < REG_ROUNDS; ++i) {
@@ -439,25 +477,9 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     combine_slices(mean, q);
     const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
 #ifdef RAGGED
-    // Vector j of the row's aligned span holds columns e0 .. e0 + VEC - 1: gamma and beta shifted
-    // to them (column_vec), the span's head and tail element by element.
     const int off = ragged_off(p);
-    store_row_vec(yr, raw, p, [&](int j, const V& a) {
-        const int e0 = j * VEC - off;
-        V g, b;
-        if (e0 >= 0 && e0 + VEC <= C) {
-            g = column_vec<VEC>(gamma, e0, C);
-            b = column_vec<VEC>(beta, e0, C);
-        } else {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                const bool in = e0 + k >= 0 && e0 + k < C;
-                g.v[k] = in ? gamma[e0 + k] : from_f(0.f);
-                b.v[k] = in ? beta[e0 + k] : from_f(0.f);
-            }
-        }
-        return ln_vec(a, g, b, mean, rstd);
-    });
+    store_row_vec(yr, raw, p,
+                  [&](int j, const V& a) { return ln_ragged(a, j, off, gamma, beta, mean, rstd); });
 #else
     store_row_vec(yr, raw, p,
                   [&](int j, const V& a) { return ln_vec(a, gv[j], bv[j], mean, rstd); });
