@@ -310,8 +310,10 @@ config row_op::default_config(const problem& p) const {
         // tail in registers), as few blocks per row as that allows: a cluster cost 16 points at
         // equal slices (docs/perf/kernels.md#staged-rows; layernorm fp32, 128 KiB slices, tpr 1024:
         // 91 % alone at 4096x32768, 75 % in clusters of 4).
+        // A row that vec does not divide is staged whole or not at all (tma.cuh's span).
         std::int64_t cl = 1;
-        while (cl < 8 && p.shape.cols / cl * esize > long_row_slice_bytes(p.type))
+        while (cl < 8 && p.shape.cols % vec == 0 &&
+               p.shape.cols / cl * esize > long_row_slice_bytes(p.type))
             cl *= 2;
         config s = c;
         s.set("threads_per_row", tpr);
@@ -321,7 +323,7 @@ config row_op::default_config(const problem& p) const {
     }
     if (p.shape.cols * esize > 32 * 1024) {
         std::int64_t cl = 1;
-        while (cl < 8 && p.shape.cols / cl * esize > 64 * 1024)
+        while (cl < 8 && p.shape.cols % vec == 0 && p.shape.cols / cl * esize > 64 * 1024)
             cl *= 2;
         config s = c;
         s.set("threads_per_row", std::int64_t{512});
@@ -333,9 +335,9 @@ config row_op::default_config(const problem& p) const {
     return any_shape_default(c, p);
 }
 
-// Defaults keep to vectors that divide the row: the ragged form (a scalar head and tail per
-// row) is in the space, where the tuner checks every candidate against the reference, but has
-// not been checked on a GPU yet (docs/perf/kernels.md, "Any row length").
+// Rows up to 32 KiB keep to vectors that divide the row in the default (register-cached ragged
+// rows won only at some shapes on the H200); longer rows are staged, ragged or not
+// (docs/perf/kernels.md#rows-of-odd-length).
 bool row_op::ragged_vec(const config& c, const problem& p) {
     return p.shape.cols % c.get<std::int64_t>("vec") != 0;
 }

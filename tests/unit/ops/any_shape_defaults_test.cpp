@@ -138,3 +138,16 @@ TEST_CASE("softmax and layernorm stage rows that vec does not divide where bulk 
                                                {"stage", std::string("smem_tma")}},
                                         {{4096, 32001}, dtype::bf16}));
 }
+
+TEST_CASE("long rows that vec does not divide default to the staged span where it fits") {
+    // docs/perf/kernels.md#rows-of-odd-length: softmax and layernorm stage such rows whole.
+    for (const char* name : {"softmax", "layernorm"})
+        for (const shape2d s : {shape2d{4096, 32001}, shape2d{4096, 50257}}) {
+            const problem p{s, dtype::bf16};
+            const config d = find_op(name).default_config(p);
+            INFO(name << " " << to_string(s) << " " << d.to_string());
+            CHECK(d.get<std::string>("stage") == "smem_tma");
+            CHECK(d.get<std::int64_t>("cluster") == 1);
+            CHECK(s.cols % d.get<std::int64_t>("vec") != 0);
+        }
+}
