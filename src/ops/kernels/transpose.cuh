@@ -39,16 +39,28 @@ extern "C" __global__ void __launch_bounds__(TX* BLOCK_ROWS)
 #else
     __shared__ T tile[TILE][TILE + PAD];
 #ifdef RAGGED
-    // Input rows that VEC does not divide start anywhere in a vector: the tile is read element
-    // by element, TX lanes on TX consecutive columns (coalesced, conflict-free in shared
-    // memory); the stores along the output rows below stay VEC wide (VEC divides rows).
+    // Input rows that VEC does not divide start anywhere in a vector
+    // (docs/perf/kernels.md#rows-of-odd-length): each tile row is read as the aligned vectors
+    // that cover it (one more than TX where the row starts ph elements into a vector; inside
+    // the tensor, as VEC divides rows and so the tensor's size), each element put in its column;
+    // the stores along the output rows below stay VEC wide (VEC divides rows).
 #pragma unroll
     for (int r = ty; r < TILE; r += BLOCK_ROWS) {
         if (r0 + r < rows) {
-            const T* src = in + (r0 + r) * cols + c0;
+            const long long first = (r0 + r) * cols + c0;
+            const int ph = (int)(first % VEC);
+            const V* src = reinterpret_cast<const V*>(in + first - ph);
 #pragma unroll
-            for (int k = 0; k < VEC; ++k)
-                if (c0 + tx + k * TX < cols) tile[r][tx + k * TX] = src[tx + k * TX];
+            for (int k = 0; k < 2; ++k) {
+                const int m = tx + k * TX; // vector m holds tile columns m * VEC - ph + q
+                if (m * VEC - ph >= TILE || c0 + m * VEC - ph >= cols) continue;
+                const V a = src[m];
+#pragma unroll
+                for (int q = 0; q < VEC; ++q) {
+                    const int col = m * VEC - ph + q;
+                    if (col >= 0 && col < TILE && c0 + col < cols) tile[r][col] = a.v[q];
+                }
+            }
         }
     }
 #else
