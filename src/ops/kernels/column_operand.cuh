@@ -6,44 +6,45 @@
 // shift, which is the same for a whole row (no divergence where a row spans whole warps).
 // Columns c0 .. c0 + N - 1 of g (cols elements, 16-byte aligned), past the last column wrapping
 // to the first (a flat vector crossing into the next row); 0 <= c0 < cols and N <= cols.
+// The two loads are unconditional (clamped to g's last whole vector), so an unrolled loop issues
+// every iteration's loads before it waits on any: a branch around them serialised the L2
+// round trips. Columns past g's last whole vector (its tail, or the wrap) are patched one by one.
 template <int N>
 __device__ __forceinline__ vec_t<N> column_vec(const T* __restrict__ g, int c0, int cols) {
     typedef vec_t<N> W;
+    constexpr int NW = sizeof(W) / 4;
+    static_assert(NW >= 1 && sizeof(W) % 4 == 0, "column_vec: vectors of whole words");
     const W* ga = reinterpret_cast<const W*>(g);
     const int a = c0 / N, s = c0 - a * N;
-    if (s == 0 && c0 + N <= cols) return ga[a];
-    W o;
-    if ((a + 2) * N <= cols) {
-        // The pair as 32-bit words, shifted right by the shift's bytes: whole words through
-        // one select per word and bit of the word shift, then the bytes within a word by one
-        // PRMT per output word (about 16 instructions for a 16-byte vector; element by element
-        // with a branch per shift took 56 and more, and bf16 rows were issue-bound on them).
-        constexpr int NW = sizeof(W) / 4;
-        static_assert(NW >= 1 && sizeof(W) % 4 == 0, "column_vec: vectors of whole words");
-        const W lo = ga[a], hi = ga[a + 1];
-        unsigned w[2 * NW];
+    const int whole = cols / N; // g's whole vectors: columns below whole * N
+    const W lo = ga[a < whole ? a : whole - 1], hi = ga[a + 1 < whole ? a + 1 : whole - 1];
+    // The pair as 32-bit words, shifted right by the shift's bytes: whole words through one
+    // select per word and bit of the word shift, then the bytes within a word by one PRMT per
+    // output word (about 16 instructions for a 16-byte vector; element by element with a branch
+    // per shift took 56 and more, and bf16 rows were issue-bound on them).
+    unsigned w[2 * NW];
 #pragma unroll
-        for (int i = 0; i < NW; ++i) {
-            w[i] = reinterpret_cast<const unsigned*>(&lo)[i];
-            w[NW + i] = reinterpret_cast<const unsigned*>(&hi)[i];
-        }
-        const int b = s * (int)sizeof(T), q = b >> 2;
-#pragma unroll
-        for (int bit = 1; bit < NW; bit <<= 1)
-#pragma unroll
-            for (int i = 0; i + bit < 2 * NW; ++i)
-                w[i] = (q & bit) ? w[i + bit] : w[i];
-        const unsigned sel = 0x3210u + 0x1111u * (unsigned)(b & 3);
-#pragma unroll
-        for (int i = 0; i < NW; ++i)
-            reinterpret_cast<unsigned*>(&o)[i] = __byte_perm(w[i], w[i + 1], sel);
-        return o;
+    for (int i = 0; i < NW; ++i) {
+        w[i] = reinterpret_cast<const unsigned*>(&lo)[i];
+        w[NW + i] = reinterpret_cast<const unsigned*>(&hi)[i];
     }
-    // Near the last column (the second vector would read past it) or across the wrap.
+    const int b = s * (int)sizeof(T), q = b >> 2;
 #pragma unroll
-    for (int k = 0; k < N; ++k) {
-        const int c = c0 + k;
-        o.v[k] = g[c < cols ? c : c - cols];
+    for (int bit = 1; bit < NW; bit <<= 1)
+#pragma unroll
+        for (int i = 0; i + bit < 2 * NW; ++i)
+            w[i] = (q & bit) ? w[i + bit] : w[i];
+    const unsigned sel = 0x3210u + 0x1111u * (unsigned)(b & 3);
+    W o;
+#pragma unroll
+    for (int i = 0; i < NW; ++i)
+        reinterpret_cast<unsigned*>(&o)[i] = __byte_perm(w[i], w[i + 1], sel);
+    if (c0 + N > whole * N) {
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            const int c = c0 + k;
+            if (c >= whole * N) o.v[k] = g[c < cols ? c : c - cols];
+        }
     }
     return o;
 }

@@ -52,24 +52,14 @@ __device__ __forceinline__ V ln_vec(V a, V g, V b, float mean, float rstd) {
 }
 #ifdef RAGGED
 // Vector j of a ragged row's aligned span (docs/perf/kernels.md#rows-of-odd-length), the row
-// starting `off` elements into it: gamma and beta shifted to its columns (column_vec), the
-// span's head and tail element by element.
+// starting `off` elements into it: gamma and beta shifted to its columns (column_vec). The
+// span's head and tail hold places of the neighbouring rows, never stored: their operands are
+// whatever column_vec's wrap gives, so no branch stands between the loads.
 __device__ __forceinline__ V ln_ragged(const V& a, int j, int off, const T* __restrict__ gamma,
                                        const T* __restrict__ beta, float mean, float rstd) {
     const int e0 = j * VEC - off;
-    V g, b;
-    if (e0 >= 0 && e0 + VEC <= C) {
-        g = column_vec<VEC>(gamma, e0, C);
-        b = column_vec<VEC>(beta, e0, C);
-    } else {
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            const bool in = e0 + k >= 0 && e0 + k < C;
-            g.v[k] = in ? gamma[e0 + k] : from_f(0.f);
-            b.v[k] = in ? beta[e0 + k] : from_f(0.f);
-        }
-    }
-    return ln_vec(a, g, b, mean, rstd);
+    const int c0 = e0 < 0 ? e0 + C : e0 < C ? e0 : e0 - C;
+    return ln_vec(a, column_vec<VEC>(gamma, c0, C), column_vec<VEC>(beta, c0, C), mean, rstd);
 }
 #endif
 #if defined(STAGE_smem_rows) || defined(STAGE_smem_tma)
