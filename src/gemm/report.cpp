@@ -47,7 +47,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.0.0"},
+                     {"version", "1.1.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},
@@ -77,6 +77,8 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
                      {"replaces_default", r.replaces_default},
                      {"speedup", r.speedup},
                      {"evaluations", r.evaluated.size()},
+                     {"max_seconds", r.max_seconds},
+                     {"time_cut", r.time_cut},
                      {"failed", failed},
                      {"tune_seconds", r.tune_seconds},
                      {"evaluated", std::move(ev)}};

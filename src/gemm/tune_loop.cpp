@@ -58,6 +58,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     // The blob as returned is timed; its attributes are those of the same heuristic call's
     // first answer (same workspace limit), which is what a cache entry would store.
     const algo_config default_attrs = en.heuristic.empty() ? algo_config{} : en.heuristic[0].algo;
+    const auto t_default = std::chrono::steady_clock::now();
     r.default_pick = to_candidate(default_attrs, 0, hooks.run_default());
     std::map<std::size_t, std::size_t> done; // index into en.all -> index into r.evaluated
     const auto evaluate = [&](std::size_t idx) -> const candidate_result& {
@@ -67,15 +68,34 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
         done.emplace(idx, r.evaluated.size() - 1);
         return r.evaluated.back();
     };
+    // The time target (docs/perf/gemm.md#tune-time): before each measurement, the time so far,
+    // the mean measurement so far and the confirmation's four (each as long as the default's)
+    // must fit; candidates that do not are left out (the search sees them as invalid, so it
+    // ends within its budget without waiting for them).
+    r.max_seconds = o.max_seconds;
+    const auto t_measure = std::chrono::steady_clock::now();
+    const double reserve = 4 * std::chrono::duration<double>(t_measure - t_default).count();
+    const auto fits = [&] {
+        if (o.max_seconds <= 0) return true;
+        const auto now = std::chrono::steady_clock::now();
+        const double per = std::chrono::duration<double>(now - t_default).count() /
+                           static_cast<double>(r.evaluated.size() + 1);
+        return std::chrono::duration<double>(now - t0).count() + per + reserve <= o.max_seconds;
+    };
     // The heuristic's picks first: they are the incumbents, and cheap to enumerate.
-    for (std::size_t i = 0; i < en.heuristic.size(); ++i)
+    for (std::size_t i = 0; i < en.heuristic.size(); ++i) {
+        if (!fits()) {
+            r.time_cut += en.heuristic.size() - i;
+            break;
+        }
         evaluate(i);
+    }
 
     const tune::space sp = to_space(en.all);
     std::map<std::uint64_t, std::size_t> by_code;
     for (std::size_t i = 0; i < en.all.size(); ++i)
         by_code.emplace(sp.code(sp.from_config(to_config(en.all[i].algo))), i);
-    if (o.budget > 0) {
+    if (o.budget > 0 && r.time_cut == 0) {
         auto s = tune::make_searcher(o.strategy);
         tune::search_options so;
         so.budget = std::min<std::size_t>(o.budget, en.all.size());
@@ -83,11 +103,17 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
         tune::run_search(*s, sp, so, [&](const std::vector<tune::point>& batch) {
             std::vector<tune::observation> obs;
             for (const auto& pt : batch) {
-                const candidate_result& c = evaluate(by_code.at(sp.code(pt)));
+                const std::size_t idx = by_code.at(sp.code(pt));
                 tune::observation ob;
                 ob.where = pt;
-                ob.status = tune::eval_status_from_string(c.status);
-                ob.time = c.median_us;
+                if (!done.count(idx) && !fits()) {
+                    ++r.time_cut;
+                    ob.status = tune::eval_status::invalid;
+                } else {
+                    const candidate_result& c = evaluate(idx);
+                    ob.status = tune::eval_status_from_string(c.status);
+                    ob.time = c.median_us;
+                }
                 obs.push_back(std::move(ob));
             }
             return obs;

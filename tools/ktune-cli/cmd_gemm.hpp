@@ -16,9 +16,11 @@ struct gemm_cli_options {
     std::string epilogue = "none";
     int workspace_mib = 32;
     int heuristic_count = 16;
+    double max_seconds = 10;
 };
 
-/// Registers --layout, --epilogue, --workspace-mib, --heuristic-count on `ktune tune`.
+/// Registers --layout, --epilogue, --workspace-mib, --heuristic-count, --max-seconds on
+/// `ktune tune`.
 std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* tune_app);
 
 /// Runs the tunes (each --shape × --dtype, or a plan file's entries). Exit 0, 1 when a tune

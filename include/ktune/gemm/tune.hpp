@@ -39,6 +39,10 @@ struct tune_options {
     std::uint64_t seed = 0;
     std::size_t max_workspace = std::size_t{32} << 20;
     int heuristic_count = 16;
+    /// The tune's wall-time target (docs/perf/gemm.md#tune-time): candidates whose measurement
+    /// would end the tune later (at the pace measured so far, the confirmation's four
+    /// measurements kept in reserve) are left out. 0: no limit.
+    double max_seconds = 10;
     measure::measure_policy policy = gemm_policy();
     bool operator==(const tune_options&) const = default;
 };
@@ -76,7 +80,9 @@ struct tune_result {
     candidate_result default_pick;           ///< cuBLAS's first pick, the blob as returned
     candidate_result winner; ///< the recommendation (the default's attributes on a tie)
     bool replaces_default = false;
-    double speedup = 1; ///< default median / winner median (1 when not replaced)
+    double speedup = 1;       ///< default median / winner median (1 when not replaced)
+    double max_seconds = 0;   ///< tune_options::max_seconds of this tune
+    std::size_t time_cut = 0; ///< heuristic picks and strategy evaluations left out for it
     double tune_seconds = 0;
     bool operator==(const tune_result&) const = default;
 };

@@ -12,10 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 using namespace gemm_test;
 
@@ -67,6 +69,40 @@ TEST_CASE("a candidate clearly faster than the default replaces it") {
     for (const auto& c : r.evaluated)
         wrong += c.status == "wrong_result" ? 1 : 0;
     CHECK(wrong > 0); // failures are statuses and the search went on
+}
+
+TEST_CASE("a tune leaves out the candidates that would end it past max_seconds") {
+    // docs/perf/gemm.md#tune-time: each measurement here takes 20 ms; a 1 s target keeps the
+    // confirmation's four in reserve, so a few dozen candidates fit of the space's many.
+    fake_lt lt = two_algorithms();
+    const problem p = parse_problem("64x4096x4096", "bf16");
+    int runs = 0;
+    const tune_hooks fast = hooks_with({10, 18, 8, 0, 0, 1, 0, 1, 0}, 80, 1, &runs);
+    const tune_hooks slow{[&](const algo_config& a) {
+                              std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                              return fast.run(a);
+                          },
+                          [&] {
+                              std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                              return fast.run_default();
+                          }};
+    tune_options o;
+    o.strategy = "exhaustive";
+    o.budget = 5000;
+    o.max_seconds = 1.0;
+    const tune_result r = tune_loop(lt, p, o, slow);
+    CHECK(r.max_seconds == 1.0);
+    CHECK(r.time_cut > 0);
+    CHECK(r.evaluated.size() + r.time_cut >= std::min<std::size_t>(5000, r.space.candidates));
+    CHECK(r.evaluated.size() < r.space.candidates);
+    INFO(r.space.candidates << " candidates, " << r.evaluated.size() << " measured");
+    CHECK(r.evaluated.size() >= 3); // the pace leaves room for some
+    CHECK(r.winner.ok());
+    // No target: the whole space.
+    o.max_seconds = 0;
+    const tune_result all = tune_loop(lt, p, o, fast);
+    CHECK(all.time_cut == 0);
+    CHECK(all.evaluated.size() == all.space.candidates);
 }
 
 TEST_CASE("a tie never replaces the default pick") {
