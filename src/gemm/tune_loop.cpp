@@ -61,26 +61,30 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     const auto t_default = std::chrono::steady_clock::now();
     r.default_pick = to_candidate(default_attrs, 0, hooks.run_default());
     std::map<std::size_t, std::size_t> done; // index into en.all -> index into r.evaluated
+    using clock = std::chrono::steady_clock;
+    const auto seconds_since = [](clock::time_point t) {
+        return std::chrono::duration<double>(clock::now() - t).count();
+    };
+    const double default_s = seconds_since(t_default);
+    double longest_s = default_s; // the longest measurement so far
     const auto evaluate = [&](std::size_t idx) -> const candidate_result& {
         if (auto it = done.find(idx); it != done.end()) return r.evaluated[it->second];
         const candidate& c = en.all[idx];
+        const auto t = clock::now();
         r.evaluated.push_back(to_candidate(c.algo, c.heuristic_rank, hooks.run(c.algo)));
+        longest_s = std::max(longest_s, seconds_since(t));
         done.emplace(idx, r.evaluated.size() - 1);
         return r.evaluated.back();
     };
     // The time target (docs/perf/gemm.md#tune-time): before each measurement, the time so far,
-    // the mean measurement so far and the confirmation's four (each as long as the default's)
-    // must fit; candidates that do not are left out (the search sees them as invalid, so it
-    // ends within its budget without waiting for them).
+    // one more measurement and the confirmation's four (two of the default, two of the winner)
+    // must fit, each counted as long as the longest so far (a slow algorithm's minimum samples
+    // can take ten times a fast one's); candidates that do not are left out (the search sees
+    // them as invalid, so it ends within its budget without waiting for them).
     r.max_seconds = o.max_seconds;
-    const auto t_measure = std::chrono::steady_clock::now();
-    const double reserve = 4 * std::chrono::duration<double>(t_measure - t_default).count();
     const auto fits = [&] {
         if (o.max_seconds <= 0) return true;
-        const auto now = std::chrono::steady_clock::now();
-        const double per = std::chrono::duration<double>(now - t_default).count() /
-                           static_cast<double>(r.evaluated.size() + 1);
-        return std::chrono::duration<double>(now - t0).count() + per + reserve <= o.max_seconds;
+        return seconds_since(t0) + 3 * longest_s + 2 * default_s <= o.max_seconds;
     };
     // The heuristic's picks first: they are the incumbents, and cheap to enumerate.
     for (std::size_t i = 0; i < en.heuristic.size(); ++i) {
