@@ -1,7 +1,7 @@
 # ktune kernel check: the examples pass; every spec of the bad-spec corpus (tests/data/kernel/
 # bad, written by make_bad_specs.py) exits 2 with its file name, the line of its error and a
 # fragment of the message; a crash (a signal) is never exit 2.
-foreach(example matmul reduction stencil)
+foreach(example matmul reduction stencil decode_gemm)
   ktune_cli_test(kernel_check_${example} RC 0
     ARGS kernel check examples/kernels/${example}/${example}.json
     EXPECT "is valid" "compiled       sm_90 with NVRTC")
@@ -48,6 +48,7 @@ ktune_cli_test(ops_kernels_missing_dir RC 2 ARGS ops --kernels tests/data/kernel
 # The tests that reach NVRTC: the sanitizer pass skips label nvrtc (NVRTC is not instrumented);
 # the plain build runs them.
 set_tests_properties(cli_kernel_check_matmul cli_kernel_check_reduction cli_kernel_check_stencil
+                     cli_kernel_check_decode_gemm
                      cli_kernel_check_json cli_kernel_bad_kernel_not_in_source
                      cli_kernel_bad_reference_kernel_not_in_source
                      cli_kernel_bad_source_compile_error PROPERTIES LABELS "unit;cli;nvrtc")
