@@ -2,7 +2,10 @@
 // fixed part per program (NVRTC start-up, built-in declarations) is paid once per batch here;
 // docs/perf/tune.md ("runtime") has the split. Each source goes into its own namespace, its
 // `extern "C"` kernel becomes a namespace member found by name expression, and its macros are
-// #undef'd after it, so candidates that #define the same constants do not collide.
+// #undef'd after it, so candidates that #define the same constants do not collide. Requests
+// that differ only in their name expression (a user kernel's template instantiations) need none
+// of that: one copy of the source, a name expression each
+// (docs/perf/kernel.md#compile-cost-per-candidate).
 #include "compile/compile_private.hpp"
 #include "core/cache_files.hpp"
 #include "ktune/compile/compile.hpp"
@@ -10,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <set>
@@ -31,6 +35,12 @@ bool plain_identifier(std::string_view s) {
 /// kernel name.
 bool batchable(const compile_request& r) {
     return r.source.find("#include") == std::string::npos && plain_identifier(r.name_expression);
+}
+
+/// Whether two requests differ at most in their name expression: then one copy of the source
+/// with both name expressions compiles both (template instantiations of one user kernel).
+bool same_program(const compile_request& a, const compile_request& b) {
+    return a.arch == b.arch && a.options == b.options && a.source == b.source;
 }
 
 /// Names of every macro the source #defines (to #undef them after it).
@@ -100,48 +110,21 @@ void store_batch(const cubin_cache& cache, const std::vector<const compile_reque
     std::filesystem::remove(base, ec); // the links keep the data
 }
 
-} // namespace
-
-std::vector<compile_result> compile_batch(const std::vector<compile_request>& rs,
-                                          const cubin_cache* cache) {
-    std::vector<compile_result> out(rs.size());
-    std::vector<const compile_request*> group;
-    std::vector<std::size_t> slots;
-    for (std::size_t i = 0; i < rs.size(); ++i) {
-        if (cache)
-            if (auto hit = cache->get(rs[i])) {
-                out[i] = std::move(*hit);
-                continue;
-            }
-        const bool same = group.empty() || (rs[i].arch == group.front()->arch &&
-                                            rs[i].options == group.front()->options);
-        if (!batchable(rs[i]) || !same) {
-            out[i] = compile_cached(rs[i], cache);
-            continue;
-        }
-        group.push_back(&rs[i]);
-        slots.push_back(i);
-    }
-    if (group.size() == 1) out[slots[0]] = compile_cached(*group[0], cache);
-    if (group.size() <= 1) return out;
-
+/// One program for `group` (slots: their places in `out`), then stored. A program that fails
+/// compiles each request alone, so the good ones still run and a bad one keeps its own log.
+void compile_group(const std::string& source, const std::vector<std::string>& names,
+                   const std::vector<const compile_request*>& group,
+                   const std::vector<std::size_t>& slots, std::vector<compile_result>& out,
+                   const cubin_cache* cache) {
     const auto t0 = std::chrono::steady_clock::now();
-    std::string source;
-    std::vector<std::string> names;
-    for (std::size_t k = 0; k < group.size(); ++k) {
-        source += wrap(*group[k]);
-        names.push_back(fmt::format("&{}::{}", namespace_of(*group[k]), group[k]->name_expression));
-    }
     detail::program_output p;
     try {
         p = detail::compile_program_minimal_first(source, names, group.front()->arch,
                                                   group.front()->options);
     } catch (const error&) {
-        // One bad candidate fails the whole program: compile each alone, so the good ones
-        // still run and the bad one keeps its own log.
         for (std::size_t k = 0; k < group.size(); ++k)
             out[slots[k]] = compile_cached(*group[k], cache);
-        return out;
+        return;
     }
     // The program's time is shared evenly: compile_ms stays a per-candidate cost.
     const double ms =
@@ -162,6 +145,101 @@ std::vector<compile_result> compile_batch(const std::vector<compile_request>& rs
             // An unwritable cache costs a recompile next time, never this result.
         }
     }
+}
+
+} // namespace
+
+std::vector<compile_result> compile_batch(const std::vector<compile_request>& rs,
+                                          const cubin_cache* cache) {
+    std::vector<compile_result> out(rs.size());
+    std::vector<std::size_t> misses;
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        if (cache)
+            if (auto hit = cache->get(rs[i])) {
+                out[i] = std::move(*hit);
+                continue;
+            }
+        misses.push_back(i);
+    }
+    // Requests that differ only in their name expression: one program as they are, no
+    // namespaces (an #include or a template name is fine here).
+    std::vector<bool> done(rs.size(), false);
+    for (std::size_t a = 0; a < misses.size(); ++a) {
+        const std::size_t i = misses[a];
+        if (done[i]) continue;
+        std::vector<const compile_request*> group;
+        std::vector<std::size_t> slots;
+        std::vector<std::string> names;
+        for (std::size_t b = a; b < misses.size(); ++b)
+            if (const std::size_t j = misses[b]; !done[j] && same_program(rs[i], rs[j])) {
+                group.push_back(&rs[j]);
+                slots.push_back(j);
+                names.push_back(rs[j].name_expression);
+            }
+        if (group.size() < 2) continue;
+        for (std::size_t j : slots)
+            done[j] = true;
+        compile_group(rs[i].source, names, group, slots, out, cache);
+    }
+    // The rest: different sources with the same arch and options, each in its own namespace.
+    std::vector<const compile_request*> group;
+    std::vector<std::size_t> slots;
+    for (std::size_t i : misses) {
+        if (done[i]) continue;
+        const bool same = group.empty() || (rs[i].arch == group.front()->arch &&
+                                            rs[i].options == group.front()->options);
+        if (!batchable(rs[i]) || !same) {
+            out[i] = compile_cached(rs[i], cache);
+            continue;
+        }
+        group.push_back(&rs[i]);
+        slots.push_back(i);
+    }
+    if (group.size() == 1) out[slots[0]] = compile_cached(*group[0], cache);
+    if (group.size() <= 1) return out;
+    std::string source;
+    std::vector<std::string> names;
+    for (const auto* r : group) {
+        source += wrap(*r);
+        names.push_back(fmt::format("&{}::{}", namespace_of(*r), r->name_expression));
+    }
+    compile_group(source, names, group, slots, out, cache);
+    return out;
+}
+
+std::vector<std::vector<std::size_t>> program_groups(const std::vector<compile_request>& rs,
+                                                     std::size_t per_program) {
+    per_program = std::max<std::size_t>(1, per_program);
+    std::vector<std::vector<std::size_t>> out;
+    std::vector<std::size_t> rest;
+    std::vector<bool> taken(rs.size(), false);
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        if (taken[i]) continue;
+        std::vector<std::size_t> same;
+        for (std::size_t j = i; j < rs.size(); ++j)
+            if (!taken[j] && same_program(rs[i], rs[j])) same.push_back(j);
+        // Full groups of requests that share a program; a remainder joins the rest.
+        std::size_t k = 0;
+        for (; same.size() > 1 && k + per_program <= same.size(); k += per_program) {
+            out.emplace_back(same.begin() + static_cast<long>(k),
+                             same.begin() + static_cast<long>(k + per_program));
+            for (std::size_t j : out.back())
+                taken[j] = true;
+        }
+        if (same.size() - k > 1 && per_program > 1) { // a smaller group still shares
+            out.emplace_back(same.begin() + static_cast<long>(k), same.end());
+            for (std::size_t j : out.back())
+                taken[j] = true;
+        }
+        if (!taken[i]) {
+            taken[i] = true;
+            rest.push_back(i);
+        }
+    }
+    for (std::size_t k = 0; k < rest.size(); k += per_program)
+        out.emplace_back(rest.begin() + static_cast<long>(k),
+                         rest.begin() + static_cast<long>(std::min(rest.size(), k + per_program)));
+    std::sort(out.begin(), out.end()); // in order of each group's first request
     return out;
 }
 

@@ -64,8 +64,8 @@ struct compile_pool::impl {
             }
         };
         // Lazy servers start at the pool's first cubin-cache miss, all of them then (misses come
-        // in batches), not before: with warm cubins the 16 servers' exec, NVRTC load and warm-up
-        // compile would only compete with the worker's context creation for cores (the H200's
+        // in batches), not before: with warm cubins the 16 servers' exec and NVRTC load would
+        // only compete with the worker's context creation for cores (the H200's
         // warm set-up is a quarter of a 200-candidate tune), and a cold tune's first compile
         // waits for one server start (~50 ms), which the worker's own set-up (~110 ms) hides.
         if (opts.mode == compile_mode::processes) {

@@ -1,7 +1,6 @@
 // The compile server (compile_server_main) and its wire format. NVRTC serialises much of a
 // compile inside one process, so the pool runs one of these per core
 // (docs/perf/tune.md#compile-servers).
-#include "compile/compile_private.hpp"
 #include "compile/compile_wire.hpp"
 #include "core/child_process.hpp"
 #include "ktune/core/error.hpp"
@@ -44,17 +43,6 @@ T field(const json& j, const char* name) {
     } catch (const json::exception& e) {
         throw error(error_kind::input,
                     fmt::format("compile server message: '{}': {}", name, e.what()));
-    }
-}
-
-/// A throw-away compile, so NVRTC's one-time start-up (loading its built-in headers and the
-/// back end) happens before the first real batch arrives.
-void warm_up() {
-    try {
-        (void)compile_program_minimal_first("extern \"C\" __global__ void ktune_warm() {}",
-                                            {"ktune_warm"}, "sm_90", {});
-    } catch (const std::exception&) {
-        // An NVRTC that cannot compile reports it on the first real request.
     }
 }
 
@@ -124,8 +112,10 @@ bool is_ready_line(std::string_view line) {
 } // namespace detail
 
 int compile_server_main(int in_fd, int out_fd) {
+    // No warm-up compile after the ready line: servers start at the pool's first miss, so the
+    // first batch would queue behind it, and it saves the first real compile only part of what
+    // it costs (docs/perf/kernel.md#compile-cost-per-candidate).
     if (!ktune::detail::write_all(out_fd, detail::ready_line() + "\n")) return 1;
-    detail::warm_up(); // overlaps the client's own start-up; its first batch queues behind it
     std::string buf, line;
     while (ktune::detail::read_line(in_fd, buf, line)) {
         std::vector<compile_result> res;

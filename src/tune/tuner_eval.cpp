@@ -154,13 +154,22 @@ struct process_batch final : candidate_evaluator::batch {
 std::unique_ptr<candidate_evaluator::batch>
 process_evaluator::start(std::vector<candidate_record> cands) {
     auto b = std::make_unique<process_batch>();
-    const std::size_t per_program = std::max<std::size_t>(1, rq_.candidates_per_program);
-    for (std::size_t i = 0; i < cands.size(); i += per_program) {
+    std::vector<compile::compile_request> rs;
+    rs.reserve(cands.size());
+    for (const auto& c : cands)
+        rs.push_back(request(c.cfg, c.injected));
+    // Configs that differ only in template arguments share a program (NVRTC's fixed cost per
+    // program paid once, docs/perf/kernel.md#compile-cost-per-candidate); futures stay in
+    // candidate order.
+    b->futures.resize(cands.size());
+    for (const auto& g : compile::program_groups(rs, rq_.candidates_per_program)) {
         std::vector<compile::compile_request> group;
-        for (std::size_t k = i; k < std::min(cands.size(), i + per_program); ++k)
-            group.push_back(request(cands[k].cfg, cands[k].injected));
-        for (auto& f : rt_.pool->submit_batch(std::move(group)))
-            b->futures.push_back(std::move(f));
+        group.reserve(g.size());
+        for (std::size_t k : g)
+            group.push_back(std::move(rs[k]));
+        auto fs = rt_.pool->submit_batch(std::move(group));
+        for (std::size_t k = 0; k < g.size(); ++k)
+            b->futures[g[k]] = std::move(fs[k]);
     }
     b->recs = std::move(cands);
     return b;

@@ -69,15 +69,25 @@ private:
 compile_result compile_cached(const compile_request& r, const cubin_cache* cache);
 
 /// Several requests in one NVRTC program, so NVRTC's fixed cost per program is paid once per
-/// batch (docs/perf/tune.md has the split). Each source is wrapped in its own namespace (its
-/// macros #undef'd after it, its `extern "C"` kernel found by name expression); the cubin holds
-/// the whole batch and is cached under every request's key. Cache hits are answered first;
-/// requests that cannot share a program (an #include, a name expression that is not a plain
-/// identifier, other arch/options) and every request of a batch that fails to compile are
-/// compiled alone, so each failure keeps its own log. Results in request order; never throws
-/// for a compile error.
+/// batch (docs/perf/tune.md has the split). Requests that differ only in their name expression
+/// (a user kernel's template instantiations) share one copy of their source
+/// (docs/perf/kernel.md#compile-cost-per-candidate); other sources are each wrapped in their own
+/// namespace (macros #undef'd after it, the `extern "C"` kernel found by name expression). The
+/// cubin holds the whole program and is cached under every request's key. Cache hits are
+/// answered first; requests that cannot share a program (an #include or a name expression
+/// that is not a plain identifier in a namespace, other arch/options) and every request of a
+/// program that fails to compile are compiled alone, so each failure keeps its own log. Results
+/// in request order; never throws for a compile error.
 std::vector<compile_result> compile_batch(const std::vector<compile_request>& rs,
                                           const cubin_cache* cache);
+
+/// How to cut requests into compile_batch calls of at most per_program each: requests that
+/// differ only in their name expression go together first (one program, as they are), the
+/// rest in order. Indices into rs, each once, groups in the order of their first request.
+///
+///   for (const auto& g : program_groups(requests, 2)) pool.submit_batch(pick(requests, g));
+std::vector<std::vector<std::size_t>> program_groups(const std::vector<compile_request>& rs,
+                                                     std::size_t per_program);
 
 /// Where a pool compiles. NVRTC serialises much of its work inside one process (on 16 threads
 /// each candidate cost ~3x a single thread's CPU: docs/perf/tune.md), so `processes` gives each
