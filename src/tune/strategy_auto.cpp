@@ -7,9 +7,10 @@
 // pnpoly's tile size), and uniform sampling is the only rule that cannot get stuck. So `auto`
 // runs all three and lets the observations decide:
 //   - local: an unmeasured neighbour of the incumbent, adjacent values of ordered axes first
-//     (performance is locally smooth along tile and block sizes), then any one-axis change; a
-//     config whose whole one-axis neighbourhood is measured is a local optimum and the next-best
-//     config takes its place;
+//     (performance is locally smooth along tile and block sizes), then the two ends of an
+//     ordered axis (optima often sit at a range's end: the largest tile, the smallest block),
+//     then any other value of an enumeration; a config whose neighbourhood is measured is a
+//     local optimum and the next-best config takes its place;
 //   - genetic: a child of two tournament-selected configs among the best observed (uniform
 //     crossover, neighbour mutation), repaired into the valid set;
 //   - random: a uniform unseen valid config.
@@ -26,8 +27,8 @@
 // measured: each axis' range is covered, which a uniform draw of 8 often misses on 3-valued
 // switches). Invalid configs never reach the budget (the base class drops them) and nothing is
 // measured twice. Two stall rules (stalled() below): when the best of the current epoch stops
-// improving for a sixteenth of the budget (at least 32 evaluations), the search restarts in a new
-// region (restart()); when the best of the whole search stops improving for a quarter of the
+// improving for a thirty-second of the budget (at least 32 evaluations), the search restarts in a
+// new region (restart()); when the best of the whole search stops improving for a quarter of the
 // budget, uniform draws take over progressively. Every constant is a fraction of the budget or a
 // property of the space, chosen on the dev corpus only; none is fitted to a particular recording.
 #include "tune/strategies.hpp"
@@ -91,12 +92,13 @@ private:
         // little enough that most of the budget goes to the adaptive rules.
         initial_ = std::clamp<std::size_t>(options().budget / 40, 4, 8);
         initial_ = std::max<std::size_t>(initial_, std::min<std::size_t>(axes, 10));
-        // Restart after a sixteenth of the budget without progress in the epoch (a quarter left
-        // the dev corpus' stalled spaces stuck at 1.05-1.2x for most of the budget; an eighth
-        // was 4 % worse on it), but never before 32 evaluations: at budget 100 a 16-evaluation
-        // epoch restarted before the climb was done (pnpoly_RTX_3090 at 100: 89.5 against
-        // random's 85).
-        restart_after_ = std::max<std::size_t>(32, options().budget / 16);
+        // Restart after a thirty-second of the budget without progress in the epoch (a quarter
+        // left the dev corpus' stalled spaces stuck at 1.05-1.2x for most of the budget; a
+        // sixteenth gave multimodal spaces, stencil and synth_wide, too few epochs at budget
+        // 1000: docs/perf/search.md#auto-v6), but never before 32 evaluations: at budget 100 a
+        // 16-evaluation epoch restarted before the climb was done (pnpoly_RTX_3090 at 100: 89.5
+        // against random's 85).
+        restart_after_ = std::max<std::size_t>(32, options().budget / 32);
         patience_ = std::max<std::size_t>(16, options().budget / 4);
     }
 
@@ -217,10 +219,22 @@ private:
     }
 
     // The best unmeasured neighbour rule: walk the ranked configs, skipping local optima. One
-    // candidate per axis (an adjacent value first, else any other value of that axis), so an
-    // axis with 30 values does not crowd out a 3-valued switch that holds the next gain.
+    // candidate per axis (an adjacent value first, else an end of an ordered axis, else any other
+    // value of an enumeration), so an axis with 30 values does not crowd out a 3-valued switch
+    // that holds the next gain. Mid-range values of an ordered axis are not neighbours: proving a
+    // local optimum over every value cost Σ (values − 1) evaluations per incumbent (28 on
+    // convolution, 45 on pnpoly), spent on values that smoothness says are no better than the
+    // adjacent ones; they stay reachable through mutation, screened draws and restarts
+    // (docs/perf/search.md#auto-v6).
     bool propose_local(std::vector<point>& out) {
         const auto& s = search_space();
+        const auto mid_range = [&s](const point& c, const point& p) {
+            for (std::size_t a = 0; a < c.size(); ++a)
+                if (p[a] != c[a])
+                    return s.axes()[a].ordered() && p[a] != 0 &&
+                           p[a] + 1 != s.axes()[a].values.size();
+            return false;
+        };
         for (std::size_t i = 0; i < ok_.size() && i < population; ++i) {
             const point& c = ok_[i].second;
             const std::uint64_t code = s.code(c);
@@ -228,7 +242,9 @@ private:
             std::vector<point> cand;
             for (auto kind : {neighbourhood::adjacent, neighbourhood::hamming}) {
                 auto nb = s.neighbours(c, kind);
-                std::erase_if(nb, [&](const point& p) { return taken(p, out); });
+                std::erase_if(nb, [&](const point& p) {
+                    return taken(p, out) || (kind == neighbourhood::hamming && mid_range(c, p));
+                });
                 for (std::size_t a = 0; a < c.size(); ++a) {
                     const auto on_axis = [&](const point& p) { return p[a] != c[a]; };
                     if (std::any_of(cand.begin(), cand.end(), on_axis)) continue;
@@ -334,7 +350,7 @@ private:
     double global_best_ = 0;          ///< best of the whole search
     std::size_t since_global_ = 0;    ///< observations since that improved
     std::size_t epoch_start_ = 0;     ///< history size at the last restart
-    std::size_t restart_after_ = 0;   ///< epoch stall threshold: budget / 16, ≥ 32
+    std::size_t restart_after_ = 0;   ///< epoch stall threshold: budget / 32, ≥ 32
     std::size_t patience_ = 0;        ///< hedge threshold: a quarter of the budget
     std::size_t initial_ = 0;
     std::size_t fitted_at_ = 0;

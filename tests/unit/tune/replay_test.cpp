@@ -169,13 +169,19 @@ TEST_CASE("the --json report matches the golden file") {
 }
 
 TEST_CASE("auto against random search on adversarial spaces") {
-    // make_adversarial.py: a needle on a plateau, a deceptive bowl, a dense space. Eleven seeded
-    // runs at three budgets; auto's median must not exceed random's exact median, with one
-    // stated exception: on the deceptive space with the budget equal to the whole space, the
-    // rules first walk the bowl away from the optimum and the stall hedge hands over to uniform
-    // draws only after a quarter of the budget, so auto needs more than random there (373 vs
-    // 256 at these seeds with restarts, 395 before them; docs/perf/search.md#robust-auto); it
-    // must stay within 1.6x of it.
+    // make_adversarial.py: a needle on a plateau, a deceptive bowl, a dense space. 61 seeded
+    // runs at three budgets; auto's median must not exceed random's exact median by more than
+    // two standard errors of a 61-run median (a needle's first hit is uniform on 1..M, so the
+    // sample median's standard error is M / (2 sqrt(runs)), 1 / sqrt(runs) of random's median).
+    // No rule can beat random on the needle, so a gate without that margin is a coin flip: with
+    // 11 runs and no margin, random search itself failed it at 11 of 20 seeds, auto v5 at 6
+    // (docs/perf/search.md#auto-v6). One stated exception: on the deceptive space with the
+    // budget equal to the whole space, the rules first walk the bowl away from the optimum and
+    // the stall hedge hands over to uniform draws only after a quarter of the budget, so auto
+    // may need more than random there (docs/perf/search.md#robust-auto); it must stay within
+    // 1.6x of it.
+    constexpr std::size_t runs = 61;
+    const double margin = 1.0 + 2.0 / std::sqrt(static_cast<double>(runs));
     for (const char* f : {"adv_needle.json", "adv_deceptive.json", "adv_dense.json"}) {
         const auto rec = load_recorded_space(data(f));
         for (const std::size_t budget : {50, 100, 512}) {
@@ -184,11 +190,11 @@ TEST_CASE("auto against random search on adversarial spaces") {
             o.budget = budget;
             o.seed = 1;
             o.stop_at_target = true;
-            const auto s = summarize(rec, o, replay_repeat(rec, o, 11, 2));
+            const auto s = summarize(rec, o, replay_repeat(rec, o, runs, 2));
             INFO(f << " budget " << budget << ": auto median " << s.evals.median
                    << ", random median " << s.random.median);
             const bool deceptive_whole = std::string(f) == "adv_deceptive.json" && budget == 512;
-            CHECK(s.evals.median <= (deceptive_whole ? 1.6 : 1.0) * s.random.median);
+            CHECK(s.evals.median <= (deceptive_whole ? 1.6 : margin) * s.random.median);
         }
     }
 }
