@@ -93,7 +93,7 @@ __global__ void decode_gemm_reference(const uint4* __restrict__ X, const uint4* 
     const unsigned short* w = reinterpret_cast<const unsigned short*>(W) + (long long)n * K;
     float acc = 0.0f;
     for (int k = 0; k < K; ++k)
-        acc = fmaf(__uint_as_float((unsigned)x[k] << 16), __uint_as_float((unsigned)w[k] << 16),
-                   acc);
+        acc =
+            fmaf(__uint_as_float((unsigned)x[k] << 16), __uint_as_float((unsigned)w[k] << 16), acc);
     D[i] = to_bf16(acc);
 }
