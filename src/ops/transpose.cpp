@@ -23,7 +23,7 @@ bool micro(const config& c) {
 class transpose final : public op {
 public:
     std::string_view name() const noexcept override { return "transpose"; }
-    int version() const noexcept override { return 4; }
+    int version() const noexcept override { return 5; }
     std::string_view description() const noexcept override {
         return "2-D transpose into a new contiguous tensor";
     }
@@ -74,10 +74,11 @@ public:
                    : tile * (tile + pad) * static_cast<std::int64_t>(size_of(p.type));
         if (tile_bytes > 48 * 1024) return fail("the tile exceeds 48 KiB of static shared memory");
         if (p.shape.rows % vec != 0) return fail("vec must divide rows (the output's rows)");
-        // Input rows that vec does not divide: the tile loaded element by element (RAGGED,
-        // docs/perf/kernels.md#rows-of-odd-length), the output side still vec wide.
-        if (p.shape.cols % vec != 0 && (micro(c) || c.get<std::int64_t>("pack") != 0))
-            return fail("vec must divide cols, except in form tile without pack");
+        // Input rows that vec does not divide: the tile's rows read as the aligned vectors that
+        // cover them, the micro form's micro-rows shifted (RAGGED,
+        // docs/perf/kernels.md#rows-of-odd-length); the output side still vec wide.
+        if (p.shape.cols % vec != 0 && c.get<std::int64_t>("pack") != 0)
+            return fail("vec must divide cols, except without pack");
         if ((p.shape.rows + tile - 1) / tile > 65535) return fail("grid.y over 65535");
         if (c.find("pack") && c.get<std::int64_t>("pack") != 0) {
             if (p.type != dtype::bf16) return fail("pack pairs 2-byte elements: bf16 only");
@@ -106,7 +107,9 @@ public:
     }
     std::string source(const config& c, const problem& p) const override {
         return prelude(p.type) + constants(c) +
-               (p.shape.cols % c.get<std::int64_t>("vec") != 0 ? "#define RAGGED 1\n" : "") +
+               (p.shape.cols % c.get<std::int64_t>("vec") != 0
+                    ? std::string("#define RAGGED 1\n") + kernels::column_operand
+                    : std::string()) +
                (micro(c) ? kernels::transpose_micro : kernels::transpose);
     }
     std::string reference_source(const problem& p) const override {

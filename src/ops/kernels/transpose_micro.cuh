@@ -4,6 +4,7 @@
 // transposed, in 16-byte units XOR-swizzled by micro-column: every shared access is 16 bytes wide
 // and conflict-free (a quarter-warp's 8 lanes hit 8 distinct 16-byte bank groups), so a tile costs
 // the minimum of shared-memory wavefronts, its bytes / 128 each way (packed 64-tiles: 1.5x that).
+typedef vec_t<VEC> V;
 constexpr int U = TILE / VEC; // micro-tiles per tile edge; 16-byte units per shared row
 __device__ __forceinline__ unsigned word(const uint4& v, int k) {
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w; // k is a compile-time constant
@@ -29,8 +30,9 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
     __shared__ uint4 tile[TILE][U];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const long long r0 = (long long)blockIdx.y * TILE, c0 = (long long)blockIdx.x * TILE;
-    // Micro-tile (mr, tx): input rows mr*VEC.., columns tx*VEC..; vec divides rows and cols,
-    // so a micro-tile is inside the matrix or wholly outside.
+    // Micro-tile (mr, tx): input rows mr*VEC.., columns tx*VEC..; vec divides rows (and cols,
+    // unless RAGGED), so a micro-tile is inside the matrix or wholly outside (RAGGED: the last
+    // of a row may end past it; those columns are never stored).
     const long long ic = c0 + tx * VEC;
 #pragma unroll
     for (int mr = ty; mr < U; mr += BLOCK_ROWS) {
@@ -38,8 +40,22 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
         if (ir < rows && ic < cols) {
             uint4 a[VEC];
 #pragma unroll
-            for (int i = 0; i < VEC; ++i)
+            for (int i = 0; i < VEC; ++i) {
+#ifdef RAGGED
+                // Odd input rows (docs/perf/kernels.md#rows-of-odd-length): the two aligned
+                // vectors around the micro-row, shifted (shift_pair); the second only inside the
+                // tensor, which ends on a vector (VEC divides rows).
+                const long long e = (ir + i) * cols + ic;
+                const int ph = (int)(e % VEC);
+                const V* src = reinterpret_cast<const V*>(in + e - ph);
+                const V lo = src[0];
+                const V hi = e - ph + VEC < (long long)rows * cols ? src[1] : lo;
+                const V m = shift_pair<VEC>(lo, hi, ph);
+                a[i] = *reinterpret_cast<const uint4*>(&m);
+#else
                 a[i] = *reinterpret_cast<const uint4*>(in + (ir + i) * cols + ic);
+#endif
+            }
 #pragma unroll
             for (int j = 0; j < VEC; ++j)
                 tile[tx * VEC + j][mr ^ (tx & 7)] = micro_col(a, j);

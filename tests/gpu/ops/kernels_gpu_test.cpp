@@ -131,6 +131,24 @@ TEST_CASE("rows that vec does not divide match the reference (every op)") {
                 for (const auto& c : cs)
                     jobs.push_back({o, p, c});
             }
+    // Transpose's micro form on odd input rows: micro-rows shifted out of two aligned vectors,
+    // the last micro-tile of a row ending past it (partial tiles both ways at 1000 rows).
+    const ops::op& tr = ops::find_op("transpose");
+    for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16})
+        for (ops::shape2d s : {ops::shape2d{40, 777}, ops::shape2d{1000, 4093}}) {
+            const ops::problem p{s, t};
+            const auto cs = pick(
+                tr, p,
+                [&](const config& c) {
+                    return c.get<std::string>("form") == "micro" &&
+                           s.cols % c.get<std::int64_t>("vec") != 0;
+                },
+                4);
+            INFO("transpose micro " << ops::to_string(t) << " " << ops::to_string(s));
+            CHECK(cs.size() >= 2);
+            for (const auto& c : cs)
+                jobs.push_back({&tr, p, c});
+        }
     check_all(jobs);
 }
 
