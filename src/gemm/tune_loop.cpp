@@ -99,7 +99,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     std::map<std::uint64_t, std::size_t> by_code;
     for (std::size_t i = 0; i < en.all.size(); ++i)
         by_code.emplace(sp.code(sp.from_config(to_config(en.all[i].algo))), i);
-    if (o.budget > 0 && r.time_cut == 0) {
+    if (o.budget > 0) {
         auto s = tune::make_searcher(o.strategy);
         tune::search_options so;
         so.budget = std::min<std::size_t>(o.budget, en.all.size());

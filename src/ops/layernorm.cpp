@@ -3,6 +3,7 @@
 #include "ops/builtin_ops.hpp"
 #include "ops/kernel_sources.hpp"
 #include "ops/row_op.hpp"
+#include "ops/source_common.hpp"
 
 #include <string>
 #include <variant>
@@ -52,8 +53,7 @@ public:
         const bool staged = staged_in_smem(c);
         if (const param_value* v = c.find("gb_prefetch")) {
             const auto* n = std::get_if<std::int64_t>(v);
-            if (!n || *n < 0 || *n > 8 || !staged ||
-                p.shape.cols % c.get<std::int64_t>("vec") != 0) {
+            if (!n || *n < 0 || *n > 8 || !staged || ragged(c, p)) {
                 if (why)
                     *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows) of rows "
                            "that vec divides only";

@@ -222,7 +222,7 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
 std::int64_t row_op::slice_bytes(const config& c, const problem& p) {
     const auto vec = c.get<std::int64_t>("vec");
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
-    if (p.shape.cols % vec != 0) return (p.shape.cols + 2 * vec - 2) / vec * vec * esize;
+    if (ragged(c, p)) return (p.shape.cols + 2 * vec - 2) / vec * vec * esize;
     return p.shape.cols / cluster_of(c) * esize;
 }
 
@@ -276,7 +276,7 @@ config row_op::default_config(const problem& p) const {
                        {"vec", vec},
                        {"unroll", std::int64_t{2}},
                        {"stage", std::string("regs")}};
-        return valid(s, p, nullptr) && !ragged_vec(s, p) ? s : any_shape_default(s, p);
+        return valid(s, p, nullptr) && !ragged(s, p) ? s : any_shape_default(s, p);
     }
     // The baseline of the speed-ups: 256 threads per row, cached when it fits, else two-pass.
     config c{{"threads_per_row", std::int64_t{256}},
@@ -331,15 +331,11 @@ config row_op::default_config(const problem& p) const {
         s.set("stage", std::string("smem_tma"));
         if (valid(s, p, nullptr)) return s;
     }
-    if (valid(c, p, nullptr) && !ragged_vec(c, p)) return c;
+    // Rows up to 32 KiB keep to vectors that divide the row (register-cached ragged rows won
+    // only at some shapes on the H200); longer rows are staged above, ragged or not
+    // (docs/perf/kernels.md#rows-of-odd-length).
+    if (valid(c, p, nullptr) && !ragged(c, p)) return c;
     return any_shape_default(c, p);
-}
-
-// Rows up to 32 KiB keep to vectors that divide the row in the default (register-cached ragged
-// rows won only at some shapes on the H200); longer rows are staged, ragged or not
-// (docs/perf/kernels.md#rows-of-odd-length).
-bool row_op::ragged_vec(const config& c, const problem& p) {
-    return p.shape.cols % c.get<std::int64_t>("vec") != 0;
 }
 
 // The default is the cache's last tier: an application that misses the cache launches it, so
@@ -382,11 +378,7 @@ std::string row_op::source(const config& c, const problem& p) const {
                        "constexpr int C = {};\n#define KTUNE_BLOCK {}\n",
                        p.shape.cols, geometry(c, p).block[0]) +
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
-           (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") +
-           (p.shape.cols % c.get<std::int64_t>("vec") != 0
-                ? std::string("#define RAGGED 1\n") +
-                      (column_operands() ? kernels::column_operand : "")
-                : std::string()) +
+           (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") + ragged_source(c, p) +
            kernels::row_common + (staged_in_smem(c) ? kernels::tma : "") + body();
 }
 

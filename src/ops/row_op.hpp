@@ -78,8 +78,6 @@ protected:
     [[nodiscard]] virtual const char* reference_body() const noexcept = 0;
 
 private:
-    /// Whether c's vectors do not divide the row (the ragged form).
-    [[nodiscard]] static bool ragged_vec(const config& c, const problem& p);
     /// A valid regs-stage config for any shape, from c's keys (see row_op.cpp).
     [[nodiscard]] config any_shape_default(config c, const problem& p) const;
     [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;

@@ -61,10 +61,7 @@ public:
                            "constexpr long long ROWS = {};\nconstexpr int C = {};\n",
                            c.get<std::int64_t>("block"), c.get<std::int64_t>("vec"),
                            c.get<std::int64_t>("unroll"), p.shape.rows, p.shape.cols) +
-               (p.shape.cols % c.get<std::int64_t>("vec") != 0
-                    ? std::string("#define RAGGED 1\n") + kernels::column_operand
-                    : std::string()) +
-               kernels::scale_bias;
+               ragged_source(c, p) + kernels::scale_bias;
     }
     std::string reference_source(const problem& p) const override {
         return prelude_of(p.type) + kernels::scale_bias_reference;

@@ -5,6 +5,7 @@
 #include "ops/builtin_ops.hpp"
 #include "ops/kernel_sources.hpp"
 #include "ops/row_op.hpp"
+#include "ops/source_common.hpp"
 
 namespace ktune::ops::detail {
 namespace {
@@ -13,7 +14,8 @@ class softmax final : public row_op {
 public:
     softmax() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "softmax"; }
-    // 9: rows that vec does not divide, cached with a scalar head and tail; 8: staged rows take
+    // 10: such rows staged too (tma.cuh's span); 9: rows that vec does not divide, cached with a
+    // scalar head and tail; 8: staged rows take
     // exp once (7: the exp_once axis, docs/perf/kernels.md#softmax-exp-once; 6: smem_refill, since
     // removed, docs/perf/kernels.md#smem-refill).
     int version() const noexcept override { return 10; }
@@ -34,7 +36,7 @@ public:
             if (why) *why = "exp_once keeps e over a cached or staged row (cache_row true)";
             return false;
         }
-        if (exp_once(c) && p.shape.cols % c.get<std::int64_t>("vec") != 0) {
+        if (exp_once(c) && ragged(c, p)) {
             if (why) *why = "exp_once: vec must divide cols";
             return false;
         }

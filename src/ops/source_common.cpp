@@ -35,6 +35,15 @@ std::vector<param_value> ints(std::initializer_list<std::int64_t> v) {
     return {v.begin(), v.end()};
 }
 
+bool ragged(const config& c, const problem& p) {
+    return p.shape.cols % c.get<std::int64_t>("vec") != 0;
+}
+
+std::string ragged_source(const config& c, const problem& p) {
+    return ragged(c, p) ? std::string("#define RAGGED 1\n") + kernels::column_operand
+                        : std::string();
+}
+
 std::int64_t next_pow2(std::int64_t v) noexcept {
     std::int64_t p = 1;
     while (p < v)

@@ -20,6 +20,14 @@ std::string constants(const config& c);
 /// Values of an integer axis.
 std::vector<param_value> ints(std::initializer_list<std::int64_t> v);
 
+/// Whether c's vectors (its "vec") do not divide p's rows: the ragged forms
+/// (docs/perf/kernels.md#rows-of-odd-length).
+bool ragged(const config& c, const problem& p);
+
+/// For a ragged c: "#define RAGGED 1" and the reads at any element offset (column_operand.cuh:
+/// shift_pair, column_vec); else empty.
+std::string ragged_source(const config& c, const problem& p);
+
 /// Round up to the next power of two (1 for 0).
 std::int64_t next_pow2(std::int64_t v) noexcept;
 

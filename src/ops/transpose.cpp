@@ -106,10 +106,7 @@ public:
                 {"pack", std::int64_t{0}},  {"form", std::string("tile")}};
     }
     std::string source(const config& c, const problem& p) const override {
-        return prelude(p.type) + constants(c) +
-               (p.shape.cols % c.get<std::int64_t>("vec") != 0
-                    ? std::string("#define RAGGED 1\n") + kernels::column_operand
-                    : std::string()) +
+        return prelude(p.type) + constants(c) + ragged_source(c, p) +
                (micro(c) ? kernels::transpose_micro : kernels::transpose);
     }
     std::string reference_source(const problem& p) const override {

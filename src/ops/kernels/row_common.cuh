@@ -143,11 +143,27 @@ __device__ __forceinline__ float group_max(float v, float* red, const row_pos& p
 __device__ __forceinline__ int ragged_off(const row_pos& p) {
     return (int)(p.first % VEC);
 }
+__device__ __forceinline__ int span_len(int off) {
+    return (off + C + VEC - 1) / VEC;
+}
+// Vector j of a row's aligned span at ya (the row starting `off` elements into it): the row's
+// own elements only, the head and tail element by element (the rest are other rows').
+__device__ __forceinline__ void span_store_at(V* ya, int j, int off, const V& o) {
+    const int e0 = j * VEC - off;
+    if (e0 >= 0 && e0 + VEC <= C) {
+        ya[j] = o;
+        return;
+    }
+    T* ys = reinterpret_cast<T*>(ya) + off; // the row's first element
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+        if (e0 + k >= 0 && e0 + k < C) ys[e0 + k] = o.v[k];
+}
 __device__ __forceinline__ void load_row(V (&raw)[ITEMS], const V* xr, const row_pos& p, T pad) {
     const T* xs = reinterpret_cast<const T*>(xr); // the row's first element
     const int off = ragged_off(p);
     const V* xa = reinterpret_cast<const V*>(xs - off); // aligned: the tensor is
-    const int nvs = (off + C + VEC - 1) / VEC;
+    const int nvs = span_len(off);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const int j = p.t + i * TPR;
@@ -166,24 +182,13 @@ __device__ __forceinline__ void load_row(V (&raw)[ITEMS], const V* xr, const row
 // column j * VEC + k - ragged_off(p)).
 template <class F>
 __device__ __forceinline__ void store_row_vec(V* yr, const V (&raw)[ITEMS], const row_pos& p, F f) {
-    T* ys = reinterpret_cast<T*>(yr);
     const int off = ragged_off(p);
-    V* ya = reinterpret_cast<V*>(ys - off);
-    const int nvs = (off + C + VEC - 1) / VEC;
+    V* ya = reinterpret_cast<V*>(reinterpret_cast<T*>(yr) - off);
+    const int nvs = span_len(off);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const int j = p.t + i * TPR;
-        if (!p.active || j >= nvs) continue;
-        const V o = f(j, raw[i]);
-        if (j > 0 && j < nvs - 1) {
-            ya[j] = o;
-        } else {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                const int e = j * VEC + k - off;
-                if (e >= 0 && e < C) ys[e] = o.v[k];
-            }
-        }
+        if (p.active && j < nvs) span_store_at(ya, j, off, f(j, raw[i]));
     }
 }
 #else

@@ -17,15 +17,16 @@ constexpr int CV = RPC * TPR;
 constexpr int NBUF = RPB > 1 ? 2 : 1;
 extern __shared__ __align__(128) unsigned char ktune_smem[];
 #ifdef RAGGED
-// Staged rows that VEC does not divide (softmax: one row per block, no cluster, no register
-// tail; row_op checks it; docs/perf/kernels.md#rows-of-odd-length): the buffer holds the row's
-// aligned span, span_vectors() vectors from the one that holds its first element. The head and
-// tail vectors' places of the neighbouring rows read as `pad` and are never written.
+// Staged rows that VEC does not divide (softmax, layernorm: one row per block, no cluster, no
+// register tail; row_op checks it; docs/perf/kernels.md#rows-of-odd-length): the buffer holds the
+// row's aligned span (row_common.cuh's span_len), span_vectors() vectors from the one that holds
+// its first element. The head and tail vectors' places of the neighbouring rows read as `pad`
+// and are never written (span_store_at).
 __device__ __forceinline__ int span_off() {
     return (int)(((long long)blockIdx.x * C) % VEC);
 }
 __device__ __forceinline__ int span_vectors() {
-    return (span_off() + C + VEC - 1) / VEC;
+    return span_len(span_off());
 }
 __device__ __forceinline__ V span_mask(int j, V a, T pad) {
     const int e0 = j * VEC - span_off();
@@ -36,17 +37,8 @@ __device__ __forceinline__ V span_mask(int j, V a, T pad) {
     }
     return a;
 }
-// Vector j of the span at ya (the aligned vector that holds the row's first element).
 __device__ __forceinline__ void span_store(V* ya, int j, const V& o) {
-    const int e0 = j * VEC - span_off();
-    if (e0 >= 0 && e0 + VEC <= C) {
-        ya[j] = o;
-        return;
-    }
-    T* ys = reinterpret_cast<T*>(ya) + span_off(); // the row's first element
-#pragma unroll
-    for (int k = 0; k < VEC; ++k)
-        if (e0 + k >= 0 && e0 + k < C) ys[e0 + k] = o.v[k];
+    span_store_at(ya, j, span_off(), o);
 }
 #else
 __device__ __forceinline__ int span_off() {

@@ -28,6 +28,23 @@ std::vector<config> pick(const ops::op& o, const ops::problem& p,
     return out;
 }
 
+/// Up to `cap` configs of the space whose vec does not divide p's rows (the ragged forms) and
+/// that `keep` accepts; the space must hold at least two.
+std::vector<config> ragged_configs(const ops::op& o, const ops::problem& p,
+                                   const std::function<bool(const config&)>& keep,
+                                   std::size_t cap) {
+    auto cs = pick(
+        o, p,
+        [&](const config& c) { return p.shape.cols % c.get<std::int64_t>("vec") != 0 && keep(c); },
+        cap);
+    CHECK(cs.size() >= 2);
+    return cs;
+}
+
+bool any(const config&) {
+    return true;
+}
+
 std::int64_t get_or(const config& c, const char* name, std::int64_t fallback) {
     return c.find(name) ? c.get<std::int64_t>(name) : fallback;
 }
@@ -116,38 +133,27 @@ TEST_CASE("rows staged in shared memory by bulk copies match the reference") {
 TEST_CASE("rows that vec does not divide match the reference (every op)") {
     // The ragged forms (docs/perf/kernels.md#rows-of-odd-length): a scalar head and tail per row
     // (softmax, layernorm with gamma and beta shifted, rowsum), flat vectors crossing rows
-    // (scale_bias_), element-wise tile loads (transpose). Odd and prime row lengths; 40 rows
-    // (every vec divides it: transpose's output rows).
+    // (scale_bias_), tile rows read as the aligned vectors covering them (transpose). Odd and
+    // prime row lengths; 40 rows (every vec divides it: transpose's output rows).
     std::vector<job> jobs;
     for (const ops::op* o : ops::all_ops())
         for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16})
             for (std::int64_t cols : {13, 777, 4093, 32001, 50257}) {
                 const ops::problem p{{40, cols}, t};
-                const auto cs = pick(
-                    *o, p, [&](const config& c) { return cols % c.get<std::int64_t>("vec") != 0; },
-                    6);
                 INFO(o->name() << " " << cols);
-                CHECK(cs.size() >= 2);
-                for (const auto& c : cs)
-                    jobs.push_back({o, p, c});
+                for (auto& c : ragged_configs(*o, p, any, 6))
+                    jobs.push_back({o, p, std::move(c)});
             }
     // Transpose's micro form on odd input rows: micro-rows shifted out of two aligned vectors,
     // the last micro-tile of a row ending past it (partial tiles both ways at 1000 rows).
     const ops::op& tr = ops::find_op("transpose");
+    const auto micro = [](const config& c) { return c.get<std::string>("form") == "micro"; };
     for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16})
         for (ops::shape2d s : {ops::shape2d{40, 777}, ops::shape2d{1000, 4093}}) {
             const ops::problem p{s, t};
-            const auto cs = pick(
-                tr, p,
-                [&](const config& c) {
-                    return c.get<std::string>("form") == "micro" &&
-                           s.cols % c.get<std::int64_t>("vec") != 0;
-                },
-                4);
             INFO("transpose micro " << ops::to_string(t) << " " << ops::to_string(s));
-            CHECK(cs.size() >= 2);
-            for (const auto& c : cs)
-                jobs.push_back({&tr, p, c});
+            for (auto& c : ragged_configs(tr, p, micro, 4))
+                jobs.push_back({&tr, p, std::move(c)});
         }
     check_all(jobs);
 }
@@ -158,6 +164,7 @@ TEST_CASE("softmax and layernorm rows that vec does not divide, staged whole, ma
     // copies, a runtime number of vectors per row, the neighbours' places masked on read and
     // never written; softmax's exp once (the staged default) and twice (hand-set
     // exp_once=false), layernorm's shifted sums and gamma/beta shifted to the row.
+    const auto staged = [](const config& c) { return c.get<std::string>("stage") == "smem_tma"; };
     std::vector<job> jobs;
     for (const char* name : {"softmax", "layernorm"}) {
         const ops::op& o = ops::find_op(name);
@@ -165,16 +172,8 @@ TEST_CASE("softmax and layernorm rows that vec does not divide, staged whole, ma
             for (ops::shape2d s : {ops::shape2d{40, 777}, ops::shape2d{8, 32001},
                                    ops::shape2d{16, 50257}, ops::shape2d{24, 9001}}) {
                 const ops::problem p{s, t};
-                const auto cs = pick(
-                    o, p,
-                    [&](const config& c) {
-                        return c.get<std::string>("stage") == "smem_tma" &&
-                               s.cols % c.get<std::int64_t>("vec") != 0;
-                    },
-                    4);
                 INFO(name << " " << ops::to_string(t) << " " << ops::to_string(s));
-                CHECK(cs.size() >= 2);
-                for (const auto& c : cs) {
+                for (const auto& c : ragged_configs(o, p, staged, 4)) {
                     jobs.push_back({&o, p, c});
                     if (o.name() != "softmax") continue;
                     config twice = c;
