@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 namespace ktune::gemm {
 
@@ -86,11 +87,12 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
         if (o.max_seconds <= 0) return true;
         return seconds_since(t0) + 3 * longest_s + 2 * default_s <= o.max_seconds;
     };
+    std::set<std::size_t> cut; // candidates left out for the time target, each once
     // The heuristic's picks first: they are the incumbents, and cheap to enumerate.
     for (std::size_t i = 0; i < en.heuristic.size(); ++i) {
         if (!fits()) {
-            r.time_cut += en.heuristic.size() - i;
-            break;
+            cut.insert(i);
+            continue;
         }
         evaluate(i);
     }
@@ -111,7 +113,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
                 tune::observation ob;
                 ob.where = pt;
                 if (!done.count(idx) && !fits()) {
-                    ++r.time_cut;
+                    cut.insert(idx);
                     ob.status = tune::eval_status::invalid;
                 } else {
                     const candidate_result& c = evaluate(idx);
@@ -123,6 +125,8 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
             return obs;
         });
     }
+
+    r.time_cut = cut.size();
 
     // The fastest candidate that passed replaces the default only when it beats it twice: in
     // the search, and again in an interleaved re-measurement (default, candidate, candidate,

@@ -82,7 +82,7 @@ struct tune_result {
     bool replaces_default = false;
     double speedup = 1;       ///< default median / winner median (1 when not replaced)
     double max_seconds = 0;   ///< tune_options::max_seconds of this tune
-    std::size_t time_cut = 0; ///< heuristic picks and strategy evaluations left out for it
+    std::size_t time_cut = 0; ///< candidates left out for it (heuristic picks, search), each once
     double tune_seconds = 0;
     bool operator==(const tune_result&) const = default;
 };

@@ -98,6 +98,15 @@ TEST_CASE("a tune leaves out the candidates that would end it past max_seconds")
     INFO(r.space.candidates << " candidates, " << r.evaluated.size() << " measured");
     CHECK(r.evaluated.size() >= 3); // the pace leaves room for some
     CHECK(r.winner.ok());
+    // A target the default's own measurement already exceeds: nothing else is measured, every
+    // candidate proposed (the heuristic's picks, then the search's, the same ones among them)
+    // is counted once, and the default stays the recommendation.
+    o.max_seconds = 0.001;
+    const tune_result none = tune_loop(lt, p, o, slow);
+    CHECK(none.evaluated.empty());
+    CHECK(none.time_cut == std::min<std::size_t>(5000, none.space.candidates));
+    CHECK_FALSE(none.replaces_default);
+    CHECK(none.winner.ok());
     // No target: the whole space.
     o.max_seconds = 0;
     const tune_result all = tune_loop(lt, p, o, fast);
