@@ -165,7 +165,11 @@ kernel_capture read_capture(const fs::path& dir) {
         for (const auto& [n, v] : j.at("problem").items())
             c.prob.dims.emplace_back(n, v.get<std::int64_t>());
         c.tier = j.at("tier").get<std::string>();
-        c.cfg = ktune::detail::config_from_json(j.at("config"));
+        try {
+            c.cfg = ktune::detail::config_from_json(j.at("config"));
+        } catch (const error& e) { // it names the parameter, not the file
+            throw error(error_kind::input, fmt::format("{}: config: {}", file.string(), e.what()));
+        }
         const auto& l = j.at("launch");
         read_triple(l.at("grid"), c.geo.grid);
         read_triple(l.at("block"), c.geo.block);
