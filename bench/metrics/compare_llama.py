@@ -25,21 +25,46 @@ PROFILER_KERNELS = {"WaitNs", "ktune_l2_sweep"}
 WORK = re.compile(r" \[w:[0-9a-f]{4}\]$")
 
 
-def base(name):
-    """A kernel's name without ktune's work suffix, its arguments and template arguments."""
-    return WORK.sub("", name).split("(")[0].split("<")[0].strip().split(" ")[-1]
+def strip_params(name):
+    """`name` without its parameter list: cut at the last '(' outside template brackets."""
+    depth, cut = 0, len(name)
+    for i, ch in enumerate(name):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0:
+            cut = i
+    return name[:cut]
 
 
 def full(name):
-    """The demangled name without ktune's work suffix and without spaces (demanglers differ)."""
-    return re.sub(r"\s+", "", WORK.sub("", name))
+    """A demangled name in a form both demanglers agree on: no work suffix, no parameter list,
+    no namespace qualifiers (ncu prints `at::<unnamed>::` where c++filt prints
+    `at::native::(anonymous namespace)::`), lambdas spelled one way, no spaces."""
+    n = WORK.sub("", name).replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
+    n = re.sub(r"\{lambda\(([^)]*)\)#(\d+)\}", r"[lambda(\1) (instance \2)]", n)
+    n = re.sub(r"\boperator\s*\(\)", "operator()", n)
+    n = strip_params(n)
+    n = re.sub(r"\b[A-Za-z_]\w*::", "", n)
+    return re.sub(r"\s+", "", n)
+
+
+def base(name):
+    """The function's own name: no template arguments, no qualifiers."""
+    n = full(name)
+    return re.split(r"[<(\[]", n)[0].removeprefix("void")
 
 
 def main(argv):
     if len(argv) != 6:
         sys.exit(__doc__)
     top = json.load(open(argv[1]))
-    points = json.load(open(argv[2]))["kernels"]
+    try:
+        points = json.load(open(argv[2]))["kernels"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit("[%s] no roofline points in %s (%s): see the roofline's stderr" % (
+            argv[5], argv[2], e))
     samples = {(k["name"], k["launch_index"]): k for k in json.load(open(argv[3]))["kernels"]}
     ncu = parse_ncu_csv(open(argv[4]).read())
     label = argv[5]
@@ -47,30 +72,35 @@ def main(argv):
     rows = [r for r in top["rows"] if base(r["name"]) not in PROFILER_KERNELS]
     total = sum(r["total_ns"] for r in rows) or 1
     hot = [r for r in rows if r["total_ns"] / total >= 0.02]
-    have = {base(p["name"]) for p in points}
-    covered = [r for r in hot if base(r["name"]) in have]
+    # Coverage is per kernel as `ktune top` lists it (each template instance on its own).
+    have = {full(p["name"]) for p in points}
+    covered = [r for r in hot if full(r["name"]) in have]
     print("\n## %s\n" % label)
     print("kernels with >= 2 %% of kernel time: %d; with a roofline verdict: %d" %
           (len(hot), len(covered)))
     for r in hot:
-        if base(r["name"]) not in have:
+        if full(r["name"]) not in have:
             print("  NO VERDICT: %.1f %% %s" % (100 * r["total_ns"] / total, r["name"][:100]))
-    by_name, by_full = {}, {}
+    # ncu run with --print-kernel-base mangled names its launches as `ktune top` records them.
+    mangled = {r["name"]: r.get("mangled", "") for r in rows}
+    by_name, by_full, by_mangled = {}, {}, {}
     for c in ncu:
+        by_mangled.setdefault(c["name"], []).append(c)
         by_name.setdefault(base(c["name"]), []).append(c)
         by_full.setdefault(full(c["name"]), []).append(c)
-    hot_names = {base(r["name"]) for r in hot}
+    hot_names = {full(r["name"]) for r in hot}
     print("\n| kernel | time % (name) | ktune launch us | ncu launch us | ktune class (bound by) "
           "| ncu class (SM %, mem %) | agree |")
     print("|---|---|---|---|---|---|---|")
     agree = n = 0
     for p in sorted(points, key=lambda p: -p["time_share"]):
         b = base(p["name"])
-        if b not in hot_names:
+        if full(p["name"]) not in hot_names:
             continue
         s = samples.get((p["name"], p["launch_index"]), {})
         t = s.get("values", {}).get("gpu__time_duration.sum")
-        cands = by_full.get(full(p["name"])) or by_name.get(b, [])
+        cands = (by_mangled.get(mangled.get(WORK.sub("", p["name"])) or "\0") or
+                 by_full.get(full(p["name"])) or by_name.get(b, []))
         if not cands or t is None:
             print("| %s | %.1f | %s | - | %s (%s) | no ncu launch | - |" % (
                 p["name"][:60], 100 * p["time_share"], t and "%.1f" % (t / 1e3), p["class"],

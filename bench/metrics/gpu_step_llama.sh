@@ -37,12 +37,17 @@ step_llama() {
         steps=16
         [ $mode = train ] && steps=20
         t=$EPOCHREALTIME
-        timeout 90 "$ktune" profile --metrics roofline --replay launches --cache-control all \
+        # The passes as CUPTI reports them (docs/perf/metrics.md#llama-layer: the forward's
+        # sequences ended after pass 0).
+        KTUNE_METRICS_LOG=1 timeout 90 "$ktune" profile --metrics roofline --replay launches --cache-control all \
             --max-metric-kernels 40 --max-per-kernel 1 --no-top -o "$w/$mode.ktrace" -- \
             python3 "$py" $mode $steps >"$w/${mode}_profile.log" 2>&1
         echo "$mode ktune profile --metrics roofline --replay launches: rc $? in" \
             "$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.2f", b-a}') s" | tee -a "$txt"
-        grep 'ktune: metrics' "$w/${mode}_profile.log" | tail -3 | tee -a "$txt"
+        grep 'ktune: metrics' "$w/${mode}_profile.log" | grep -v 'metrics log' | tail -3 |
+            tee -a "$txt"
+        grep 'metrics log: stop' "$w/${mode}_profile.log" | sed 's/ (.*//' | sort | uniq -c |
+            sort -rn | head -8 | tee -a "$txt"
         "$ktune" top "$w/$mode.ktrace" --json --limit 1000 >"$w/${mode}_top.json" 2>"$w/${mode}_top.err"
         "$ktune" top "$w/$mode.ktrace" --limit 25 >"$w/${mode}_top.txt" 2>&1
         "$ktune" roofline "$w/$mode.ktrace" --latency-pct 60 --json >"$w/${mode}_roofline.json" \
@@ -61,7 +66,8 @@ total = sum(r["total_ns"] for r in rows) or 1
 hot = [r for r in rows if r["total_ns"] / total >= 0.02]
 print("^(" + "|".join(re.escape(r["mangled"]) for r in hot) + ")$")' "$w/${mode}_top.json")
         timeout 120 ncu --cache-control all --clock-control none --print-units base --csv \
-            --page raw --metrics "$sol" --kernel-name-base mangled --kernel-name "regex:$re" \
+            --page raw --metrics "$sol" --kernel-name-base mangled --print-kernel-base mangled \
+            --kernel-name "regex:$re" \
             python3 "$py" $mode 0 >"$w/${mode}_ncu.csv" 2>"$w/${mode}_ncu.err"
         echo "$mode ncu (launches of the hot kernels, 2 iterations): rc $? in" \
             "$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.2f", b-a}') s" | tee -a "$txt"

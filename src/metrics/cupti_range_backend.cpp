@@ -4,6 +4,7 @@
 #include "core/check_private.hpp"
 #include "core/driver_api.hpp"
 #include "host_object.hpp"
+#include "ktune/core/env.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/metrics/range_session.hpp"
 
@@ -12,11 +13,24 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 
 namespace ktune::metrics {
 namespace {
+
+// KTUNE_METRICS_LOG=1: the passes as CUPTI sees them, for a sequence that ends early
+// (docs/perf/metrics.md#llama-layer).
+bool pass_log() {
+    static const bool on = [] {
+        const char* v = std::getenv(ktune::env::metrics_log);
+        return v && std::strcmp(v, "1") == 0;
+    }();
+    return on;
+}
 
 class cupti_range_backend final : public range_backend {
 public:
@@ -101,7 +115,8 @@ public:
     void begin_pass(std::size_t pass) override {
         if (replay_ != replay_mode::launches) return;
         if (pass == 0) {
-            // A new kernel: drop the passes of one given up on.
+            // A new kernel: drop the passes of one given up on (range_session::abandon has
+            // submitted the rest of its passes: CUPTI counts passes on across a reset).
             if (in_kernel_) reset_counter_data();
             next_target_ = 1;
         }
@@ -122,6 +137,12 @@ public:
         p.pRangeProfilerObject = object_;
         KTUNE_CUPTI_CALL(cuptiRangeProfilerStop(&p));
         if (replay_ == replay_mode::kernel) return {};
+        if (pass_log())
+            std::fprintf(stderr,
+                         "ktune: metrics log: stop pass %zu all_submitted %d target %zu "
+                         "(%zu metrics)\n",
+                         static_cast<std::size_t>(p.passIndex), p.isAllPassSubmitted ? 1 : 0,
+                         static_cast<std::size_t>(p.targetNestingLevel), metrics_.size());
         next_target_ = static_cast<std::uint16_t>(p.targetNestingLevel);
         return {p.passIndex, p.isAllPassSubmitted != 0};
     }
@@ -196,6 +217,9 @@ private:
     }
 
     void set_config(std::size_t pass, std::uint16_t target_level) {
+        if (pass_log() && replay_ == replay_mode::launches)
+            std::fprintf(stderr, "ktune: metrics log: set pass %zu target %u (%zu metrics)\n", pass,
+                         static_cast<unsigned>(target_level), metrics_.size());
         CUpti_RangeProfiler_SetConfig_Params sc{};
         sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
         sc.pRangeProfilerObject = object_;

@@ -222,6 +222,7 @@ void range_session::open_pass() {
     backend_->begin_pass(b.pass);
     backend_->start();
     b.running = true;
+    b.cycle_open = true;
 }
 
 void range_session::push(const std::function<void()>& before_start, std::size_t position) {
@@ -263,12 +264,21 @@ void range_session::end_pass() {
     }
     if (!state.all_submitted) {
         // CUPTI's passes must advance; a set that never completes is given up on, not looped.
-        if (state.next_pass <= b.pass || state.next_pass > std::max<std::size_t>(set_.passes, 1))
+        if (state.next_pass <= b.pass || state.next_pass > std::max<std::size_t>(set_.passes, 1)) {
+            b.cycle_open = false; // nothing more is submitted to a backend out of step
             return abandon();
+        }
         b.pass = state.next_pass;
         return;
     }
+    b.cycle_open = false;
     const auto d = backend_->decode();
+    if (b.pass + 1 < std::max<std::size_t>(set_.passes, 1)) {
+        // Every pass submitted after fewer than the set holds: the backend's pass sequence ran
+        // on from a kernel given up on (docs/perf/metrics.md#llama-layer). The image holds part
+        // of the set only: nothing of it is kept.
+        return abandon();
+    }
     doc_.dropped_ranges += d.dropped;
     if (d.values.size() < b.kernels.size() && d.dropped == 0)
         doc_.dropped_ranges += b.kernels.size() - d.values.size();
@@ -333,13 +343,47 @@ void range_session::abandon() {
                 backend_->pop_range(false);
             }
         seq_->running = false;
-        (void)backend_->stop();
+        const auto state = backend_->stop();
+        if (state.all_submitted)
+            seq_->cycle_open = false;
+        else if (state.next_pass > seq_->pass)
+            seq_->pass = state.next_pass;
+        else
+            seq_->cycle_open = false;
     }
+    submit_rest();
     for (const auto& k : seq_->kernels) {
         ++doc_.incomplete_kernels;
         doc_.incomplete.push_back(k.name);
     }
     seq_.reset();
+}
+
+// CUPTI counts passes on from a sequence given up on, across a counter-image reset: unless its
+// remaining passes are submitted (an empty range under each of pass 0's names), the next
+// sequence's first stop calls every pass submitted and its image holds pass 0's metrics only
+// (docs/perf/metrics.md#llama-layer). Costs a start and a stop per pass left.
+void range_session::submit_rest() {
+    auto& b = *seq_;
+    const std::size_t passes = std::max<std::size_t>(set_.passes, 1);
+    for (std::size_t n = 0; b.cycle_open && n < passes; ++n) {
+        if (b.pass == 0 || b.pass >= passes) break;
+        backend_->begin_pass(b.pass);
+        backend_->start();
+        for (std::size_t i = 0; i < b.kernels.size(); ++i) {
+            backend_->push_range(std::to_string(i));
+            backend_->pop_range(false);
+        }
+        const auto state = backend_->stop();
+        if (state.all_submitted) {
+            (void)backend_->decode(); // resets the image; nothing in it is kept
+            b.cycle_open = false;
+        } else if (state.next_pass > b.pass) {
+            b.pass = state.next_pass;
+        } else {
+            b.cycle_open = false;
+        }
+    }
 }
 
 } // namespace ktune::metrics

@@ -84,6 +84,9 @@ inline constexpr const char* metrics_replay = "KTUNE_METRICS_REPLAY";
 inline constexpr const char* metrics_resolved = "KTUNE_METRICS_RESOLVED";
 /// Measured peaks file to record in the trace.
 inline constexpr const char* metrics_peaks = "KTUNE_METRICS_PEAKS";
+/// "1": each range-profiler pass (set, start, stop with CUPTI's pass index and all-submitted
+/// flag) written to stderr: why a sequence of --replay launches ended early.
+inline constexpr const char* metrics_log = "KTUNE_METRICS_LOG";
 
 // --- Users' kernels (kernel/) -------------------------------------------------------------------
 /// Directory `ktune ops` searches for kernel specs (*.json of schema ktune.kernel), recursively.

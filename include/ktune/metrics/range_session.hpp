@@ -161,6 +161,7 @@ private:
         std::vector<batch_kernel> kernels;
         std::size_t pass = 0;
         bool running = false;     ///< between start and stop
+        bool cycle_open = false;  ///< a pass was started and the backend's passes are not all in
         std::uint64_t waited = 0; ///< candidate launches since the last range or join
     };
     void drain();
@@ -196,6 +197,7 @@ private:
     bool stalled(const sequence& b) const noexcept;
     void end_pass();
     void abandon(); ///< the sequence in flight: every kernel incomplete
+    void submit_rest(); ///< the backend's remaining passes of a sequence given up on, empty
     set_resolver resolve_;
     std::map<tensor_precision, metric_set> resolved_;
     metric_set set_;

@@ -166,7 +166,44 @@ TEST_CASE("a sequence whose only kernel never comes back is given up for the loo
     REQUIRE(doc.kernels.size() == 2);
     CHECK(doc.kernels[0].name == "y");
     CHECK(doc.incomplete == std::vector<std::string>{"init"});
-    CHECK(d.fake->discarded == 1);
+    CHECK(d.fake->discarded == 0); // init's third pass was submitted empty, its image decoded
+    CHECK(d.fake->decodes == 2);
+}
+
+TEST_CASE("a sequence given up on submits its passes, so the next one's are whole") {
+    // The same loop on a backend that, like CUPTI, counts passes on across a pass 0: had init's
+    // third pass not been submitted, the next sequence's first stop would call all passes in.
+    auto fake = std::make_unique<fake_user_ranges>();
+    fake->counts_on = true;
+    driver d(std::move(fake), three_pass_set(), every_kernel());
+    d.launch("init");
+    d.launch("init");
+    for (int it = 0; it < 50; ++it) {
+        d.launch("x");
+        d.launch("y");
+    }
+    const auto doc = d.s.finish();
+    REQUIRE(doc.kernels.size() == 2);
+    CHECK(doc.kernels[0].name == "y");
+    CHECK(doc.kernels[0].pass_launches == 3);
+    CHECK(doc.kernels[1].pass_launches == 3);
+    CHECK(doc.incomplete == std::vector<std::string>{"init"});
+}
+
+TEST_CASE("passes called all in after fewer than the set holds yield no partial sample") {
+    // A backend two passes into a cycle the session never saw: its first stop calls every pass
+    // submitted, and the image holds one pass of three.
+    auto fake = std::make_unique<fake_user_ranges>();
+    fake->counts_on = true;
+    fake->pass = 2;
+    driver d(std::move(fake), three_pass_set(), every_kernel());
+    for (int it = 0; it < 4; ++it) {
+        d.launch("a");
+        d.launch("b");
+    }
+    const auto doc = d.s.finish();
+    CHECK(doc.kernels.empty());
+    CHECK(doc.incomplete == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("kernels of a sequence still open at exit are incomplete, not lost") {
@@ -300,7 +337,8 @@ TEST_CASE("a recorded PyTorch loop: launches mode gets every kernel launched oft
     }
     CHECK(run.doc.incomplete_kernels == 5);
     CHECK(run.doc.kernels.size() + run.doc.incomplete.size() == 10);
-    CHECK(run.d->fake->starts == 5); // 3 passes for the loop's kernels, 2 for an init kernel
+    // 3 passes for the loop's kernels, 2 for an init kernel given up on and its third, empty.
+    CHECK(run.d->fake->starts == 6);
 }
 
 TEST_CASE("a recorded PyTorch training loop: all 10 hottest kernels in one sequence") {
