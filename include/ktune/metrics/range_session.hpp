@@ -196,7 +196,7 @@ private:
     /// sequence, or for `patience` launches.
     bool stalled(const sequence& b) const noexcept;
     void end_pass();
-    void abandon(); ///< the sequence in flight: every kernel incomplete
+    void abandon();     ///< the sequence in flight: every kernel incomplete
     void submit_rest(); ///< the backend's remaining passes of a sequence given up on, empty
     set_resolver resolve_;
     std::map<tensor_precision, metric_set> resolved_;
