@@ -8,6 +8,26 @@ namespace ktune::kernel {
 
 using ojson = nlohmann::ordered_json;
 
+namespace {
+ojson argument_json(const argument_spec& a) {
+    ojson aj{{"name", a.name},
+             {"kind", a.kind == argument_kind::buffer ? "buffer" : "scalar"},
+             {"dtype", std::string(to_string(a.type))}};
+    if (a.kind == argument_kind::scalar) {
+        aj["value"] = a.value.text();
+        return aj;
+    }
+    aj["size"] = a.size.text();
+    if (a.input != input_generator::none) aj["input"] = std::string(to_string(a.input));
+    if (a.output) aj["output"] = true;
+    return aj;
+}
+} // namespace
+
+std::string to_json(const argument_spec& a) {
+    return argument_json(a).dump();
+}
+
 struct kernel_builder::impl {
     ojson j;
     ojson& obj(const char* key) {
@@ -195,19 +215,8 @@ std::string to_json(const kernel_spec& s) {
     for (const auto& o : s.compile_options)
         j["compile_options"].push_back(o);
     j["arguments"] = ojson::array();
-    for (const auto& a : s.arguments) {
-        ojson aj{{"name", a.name},
-                 {"kind", a.kind == argument_kind::buffer ? "buffer" : "scalar"},
-                 {"dtype", std::string(to_string(a.type))}};
-        if (a.kind == argument_kind::scalar) {
-            aj["value"] = a.value.text();
-        } else {
-            aj["size"] = a.size.text();
-            if (a.input != input_generator::none) aj["input"] = std::string(to_string(a.input));
-            if (a.output) aj["output"] = true;
-        }
-        j["arguments"].push_back(std::move(aj));
-    }
+    for (const auto& a : s.arguments)
+        j["arguments"].push_back(argument_json(a));
     const auto& ref = s.correctness.reference;
     ojson c{{"reference", "default_config"}};
     if (!ref.default_config) {

@@ -72,6 +72,7 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
         s.op = &ops::find_op(r.op);
         s.prob = {{r.rows, r.cols}, ops::parse_dtype(r.dtype)};
         s.specs = s.op->buffers(s.prob);
+        s.scalars = s.op->scalars(s.prob);
         for (const auto& b : s.specs) {
             s.bufs.emplace_back(b.elements * ops::size_of(s.prob.type));
             if (b.output) s.refs.emplace_back(b.elements * sizeof(float));
@@ -106,13 +107,14 @@ void gpu_runner::impl::launch_op(const problem_state& s, CUfunction f,
         if (s.specs[i].in_place) ptrs.push_back(s.pristine[i].data());
         ptrs.push_back(s.refs[out_i++].data());
     }
-    int rows = static_cast<int>(s.prob.shape.rows), cols = static_cast<int>(s.prob.shape.cols);
+    // The op's scalars (rows, cols) follow its buffers (ops::op::arguments).
+    std::vector<std::int32_t> scalars = s.scalars;
     std::vector<void*> args;
-    args.reserve(ptrs.size() + 2);
+    args.reserve(ptrs.size() + scalars.size());
     for (auto& p : ptrs)
         args.push_back(&p);
-    args.push_back(&rows);
-    args.push_back(&cols);
+    for (auto& v : scalars)
+        args.push_back(&v);
     launch(f, g, args.data());
 }
 

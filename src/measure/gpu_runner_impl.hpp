@@ -66,8 +66,9 @@ struct problem_state {
     const ops::op* op = nullptr;
     ops::problem prob;
     std::vector<ops::buffer_spec> specs;
-    std::vector<device_buffer> bufs; ///< candidate buffers, op order
-    std::vector<device_buffer> refs; ///< fp32 reference outputs, one per output buffer
+    std::vector<std::int32_t> scalars; ///< a built-in op's scalar arguments (rows, cols)
+    std::vector<device_buffer> bufs;   ///< candidate buffers, op order
+    std::vector<device_buffer> refs;   ///< fp32 reference outputs, one per output buffer
     /// Per buffer: the inputs an in-place buffer had before the candidate ran (else empty).
     std::vector<device_buffer> pristine;
     std::unique_ptr<module> reference;

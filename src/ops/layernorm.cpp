@@ -22,10 +22,11 @@ public:
     std::string_view torch_equivalent() const noexcept override {
         return "torch.nn.functional.layer_norm(x, (cols,), gamma, beta)";
     }
-    std::vector<buffer_spec> buffers(const problem& p) const override {
-        const auto n = static_cast<std::size_t>(p.shape.rows * p.shape.cols);
-        const auto c = static_cast<std::size_t>(p.shape.cols);
-        return {{"x", n, false}, {"gamma", c, false}, {"beta", c, false}, {"y", n, true}};
+    std::vector<kernel::argument_spec> arguments(const problem& p) const override {
+        return detail::with_shape({detail::buffer_argument("x", p, "rows * cols", true, false),
+                                   detail::buffer_argument("gamma", p, "cols", true, false),
+                                   detail::buffer_argument("beta", p, "cols", true, false),
+                                   detail::buffer_argument("y", p, "rows * cols", false, true)});
     }
     tolerance tolerance_for(const problem& p) const override {
         // Outputs are O(1); the one-pass variance of the streaming form costs a few 1e-6.

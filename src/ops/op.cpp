@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdint>
 
 namespace ktune::ops {
 
@@ -46,6 +47,46 @@ shape2d parse_shape(std::string_view s) {
 
 std::string to_string(const shape2d& s) {
     return fmt::format("{}x{}", s.rows, s.cols);
+}
+
+kernel::element_type element_of(dtype d) noexcept {
+    return d == dtype::f32 ? kernel::element_type::fp32 : kernel::element_type::bf16;
+}
+
+kernel::problem dimensions(const problem& p) {
+    return {{{"rows", p.shape.rows}, {"cols", p.shape.cols}}};
+}
+
+namespace {
+std::int64_t evaluate(const kernel::expr& e, const kernel::problem& dims) {
+    return e.eval([&dims](std::string_view name) { return dims.find(name); });
+}
+} // namespace
+
+std::vector<buffer_spec> op::buffers(const problem& p) const {
+    const auto dims = dimensions(p);
+    std::vector<buffer_spec> out;
+    for (const auto& a : arguments(p)) {
+        if (a.kind != kernel::argument_kind::buffer) continue;
+        buffer_spec b{a.name, static_cast<std::size_t>(evaluate(a.size, dims)), a.output};
+        b.in_place = a.output && a.input != kernel::input_generator::none;
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+std::vector<std::int32_t> op::scalars(const problem& p) const {
+    const auto dims = dimensions(p);
+    std::vector<std::int32_t> out;
+    for (const auto& a : arguments(p)) {
+        if (a.kind != kernel::argument_kind::scalar) continue;
+        const std::int64_t v = evaluate(a.value, dims);
+        if (v < INT32_MIN || v > INT32_MAX)
+            throw error(error_kind::input, fmt::format("{}: scalar argument {} = {} exceeds int32",
+                                                       name(), a.name, v));
+        out.push_back(static_cast<std::int32_t>(v));
+    }
+    return out;
 }
 
 std::vector<config> op::enumerate(const problem& p) const {

@@ -1,6 +1,8 @@
 // The report of `ktune ops`: JSON (schema ktune.ops, docs/formats.md) and text.
 #include "ktune/ops/ops_report.hpp"
 
+#include "ktune/kernel/builder.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -11,7 +13,7 @@ namespace ktune::ops {
 std::string ops_json(std::span<const op* const> ops, const shape2d& shape,
                      const kernel_listing* kernels) {
     nlohmann::ordered_json j{
-        {"schema", "ktune.ops"}, {"version", "1.1.0"}, {"ops", nlohmann::ordered_json::array()}};
+        {"schema", "ktune.ops"}, {"version", "1.2.0"}, {"ops", nlohmann::ordered_json::array()}};
     for (const op* o : ops) {
         nlohmann::ordered_json oj{{"name", o->name()},
                                   {"version", o->version()},
@@ -25,6 +27,17 @@ std::string ops_json(std::span<const op* const> ops, const shape2d& shape,
         }
         for (dtype t : {dtype::f32, dtype::bf16})
             oj["valid_configs"][std::string(to_string(t))] = o->enumerate({shape, t}).size();
+        // The problem in the model of users' kernels: its dimensions and, per element type,
+        // the arguments in kernel-argument order.
+        oj["dimensions"] = nlohmann::ordered_json::array();
+        for (const auto& [name, value] : dimensions({shape, dtype::f32}).dims)
+            oj["dimensions"].push_back(name);
+        for (dtype t : {dtype::f32, dtype::bf16}) {
+            auto& args = oj["arguments"][std::string(to_string(t))];
+            args = nlohmann::ordered_json::array();
+            for (const auto& a : o->arguments({shape, t}))
+                args.push_back(nlohmann::ordered_json::parse(kernel::to_json(a)));
+        }
         j["ops"].push_back(std::move(oj));
     }
     if (kernels) {
@@ -51,6 +64,13 @@ std::string format_ops(std::span<const op* const> ops, const shape2d& shape,
                 vals += (vals.empty() ? "" : ",") + ktune::to_string(v);
             out += fmt::format("  {:<16} {{{}}}  {}\n", a.name, vals, a.doc);
         }
+        std::string args;
+        for (const auto& a : o->arguments({shape, dtype::f32}))
+            args += (args.empty() ? "" : ", ") +
+                    (a.kind == kernel::argument_kind::buffer
+                         ? fmt::format("{}[{}]{}", a.name, a.size.text(), a.output ? " out" : "")
+                         : fmt::format("int {}", a.name));
+        out += fmt::format("  arguments: {}\n", args);
         out += fmt::format("  valid configs at {}: fp32 {}, bf16 {}; PyTorch: {}\n",
                            to_string(shape), o->enumerate({shape, dtype::f32}).size(),
                            o->enumerate({shape, dtype::bf16}).size(), o->torch_equivalent());

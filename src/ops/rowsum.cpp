@@ -5,6 +5,7 @@
 #include "ops/builtin_ops.hpp"
 #include "ops/kernel_sources.hpp"
 #include "ops/row_op.hpp"
+#include "ops/source_common.hpp"
 
 #include <cmath>
 
@@ -21,9 +22,9 @@ public:
         return "sum reduction along the last dimension";
     }
     std::string_view torch_equivalent() const noexcept override { return "x.sum(dim=-1)"; }
-    std::vector<buffer_spec> buffers(const problem& p) const override {
-        return {{"x", static_cast<std::size_t>(p.shape.rows * p.shape.cols), false},
-                {"y", static_cast<std::size_t>(p.shape.rows), true}};
+    std::vector<kernel::argument_spec> arguments(const problem& p) const override {
+        return detail::with_shape({detail::buffer_argument("x", p, "rows * cols", true, false),
+                                   detail::buffer_argument("y", p, "rows", false, true)});
     }
     tolerance tolerance_for(const problem& p) const override {
         // Inputs are U(-2, 2): a sum's magnitude and its fp32 rounding error grow as sqrt(cols);

@@ -82,11 +82,11 @@ public:
         g.block[0] = 256;
         return g;
     }
-    std::vector<buffer_spec> buffers(const problem& p) const override {
-        const auto cols = static_cast<std::size_t>(p.shape.cols);
-        buffer_spec x{"x", static_cast<std::size_t>(p.shape.rows) * cols, true};
-        x.in_place = true;
-        return {x, {"gamma", cols, false}, {"beta", cols, false}};
+    std::vector<kernel::argument_spec> arguments(const problem& p) const override {
+        // x is read and written in place: filled like an input, checked like an output.
+        return detail::with_shape({detail::buffer_argument("x", p, "rows * cols", true, true),
+                                   detail::buffer_argument("gamma", p, "cols", true, false),
+                                   detail::buffer_argument("beta", p, "cols", true, false)});
     }
     tolerance tolerance_for(const problem& p) const override {
         // One fma in fp32 (|x*g| <= 4): a few 1e-7 absolute; bf16: the output's rounding.

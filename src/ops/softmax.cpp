@@ -25,9 +25,9 @@ public:
     std::string_view torch_equivalent() const noexcept override {
         return "torch.softmax(x, dim=-1)";
     }
-    std::vector<buffer_spec> buffers(const problem& p) const override {
-        const auto n = static_cast<std::size_t>(p.shape.rows * p.shape.cols);
-        return {{"x", n, false}, {"y", n, true}};
+    std::vector<kernel::argument_spec> arguments(const problem& p) const override {
+        return detail::with_shape({detail::buffer_argument("x", p, "rows * cols", true, false),
+                                   detail::buffer_argument("y", p, "rows * cols", false, true)});
     }
     bool valid(const config& c, const problem& p, std::string* why = nullptr) const override {
         if (!row_op::valid(c, p, why)) return false;

@@ -44,6 +44,30 @@ std::string ragged_source(const config& c, const problem& p) {
                         : std::string();
 }
 
+kernel::argument_spec buffer_argument(std::string name, const problem& p, std::string_view size,
+                                      bool input, bool output) {
+    kernel::argument_spec a;
+    a.name = std::move(name);
+    a.kind = kernel::argument_kind::buffer;
+    a.type = element_of(p.type);
+    a.size = kernel::expr::parse(size);
+    a.input = input ? kernel::input_generator::uniform : kernel::input_generator::none;
+    a.output = output;
+    return a;
+}
+
+std::vector<kernel::argument_spec> with_shape(std::vector<kernel::argument_spec> buffers) {
+    for (const char* dim : {"rows", "cols"}) {
+        kernel::argument_spec s;
+        s.name = dim;
+        s.kind = kernel::argument_kind::scalar;
+        s.type = kernel::element_type::int32;
+        s.value = kernel::expr::parse(dim);
+        buffers.push_back(std::move(s));
+    }
+    return buffers;
+}
+
 std::int64_t next_pow2(std::int64_t v) noexcept {
     std::int64_t p = 1;
     while (p < v)

@@ -5,6 +5,8 @@
 #include "ktune/ops/op.hpp"
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ktune::ops::detail {
 
@@ -27,6 +29,13 @@ bool ragged(const config& c, const problem& p);
 /// For a ragged c: "#define RAGGED 1" and the reads at any element offset (column_operand.cuh:
 /// shift_pair, column_vec); else empty.
 std::string ragged_source(const config& c, const problem& p);
+
+/// A buffer argument of the problem's element type, `size` an expression of rows and cols;
+/// `input`: filled before a launch (uniform values); `output`: written and checked.
+kernel::argument_spec buffer_argument(std::string name, const problem& p, std::string_view size,
+                                      bool input, bool output);
+/// `buffers` followed by the int32 scalars rows and cols, as every built-in kernel takes them.
+std::vector<kernel::argument_spec> with_shape(std::vector<kernel::argument_spec> buffers);
 
 /// Round up to the next power of two (1 for 0).
 std::int64_t next_pow2(std::int64_t v) noexcept;

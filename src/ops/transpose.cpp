@@ -127,9 +127,9 @@ public:
         g.block[0] = 256;
         return g;
     }
-    std::vector<buffer_spec> buffers(const problem& p) const override {
-        const auto n = static_cast<std::size_t>(p.shape.rows * p.shape.cols);
-        return {{"x", n, false}, {"y", n, true}};
+    std::vector<kernel::argument_spec> arguments(const problem& p) const override {
+        return detail::with_shape({detail::buffer_argument("x", p, "rows * cols", true, false),
+                                   detail::buffer_argument("y", p, "rows * cols", false, true)});
     }
     tolerance tolerance_for(const problem&) const override { return {0, 0}; } // exact copy
     double bytes(const problem& p) const override {

@@ -1,9 +1,11 @@
 # ktune ops and the op mode of ktune tune. No GPU needed: listing, validation, replay.
 ktune_cli_test(ops_list RC 0 ARGS ops
   EXPECT "softmax (v10)" "layernorm (v10)" "rowsum (v5)" "transpose (v5)" "threads_per_row"
-         "valid configs at 8192x8192: fp32 231, bf16 318" "torch.softmax")
+         "valid configs at 8192x8192: fp32 231, bf16 318" "torch.softmax"
+         "arguments: x[rows * cols], gamma[cols], beta[cols], y[rows * cols] out, int rows, int cols")
 ktune_cli_test(ops_json RC 0 ARGS ops --json --shape 1024x131072
-  EXPECT "\"schema\": \"ktune.ops\"" "\"version\": \"1.1.0\"" "\"valid_configs\"" "\"tile\"")
+  EXPECT "\"schema\": \"ktune.ops\"" "\"version\": \"1.2.0\"" "\"valid_configs\"" "\"tile\""
+         "\"dimensions\"" "\"value\": \"cols\"")
 ktune_cli_test(ops_bad_shape RC 2 ARGS ops --shape 8192 EXPECT "ROWSxCOLS")
 ktune_cli_test(tune_op_unknown RC 2 ARGS tune nosuchop --shape 8x8
   EXPECT "no op named 'nosuchop'" "softmax, layernorm, rowsum, transpose")

@@ -75,5 +75,8 @@ private:
 /// A loaded spec written back as spec JSON (sources relative to its own directory, expressions
 /// as their text): parse_spec of the result gives the same spec.
 std::string to_json(const kernel_spec& s);
+/// One argument as a spec's "arguments" entry writes it (`ktune ops --json` lists the built-in
+/// ops' arguments in this form).
+std::string to_json(const argument_spec& a);
 
 } // namespace ktune::kernel

@@ -7,6 +7,7 @@
 //   std::string cu = sm.source(sm.default_config(p), p);   // NVRTC source, shape baked in
 
 #include "ktune/core/config.hpp"
+#include "ktune/kernel/problem.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +41,11 @@ struct problem {
     dtype type = dtype::f32;
     bool operator==(const problem&) const = default;
 };
+
+/// The element type of the general problem model (kernel/problem.hpp).
+kernel::element_type element_of(dtype d) noexcept;
+/// The problem in the general model of users' kernels: dimensions "rows" and "cols".
+kernel::problem dimensions(const problem& p);
 
 /// One axis of an op's space, values in the order strategies see them.
 struct param_axis {
@@ -102,7 +108,16 @@ public:
     [[nodiscard]] virtual std::string reference_source(const problem& p) const = 0;
     [[nodiscard]] virtual launch_geometry geometry(const config& c, const problem& p) const = 0;
     [[nodiscard]] virtual launch_geometry reference_geometry(const problem& p) const = 0;
-    [[nodiscard]] virtual std::vector<buffer_spec> buffers(const problem& p) const = 0;
+    /// The kernel's arguments in kernel-argument order, in the model of users' kernels
+    /// (docs/formats.md#ktunekernel): buffers of the problem's element type sized by
+    /// expressions of rows and cols, then the int32 scalars rows and cols. The runner allocates,
+    /// fills and launches from it.
+    [[nodiscard]] virtual std::vector<kernel::argument_spec> arguments(const problem& p) const = 0;
+    /// The buffers of arguments(), their sizes evaluated at p (an output that is also filled
+    /// as an input is in place).
+    [[nodiscard]] std::vector<buffer_spec> buffers(const problem& p) const;
+    /// The scalars of arguments(), evaluated at p, in order (each fits an int32).
+    [[nodiscard]] std::vector<std::int32_t> scalars(const problem& p) const;
     /// Depends on the problem: a sum's rounding error grows with the row length.
     [[nodiscard]] virtual tolerance tolerance_for(const problem& p) const = 0;
 

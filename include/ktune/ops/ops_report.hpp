@@ -20,8 +20,9 @@ struct kernel_listing {
     std::vector<kernel::listed_spec> specs;
 };
 
-/// Schema ktune.ops, version 1.1.0: per op its name, version, description, PyTorch equivalent,
-/// axes and the valid configs at `shape` for fp32 and bf16; with `kernels`, the specs listed.
+/// Schema ktune.ops, version 1.2.0: per op its name, version, description, PyTorch equivalent,
+/// axes, the valid configs at `shape` for fp32 and bf16, its dimensions and its arguments per
+/// element type (the form of a kernel spec's); with `kernels`, the specs listed.
 std::string ops_json(std::span<const op* const> ops, const shape2d& shape,
                      const kernel_listing* kernels = nullptr);
 /// Per op a line, one per axis (values and doc), and the valid configs at `shape`; with

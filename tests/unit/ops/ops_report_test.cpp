@@ -35,7 +35,23 @@ public:
     std::string reference_source(const problem&) const override { return {}; }
     launch_geometry geometry(const ktune::config&, const problem&) const override { return {}; }
     launch_geometry reference_geometry(const problem&) const override { return {}; }
-    std::vector<buffer_spec> buffers(const problem&) const override { return {}; }
+    std::vector<ktune::kernel::argument_spec> arguments(const problem& p) const override {
+        using namespace ktune::kernel;
+        const auto arg = [&p](const char* name, argument_kind kind, const char* size) {
+            argument_spec a;
+            a.name = name;
+            a.kind = kind;
+            a.type = kind == argument_kind::buffer ? element_of(p.type) : element_type::int32;
+            (kind == argument_kind::buffer ? a.size : a.value) = expr::parse(size);
+            return a;
+        };
+        auto x = arg("x", argument_kind::buffer, "rows * cols");
+        x.input = input_generator::uniform;
+        auto y = arg("y", argument_kind::buffer, "rows");
+        y.output = true;
+        const auto cols = arg("cols", argument_kind::scalar, "cols");
+        return {x, y, cols};
+    }
     tolerance tolerance_for(const problem&) const override { return {}; }
     double bytes(const problem&) const override { return 0; }
     double flops(const problem&) const override { return 0; }
@@ -44,7 +60,7 @@ public:
 
 } // namespace
 
-TEST_CASE("ktune.ops: each op's axes and its valid configs per dtype") {
+TEST_CASE("ktune.ops: each op's axes, its valid configs and its arguments per dtype") {
     const stand_in_op o;
     const std::array<const op*, 1> ops{&o};
     const shape2d shape{1024, 256};
@@ -56,6 +72,7 @@ TEST_CASE("ktune.ops: each op's axes and its valid configs per dtype") {
     CHECK(text.find("  block            {64,128,256}  threads\n") != std::string::npos);
     CHECK(text.find("valid configs at 1024x256: fp32 32, bf16 24; PyTorch: torch.sum(x, -1)") !=
           std::string::npos);
+    CHECK(text.find("  arguments: x[rows * cols], y[rows] out, int cols\n") != std::string::npos);
 }
 
 TEST_CASE("ktune.ops: users' kernel specs listed beside the ops, with why one does not load") {

@@ -6,7 +6,11 @@
 #include "ktune/core/error.hpp"
 #include "ktune/ops/op.hpp"
 
+#include <map>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 using namespace ktune;
 using namespace ktune::ops;
@@ -319,4 +323,36 @@ TEST_CASE("shared-memory stage kernels compile with NVRTC for sm_90 (one per op,
             }
         }
     }
+}
+
+TEST_CASE("the built-in ops' arguments in the general problem model give their buffers") {
+    // docs/formats.md#ktuneops: buffers sized by expressions of rows and cols, then the int32
+    // scalars rows and cols; in place = an output that is also filled.
+    const ktune::ops::problem p{{3, 5}, ktune::ops::dtype::bf16};
+    using bs = std::vector<std::tuple<std::string, std::size_t, bool, bool>>;
+    const std::map<std::string, bs> expected{
+        {"softmax", {{"x", 15, false, false}, {"y", 15, true, false}}},
+        {"layernorm",
+         {{"x", 15, false, false},
+          {"gamma", 5, false, false},
+          {"beta", 5, false, false},
+          {"y", 15, true, false}}},
+        {"rowsum", {{"x", 15, false, false}, {"y", 3, true, false}}},
+        {"transpose", {{"x", 15, false, false}, {"y", 15, true, false}}},
+        {"scale_bias_",
+         {{"x", 15, true, true}, {"gamma", 5, false, false}, {"beta", 5, false, false}}},
+    };
+    REQUIRE(ktune::ops::all_ops().size() == expected.size());
+    for (const auto* o : ktune::ops::all_ops()) {
+        INFO(o->name());
+        bs got;
+        for (const auto& b : o->buffers(p))
+            got.emplace_back(b.name, b.elements, b.output, b.in_place);
+        CHECK(got == expected.at(std::string(o->name())));
+        CHECK(o->scalars(p) == std::vector<std::int32_t>{3, 5});
+        for (const auto& a : o->arguments(p))
+            if (a.kind == ktune::kernel::argument_kind::buffer)
+                CHECK(a.type == ktune::kernel::element_type::bf16);
+    }
+    CHECK(ktune::ops::dimensions(p).to_string() == "rows=3,cols=5");
 }
