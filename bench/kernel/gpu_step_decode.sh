@@ -4,8 +4,9 @@
 #                   in $DECODE_M (default "1 8");
 #   decode_gemm_tc  examples/kernels/decode_gemm_tc (tensor cores, split-K,
 #                   docs/perf/kernel.md#tensor-core-decode-gemm) at M in $DECODE_TC_M (default
-#                   "1 8 16 32 64"), budget $DECODE_TC_BUDGET (default 64: every valid config at
-#                   M <= 8, 41-51 of them; 35-70 % of the 92-184 at M >= 16); with
+#                   "1 8 16 32 64"), budget $DECODE_TC_BUDGET (default 56: every valid config at
+#                   M <= 8, 41-51 of them; 30-60 % of the 92-184 at M >= 16; about 850
+#                   candidates with the cuBLAS tunes, ~6 minutes on an H200); with
 #                   DECODE_TC_FP8=1 also its fp8-weight variant, beside the same bf16 cuBLAS.
 # Both on Llama-7B projections (N x K: 4096x4096, 11008x4096, 4096x11008), beside `ktune tune
 # gemm` (cuBLASLt: the default pick and ktune's) on the same problems. Table: time, % of the
@@ -28,7 +29,8 @@ decode_tune() {
             "$k" tune gemm --shape "${m}x${n}x${kk}" --dtype bf16 --budget 16 --heuristic-count 8 \
                 --cache "$d/g.json" --json >"$d/g.out" 2>>"$OUT/$name.err" ||
                 echo "$name: gemm tune M=$m $nk failed" | tee -a "$OUT/$name.err"
-            python3 - "$m" "$n" "$kk" "$d/k.out" "$d/g.out" >>"$OUT/$name.jsonl" <<'PY'
+            # Each row also to stdout: a step cut by its time limit still shows what it measured.
+            python3 - "$m" "$n" "$kk" "$d/k.out" "$d/g.out" <<'PY' | tee -a "$OUT/$name.jsonl"
 import json, sys
 m, n, k = (int(a) for a in sys.argv[1:4])
 row = {"m": m, "n": n, "k": k}
@@ -79,7 +81,7 @@ step_decode_gemm() {
 }
 
 step_decode_gemm_tc() {
-    local dir=examples/kernels/decode_gemm_tc budget=${DECODE_TC_BUDGET:-64}
+    local dir=examples/kernels/decode_gemm_tc budget=${DECODE_TC_BUDGET:-56}
     # shellcheck disable=SC2086 # DECODE_TC_M is a list of words
     decode_tune decode_gemm_tc $dir/decode_gemm_tc.json "$budget" ${DECODE_TC_M:-1 8 16 32 64}
     if [ "${DECODE_TC_FP8:-0}" = 1 ]; then
