@@ -5,7 +5,7 @@
 #   decode_gemm_tc  examples/kernels/decode_gemm_tc (tensor cores, split-K,
 #                   docs/perf/kernel.md#tensor-core-decode-gemm) at M in $DECODE_TC_M (default
 #                   "1 8 16 32 64"), budget $DECODE_TC_BUDGET (default 56: every valid config at
-#                   M <= 8, 41-51 of them; 30-60 % of the 92-184 at M >= 16; about 850
+#                   M <= 8, 41-51 of them; 23-60 % of the 92-246 at M >= 16; about 1000
 #                   candidates with the cuBLAS tunes, ~6 minutes on an H200); with
 #                   DECODE_TC_FP8=1 also its fp8-weight variant, beside the same bf16 cuBLAS.
 # Both on Llama-7B projections (N x K: 4096x4096, 11008x4096, 4096x11008), beside `ktune tune

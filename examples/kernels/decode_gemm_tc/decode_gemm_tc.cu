@@ -14,7 +14,9 @@
 //   no shuffles, no bank conflicts, every byte of a 16-byte load used;
 // - UNROLL chunks of ROWS rows are loaded before any is used (loads in flight), KSPLIT warps of
 //   a block split K (round-robin over groups of UNROLL chunks, so a block streams each row
-//   front to back) and are reduced through shared memory; SPLITK blocks split K further and
+//   front to back) and are reduced through shared memory; WARPS_N warps of a block take
+//   neighbouring rows on the same chunks, so X is read from L2 once per block, not per warp
+//   (the L1 serves the others; W bypasses L1); SPLITK blocks split K further and
 //   add their partial sums into an fp32 workspace with atomics, the last block of a tile (a
 //   ticket counter) writing D and putting the workspace and its counter back to zero, so the
 //   next launch finds them zeroed (the spec's WS and CNT buffers start as zeros).
@@ -76,7 +78,7 @@ struct e4m3_weights {
     }
 };
 
-template <class WT, int KSPLIT, int ROWS, int UNROLL, int MTILE, int SPLITK>
+template <class WT, int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK>
 __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uint4* __restrict__ W,
                                           float scale, unsigned short* __restrict__ D,
                                           float* __restrict__ WS, int* __restrict__ CNT, int M,
@@ -88,13 +90,17 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
     constexpr int MMAS = EPV / 4;       // mmas per tile and n-tile per chunk
     constexpr int R = TILES * NT * 4;   // accumulators per lane
     static_assert(ROWS % 16 == 0 && MTILE % 8 == 0, "whole mma tiles");
-    extern __shared__ float partial[]; // [KSPLIT][R][32] when KSPLIT > 1
+    extern __shared__ float partial[]; // [KSPLIT][WARPS_N][R][32] when KSPLIT > 1
 
-    const int lane = threadIdx.x % 32, ks = threadIdx.x / 32;
+    // Warps (wn, ks): WARPS_N side by side along N on the same K chunks at the same pace, so
+    // all but the first find X's vectors in L1; KSPLIT of them along K.
+    const int lane = threadIdx.x % 32, wn = threadIdx.x / 32 % WARPS_N;
+    const int ks = threadIdx.x / 32 / WARPS_N;
     const int g = lane / 4, t = lane % 4;
     // x: the M tiles, fastest, so the blocks reading the same rows of W run together and all
-    // but the first find them in L2; y: ROWS rows of W; z: the block's share of K.
-    const int m0 = blockIdx.x * MTILE, n0 = blockIdx.y * ROWS;
+    // but the first find them in L2; y: WARPS_N * ROWS rows of W; z: the block's share of K.
+    const int m0 = blockIdx.x * MTILE, n_block = blockIdx.y * WARPS_N * ROWS;
+    const int n0 = n_block + wn * ROWS;
     const int kv_row = K / EPV;          // 16-byte vectors per W row (K % EPV == 0)
     const int chunks = (kv_row + 3) / 4; // a chunk: 4 vectors of each row, one per lane t
     const int per_split = (chunks + SPLITK - 1) / SPLITK;
@@ -182,7 +188,7 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
     } else {
         // Fragments to shared memory as [warp][register][lane] (conflict-free), then every
         // thread of the block sums KSPLIT of them: the reduction spread over all warps.
-        float* mine = partial + ks * R * 32;
+        float* mine = partial + (ks * WARPS_N + wn) * R * 32;
 #pragma unroll
         for (int i = 0; i < TILES; ++i)
 #pragma unroll
@@ -195,7 +201,7 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
             float sum = 0.0f;
 #pragma unroll
             for (int s = 0; s < KSPLIT; ++s)
-                sum += partial[s * R * 32 + e];
+                sum += partial[(s * WARPS_N + wn) * R * 32 + e];
             emit(e / 32, e % 32, sum);
         }
     }
@@ -209,8 +215,9 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
         __syncthreads();
         if (!last) return;
         __threadfence();
-        for (int e = threadIdx.x; e < ROWS * MTILE; e += blockDim.x) {
-            const int m = m0 + e / ROWS, n = n0 + e % ROWS;
+        constexpr int WIDTH = WARPS_N * ROWS;
+        for (int e = threadIdx.x; e < WIDTH * MTILE; e += blockDim.x) {
+            const int m = m0 + e / WIDTH, n = n_block + e % WIDTH;
             if (m >= M || n >= N) continue;
             float* p = WS + (long long)m * N + n;
             D[(long long)m * N + n] = to_bf16(__ldcg(p));
@@ -222,21 +229,23 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
 
 // bf16 weights: WS (M x N fp32) and CNT (one int per output tile) zero before the first
 // launch; the kernel leaves them so. Only SPLITK > 1 touches them.
-template <int KSPLIT, int ROWS, int UNROLL, int MTILE, int SPLITK>
-__global__ void __launch_bounds__(KSPLIT * 32)
+template <int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK>
+__global__ void __launch_bounds__(32 * KSPLIT * WARPS_N)
     decode_gemm_tc(const uint4* __restrict__ X, const uint4* __restrict__ W,
                    unsigned short* __restrict__ D, float* __restrict__ WS, int* __restrict__ CNT,
                    int M, int N, int K) {
-    decode_tc<bf16_weights, KSPLIT, ROWS, UNROLL, MTILE, SPLITK>(X, W, 1.0f, D, WS, CNT, M, N, K);
+    decode_tc<bf16_weights, KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK>(X, W, 1.0f, D, WS, CNT, M,
+                                                                          N, K);
 }
 
 // fp8 e4m3 weights with one fp32 scale for the whole tensor: D = scale * (X * W^T).
-template <int KSPLIT, int ROWS, int UNROLL, int MTILE, int SPLITK>
-__global__ void __launch_bounds__(KSPLIT * 32)
+template <int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK>
+__global__ void __launch_bounds__(32 * KSPLIT * WARPS_N)
     decode_gemm_tc_fp8(const uint4* __restrict__ X, const uint4* __restrict__ W,
                        const float* __restrict__ scale, unsigned short* __restrict__ D,
                        float* __restrict__ WS, int* __restrict__ CNT, int M, int N, int K) {
-    decode_tc<e4m3_weights, KSPLIT, ROWS, UNROLL, MTILE, SPLITK>(X, W, *scale, D, WS, CNT, M, N, K);
+    decode_tc<e4m3_weights, KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK>(X, W, *scale, D, WS, CNT,
+                                                                          M, N, K);
 }
 
 // The references: one thread per output, fp32 accumulation in K order (slow, obviously right).

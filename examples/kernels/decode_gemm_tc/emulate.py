@@ -40,77 +40,31 @@ def mma(acc, a, b):
             acc[lane][2 + e] += C[g + 8][2 * t + e]
 
 
-def run(X, W, M, N, K, KSPLIT, ROWS, UNROLL, MTILE, SPLITK, EPV):
-    TILES, NT, MMAS = ROWS // 16, MTILE // 8, EPV // 4
-    R = TILES * NT * 4
-    Xf, Wf = X.reshape(-1), W.reshape(-1)
+def run(X, W, M, N, K, KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK, EPV):
     D = np.full((M, N), np.nan)
     WS = np.zeros(M * N)
     CNT = {}
-    grid = (cdiv(M, MTILE), cdiv(N, ROWS), SPLITK)
+    grid = (cdiv(M, MTILE), cdiv(N, WARPS_N * ROWS), SPLITK)
     kv_row = K // EPV
     chunks = cdiv(kv_row, 4)
     per_split = cdiv(chunks, SPLITK)
     order = list(itertools.product(*(range(n) for n in grid)))
     random.shuffle(order)
     for bx, by, bz in order:
-        m0, n0 = bx * MTILE, by * ROWS
+        m0, n_block = bx * MTILE, by * WARPS_N * ROWS
         c_begin = bz * per_split
         c_end = min(chunks, c_begin + per_split)
-        accs = []
-        for ks in range(KSPLIT):
-            acc = np.zeros((TILES, NT, 32, 4))
-            for c0 in range(c_begin + ks * UNROLL, c_end, KSPLIT * UNROLL):
-                for c in range(c0, min(c0 + UNROLL, c_end)):
-                    a = np.zeros((TILES, 2, 32, EPV))  # the lane's vector of row g (h 0), g + 8
-                    b = np.zeros((NT, 32, EPV))  # the lane's vector of X row m
-                    for lane in range(32):
-                        g, t = lane // 4, lane % 4
-                        v = c * 4 + t
-                        if v >= kv_row:
-                            continue
-                        for i, h in itertools.product(range(TILES), range(2)):
-                            row = n0 + i * 16 + h * 8 + g
-                            if row < N:
-                                a[i, h, lane] = Wf[row * K + v * EPV : row * K + v * EPV + EPV]
-                        for j in range(NT):
-                            m = m0 + j * 8 + g
-                            if m < M:
-                                b[j, lane] = Xf[m * K + v * EPV : m * K + v * EPV + EPV]
-                    # Word w holds elements 2w, 2w + 1; mma s takes words 2s (k 2t) and 2s + 1.
-                    for i, j, s in itertools.product(range(TILES), range(NT), range(MMAS)):
-                        lo, hi = slice(4 * s, 4 * s + 2), slice(4 * s + 2, 4 * s + 4)
-                        fa = [[a[i, 0, l, lo], a[i, 1, l, lo], a[i, 0, l, hi], a[i, 1, l, hi]]
-                              for l in range(32)]
-                        fb = [[b[j, l, lo], b[j, l, hi]] for l in range(32)]
-                        mma(acc[i, j], fa, fb)
-            accs.append(acc)
-
-        def emit(r, src_lane, value):
-            q, j, i = r % 4, (r // 4) % NT, r // (4 * NT)
-            gg, tt = src_lane // 4, src_lane % 4
-            m, n = m0 + j * 8 + 2 * tt + q % 2, n0 + i * 16 + (q // 2) * 8 + gg
-            if m >= M or n >= N:
-                return
-            if SPLITK == 1:
-                assert np.isnan(D[m, n]), "written twice"
-                D[m, n] = value
-            else:
-                WS[m * N + n] += value
-
-        flat = [np.array([[accs[ks][i, j, lane, q] for lane in range(32)]
-                          for i in range(TILES) for j in range(NT) for q in range(4)]).reshape(-1)
-                for ks in range(KSPLIT)]  # [register][lane], as in shared memory
-        for ks, lane in itertools.product(range(KSPLIT), range(32)):
-            for e in range(ks * 32 + lane, R * 32, KSPLIT * 32):
-                emit(e // 32, e % 32, sum(flat[s][e] for s in range(KSPLIT)))
+        for wn in range(WARPS_N):
+            block_warps(X, W, M, N, K, KSPLIT, ROWS, UNROLL, MTILE, SPLITK, EPV, m0,
+                        n_block + wn * ROWS, c_begin, c_end, kv_row, D, WS)
         if SPLITK > 1:
             tile = by * grid[0] + bx
             assert tile < cdiv(N, 16) * cdiv(M, 8), "CNT too small"
             CNT[tile] = CNT.get(tile, 0) + 1
             if CNT[tile] == SPLITK:
-                for e in range(ROWS * MTILE):
-                    m, n = m0 + e // ROWS, n0 + e % ROWS
+                width = WARPS_N * ROWS
+                for e in range(width * MTILE):
+                    m, n = m0 + e // width, n_block + e % width
                     if m < M and n < N:
                         assert np.isnan(D[m, n]), "written twice"
                         D[m, n] = WS[m * N + n]
@@ -118,6 +72,61 @@ def run(X, W, M, N, K, KSPLIT, ROWS, UNROLL, MTILE, SPLITK, EPV):
                 CNT[tile] = 0
     assert not WS.any() and not any(CNT.values()), "workspace left dirty"
     return D
+
+
+def block_warps(X, W, M, N, K, KSPLIT, ROWS, UNROLL, MTILE, SPLITK, EPV, m0, n0, c_begin, c_end,
+                kv_row, D, WS):
+    """The KSPLIT warps of one warp column (wn) of a block: their rows n0.., reduced."""
+    TILES, NT, MMAS = ROWS // 16, MTILE // 8, EPV // 4
+    R = TILES * NT * 4
+    Xf, Wf = X.reshape(-1), W.reshape(-1)
+    accs = []
+    for ks in range(KSPLIT):
+        acc = np.zeros((TILES, NT, 32, 4))
+        for c0 in range(c_begin + ks * UNROLL, c_end, KSPLIT * UNROLL):
+            for c in range(c0, min(c0 + UNROLL, c_end)):
+                a = np.zeros((TILES, 2, 32, EPV))  # the lane's vector of row g (h 0), g + 8
+                b = np.zeros((NT, 32, EPV))  # the lane's vector of X row m
+                for lane in range(32):
+                    g, t = lane // 4, lane % 4
+                    v = c * 4 + t
+                    if v >= kv_row:
+                        continue
+                    for i, h in itertools.product(range(TILES), range(2)):
+                        row = n0 + i * 16 + h * 8 + g
+                        if row < N:
+                            a[i, h, lane] = Wf[row * K + v * EPV : row * K + v * EPV + EPV]
+                    for j in range(NT):
+                        m = m0 + j * 8 + g
+                        if m < M:
+                            b[j, lane] = Xf[m * K + v * EPV : m * K + v * EPV + EPV]
+                # Word w holds elements 2w, 2w + 1; mma s takes words 2s (k 2t) and 2s + 1.
+                for i, j, s in itertools.product(range(TILES), range(NT), range(MMAS)):
+                    lo, hi = slice(4 * s, 4 * s + 2), slice(4 * s + 2, 4 * s + 4)
+                    fa = [[a[i, 0, l, lo], a[i, 1, l, lo], a[i, 0, l, hi], a[i, 1, l, hi]]
+                          for l in range(32)]
+                    fb = [[b[j, l, lo], b[j, l, hi]] for l in range(32)]
+                    mma(acc[i, j], fa, fb)
+        accs.append(acc)
+
+    def emit(r, src_lane, value):
+        q, j, i = r % 4, (r // 4) % NT, r // (4 * NT)
+        gg, tt = src_lane // 4, src_lane % 4
+        m, n = m0 + j * 8 + 2 * tt + q % 2, n0 + i * 16 + (q // 2) * 8 + gg
+        if m >= M or n >= N:
+            return
+        if SPLITK == 1:
+            assert np.isnan(D[m, n]), "written twice"
+            D[m, n] = value
+        else:
+            WS[m * N + n] += value
+
+    flat = [np.array([[accs[ks][i, j, lane, q] for lane in range(32)]
+                      for i in range(TILES) for j in range(NT) for q in range(4)]).reshape(-1)
+            for ks in range(KSPLIT)]  # [register][lane], as in shared memory
+    for ks, lane in itertools.product(range(KSPLIT), range(32)):
+        for e in range(ks * 32 + lane, R * 32, KSPLIT * 32):
+            emit(e // 32, e % 32, sum(flat[s][e] for s in range(KSPLIT)))
 
 
 def bf16_value(bits):
@@ -141,12 +150,14 @@ def main():
     random.seed(1)
     rng = np.random.default_rng(1)
     bad = 0
-    # M, N, K, KSPLIT, ROWS, UNROLL, MTILE, SPLITK, EPV (8: bf16, 16: fp8 weights)
-    for case in [(1, 16, 32, 1, 16, 1, 8, 1, 8), (3, 40, 72, 2, 16, 2, 8, 2, 8),
-                 (8, 33, 96, 4, 32, 1, 8, 3, 8), (13, 48, 200, 2, 32, 2, 16, 2, 8),
-                 (20, 64, 64, 1, 64, 1, 32, 1, 8), (9, 17, 48, 2, 16, 1, 16, 2, 16),
-                 (2, 50, 160, 4, 16, 2, 8, 2, 16), (64, 32, 64, 2, 16, 1, 64, 1, 8),
-                 (5, 24, 144, 1, 16, 4, 8, 3, 16), (7, 16, 64, 8, 16, 1, 8, 1, 16)]:
+    # M, N, K, KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK, EPV (8: bf16, 16: fp8 weights)
+    for case in [(1, 16, 32, 1, 1, 16, 1, 8, 1, 8), (3, 40, 72, 2, 1, 16, 2, 8, 2, 8),
+                 (8, 33, 96, 4, 1, 32, 1, 8, 3, 8), (13, 48, 200, 2, 2, 32, 2, 16, 2, 8),
+                 (20, 64, 64, 1, 1, 64, 1, 32, 1, 8), (9, 17, 48, 2, 1, 16, 1, 16, 2, 16),
+                 (2, 50, 160, 4, 1, 16, 2, 8, 2, 16), (64, 32, 64, 2, 1, 16, 1, 64, 1, 8),
+                 (5, 24, 144, 1, 1, 16, 4, 8, 3, 16), (7, 16, 64, 8, 1, 16, 1, 8, 1, 16),
+                 (33, 72, 136, 2, 4, 16, 2, 32, 2, 8), (40, 100, 96, 1, 2, 32, 1, 64, 1, 8),
+                 (17, 90, 160, 2, 2, 16, 1, 16, 3, 16), (64, 40, 64, 1, 4, 16, 1, 64, 2, 8)]:
         M, N, K = case[:3]
         X = rng.integers(-4, 5, (M, K)).astype(float)
         W = rng.integers(-4, 5, (N, K)).astype(float)

@@ -1,5 +1,5 @@
 // A standalone device check of decode_gemm_tc.cu without ktune (docs/perf/kernel.md#tensor-core-
-// decode-gemm): 12 configs (split-K over warps and blocks, every MTILE) against a CPU reference
+// decode-gemm): 16 configs (split-K over warps and blocks, every MTILE) against a CPU reference
 // in double on odd and Llama-sized problems, bf16 and fp8 weights, each launched 3 times (the
 // split-K workspace must come back zeroed), then rough back-to-back timings (no L2 flush; W of
 // 4096 x 11008 is beyond L2). Exit 1 on a wrong output.
@@ -48,17 +48,20 @@ typedef void (*kbf)(const uint4*, const uint4*, unsigned short*, float*, int*, i
 typedef void (*kf8)(const uint4*, const uint4*, const float*, unsigned short*, float*, int*, int,
                     int, int);
 struct Cfg {
-    int KSPLIT, ROWS, UNROLL, MTILE, SPLITK;
+    int KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK;
     kbf b;
     kf8 f;
 };
-#define C(a, b_, c, d, e)                                                                          \
+#define C(a, w, b_, c, d, e)                                                                       \
     Cfg {                                                                                          \
-        a, b_, c, d, e, decode_gemm_tc<a, b_, c, d, e>, decode_gemm_tc_fp8<a, b_, c, d, e>         \
+        a, w, b_, c, d, e, decode_gemm_tc<a, w, b_, c, d, e>,                                      \
+            decode_gemm_tc_fp8<a, w, b_, c, d, e>                                                  \
     }
-static Cfg cfgs[] = {C(4, 16, 4, 8, 1),  C(1, 16, 1, 8, 1),  C(8, 16, 2, 8, 1),  C(2, 32, 2, 16, 2),
-                     C(1, 64, 1, 8, 4),  C(4, 16, 4, 16, 2), C(8, 32, 2, 32, 1), C(2, 16, 4, 64, 4),
-                     C(1, 32, 2, 64, 1), C(4, 64, 1, 32, 2), C(8, 16, 4, 8, 2),  C(2, 16, 4, 8, 4)};
+static Cfg cfgs[] = {
+    C(4, 1, 16, 4, 8, 1),  C(1, 1, 16, 1, 8, 1),  C(8, 1, 16, 2, 8, 1),  C(2, 1, 32, 2, 16, 2),
+    C(1, 1, 64, 1, 8, 4),  C(4, 1, 16, 4, 16, 2), C(8, 1, 32, 2, 32, 1), C(2, 1, 16, 4, 64, 4),
+    C(1, 1, 32, 2, 64, 1), C(4, 1, 64, 1, 32, 2), C(8, 1, 16, 4, 8, 2),  C(2, 1, 16, 4, 8, 4),
+    C(2, 4, 16, 4, 32, 1), C(1, 4, 32, 2, 64, 1), C(2, 2, 32, 2, 64, 2), C(4, 2, 16, 4, 32, 4)};
 
 int run(Prob p, bool timing) {
     std::mt19937 rng(7);
@@ -119,9 +122,10 @@ int run(Prob p, bool timing) {
     cudaEventCreate(&e1);
     for (const Cfg& c : cfgs) {
         if (c.MTILE - 8 >= p.M && c.MTILE != 8) continue;
-        dim3 grid((p.M + c.MTILE - 1) / c.MTILE, (p.N + c.ROWS - 1) / c.ROWS, c.SPLITK),
-            block(c.KSPLIT * 32);
-        size_t sh = c.KSPLIT > 1 ? (size_t)c.KSPLIT * c.ROWS * c.MTILE * 4 : 0;
+        const int width = c.WARPS_N * c.ROWS;
+        dim3 grid((p.M + c.MTILE - 1) / c.MTILE, (p.N + width - 1) / width, c.SPLITK),
+            block(c.KSPLIT * c.WARPS_N * 32);
+        size_t sh = c.KSPLIT > 1 ? (size_t)c.KSPLIT * width * c.MTILE * 4 : 0;
         const void* fn = p.fp8 ? (const void*)c.f : (const void*)c.b;
         CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, 100000));
         auto launch = [&]() {
@@ -162,10 +166,11 @@ int run(Prob p, bool timing) {
             us = us * 1000 / 50;
         }
         double bytes = (p.fp8 ? 1.0 : 2.0) * p.N * p.K + 2.0 * p.M * p.K + 2.0 * p.M * p.N;
-        printf("%s M=%d N=%d K=%d cfg KS%d R%d U%d MT%d SK%d: %s (bad %d, max err %.3g) %.2f us "
-               "%.0f GB/s\n",
-               p.fp8 ? "fp8 " : "bf16", p.M, p.N, p.K, c.KSPLIT, c.ROWS, c.UNROLL, c.MTILE,
-               c.SPLITK, bad ? "WRONG" : "ok", bad, maxerr, us, us > 0 ? bytes / us / 1e3 : 0);
+        printf("%s M=%d N=%d K=%d cfg KS%d WN%d R%d U%d MT%d SK%d: %s (bad %d, max err %.3g) "
+               "%.2f us %.0f GB/s\n",
+               p.fp8 ? "fp8 " : "bf16", p.M, p.N, p.K, c.KSPLIT, c.WARPS_N, c.ROWS, c.UNROLL,
+               c.MTILE, c.SPLITK, bad ? "WRONG" : "ok", bad, maxerr, us,
+               us > 0 ? bytes / us / 1e3 : 0);
         fails += bad > 0;
     }
     cudaFree(dX);
