@@ -7,7 +7,8 @@
 #                   "1 8 16 32 64"), budget $DECODE_TC_BUDGET (default 56: every valid config at
 #                   M <= 8, 41-51 of them; 23-60 % of the 92-246 at M >= 16; about 1000
 #                   candidates with the cuBLAS tunes, ~6 minutes on an H200); with
-#                   DECODE_TC_FP8=1 also its fp8-weight variant, beside the same bf16 cuBLAS.
+#                   DECODE_TC_FP8=1 also its fp8-weight variant, beside the same bf16 cuBLAS
+#                   (DECODE_TC_FP8=only: that variant alone, a device call's worth).
 # Both on Llama-7B projections (N x K: 4096x4096, 11008x4096, 4096x11008), beside `ktune tune
 # gemm` (cuBLASLt: the default pick and ktune's) on the same problems. Table: time, % of the
 # tuner's copy roof (the model's bytes: W, X and D once), ratio cuBLAS default / kernel.
@@ -82,9 +83,11 @@ step_decode_gemm() {
 
 step_decode_gemm_tc() {
     local dir=examples/kernels/decode_gemm_tc budget=${DECODE_TC_BUDGET:-56}
-    # shellcheck disable=SC2086 # DECODE_TC_M is a list of words
-    decode_tune decode_gemm_tc $dir/decode_gemm_tc.json "$budget" ${DECODE_TC_M:-1 8 16 32 64}
-    if [ "${DECODE_TC_FP8:-0}" = 1 ]; then
+    if [ "${DECODE_TC_FP8:-0}" != only ]; then
+        # shellcheck disable=SC2086 # DECODE_TC_M is a list of words
+        decode_tune decode_gemm_tc $dir/decode_gemm_tc.json "$budget" ${DECODE_TC_M:-1 8 16 32 64}
+    fi
+    if [ "${DECODE_TC_FP8:-0}" != 0 ]; then
         # shellcheck disable=SC2086
         decode_tune decode_gemm_tc_fp8 $dir/decode_gemm_tc_fp8.json "$budget" \
             ${DECODE_TC_M:-1 8 16 32 64}
