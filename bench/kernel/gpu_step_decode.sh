@@ -1,24 +1,37 @@
-# GPU step of the decode GEMM example (sourced by bench/gpu/run.sh; docs/perf/kernel.md#decode-gemm):
-#   decode_gemm  examples/kernels/decode_gemm tuned over its whole space (`ktune tune --kernel`,
-#                budget 64 > its 55 configs) at M in $DECODE_M (default "1 8") x Llama-7B
-#                projections (N x K: 4096x4096, 11008x4096, 4096x11008), beside `ktune tune gemm`
-#                (cuBLASLt: the default pick and ktune's) on the same problems. Table: time, % of the
-#                tuner's copy roof (W read once: the model's bytes), ratio cuBLAS default / kernel.
-step_decode_gemm() {
+# GPU steps of the decode GEMM examples (sourced by bench/gpu/run.sh; docs/perf/kernel.md):
+#   decode_gemm     examples/kernels/decode_gemm (FFMA, docs/perf/kernel.md#decode-gemm) tuned
+#                   over its whole space (`ktune tune --kernel`, budget 64 > its 55 configs) at M
+#                   in $DECODE_M (default "1 8");
+#   decode_gemm_tc  examples/kernels/decode_gemm_tc (tensor cores, split-K,
+#                   docs/perf/kernel.md#tensor-core-decode-gemm) at M in $DECODE_TC_M (default
+#                   "1 8 16 32 64"), budget $DECODE_TC_BUDGET (default 56: every valid config at
+#                   M <= 8, 41-51 of them; 23-60 % of the 92-246 at M >= 16; about 1000
+#                   candidates with the cuBLAS tunes, ~6 minutes on an H200); with
+#                   DECODE_TC_FP8=1 also its fp8-weight variant, beside the same bf16 cuBLAS
+#                   (DECODE_TC_FP8=only: that variant alone, a device call's worth).
+# Both on Llama-7B projections (N x K: 4096x4096, 11008x4096, 4096x11008), beside `ktune tune
+# gemm` (cuBLASLt: the default pick and ktune's) on the same problems. Table: time, % of the
+# tuner's copy roof (the model's bytes: W, X and D once), ratio cuBLAS default / kernel.
+
+# decode_tune NAME SPEC BUDGET M...: tune SPEC and cuBLAS (bf16) on each problem, one JSON line
+# each into $OUT/NAME.jsonl, then the table into $OUT/NAME.txt and the summary.
+decode_tune() {
+    local name=$1 spec=$2 budget=$3
+    shift 3
     local k=$PWD/build-gpu/tools/ktune-cli/ktune d m nk n kk
     d=$(mktemp -d)
-    local spec=examples/kernels/decode_gemm/decode_gemm.json
-    : >"$OUT/decode_gemm.jsonl"
-    for m in ${DECODE_M:-1 8}; do
+    : >"$OUT/$name.jsonl"
+    for m in "$@"; do
         for nk in 4096x4096 11008x4096 4096x11008; do
             n=${nk%x*} kk=${nk#*x}
             KTUNE_CUBIN_CACHE=$d/cubin "$k" tune --kernel "$spec" --problem "M=$m,N=$n,K=$kk" \
-                --budget 64 --cache "$d/k.json" --json >"$d/k.out" 2>>"$OUT/decode_gemm.err" ||
-                echo "decode_gemm: kernel tune M=$m $nk failed" | tee -a "$OUT/decode_gemm.err"
+                --budget "$budget" --cache "$d/k.json" --json >"$d/k.out" 2>>"$OUT/$name.err" ||
+                echo "$name: kernel tune M=$m $nk failed" | tee -a "$OUT/$name.err"
             "$k" tune gemm --shape "${m}x${n}x${kk}" --dtype bf16 --budget 16 --heuristic-count 8 \
-                --cache "$d/g.json" --json >"$d/g.out" 2>>"$OUT/decode_gemm.err" ||
-                echo "decode_gemm: gemm tune M=$m $nk failed" | tee -a "$OUT/decode_gemm.err"
-            python3 - "$m" "$n" "$kk" "$d/k.out" "$d/g.out" >>"$OUT/decode_gemm.jsonl" <<'PY'
+                --cache "$d/g.json" --json >"$d/g.out" 2>>"$OUT/$name.err" ||
+                echo "$name: gemm tune M=$m $nk failed" | tee -a "$OUT/$name.err"
+            # Each row also to stdout: a step cut by its time limit still shows what it measured.
+            python3 - "$m" "$n" "$kk" "$d/k.out" "$d/g.out" <<'PY' | tee -a "$OUT/$name.jsonl"
 import json, sys
 m, n, k = (int(a) for a in sys.argv[1:4])
 row = {"m": m, "n": n, "k": k}
@@ -41,20 +54,42 @@ print(json.dumps(row))
 PY
         done
     done
-    python3 - "$OUT/decode_gemm.jsonl" <<'PY' | tee "$OUT/decode_gemm.txt" | tee -a "$summary"
+    python3 - "$OUT/$name.jsonl" "$name" <<'PY' | tee "$OUT/$name.txt" | tee -a "$summary"
 import json, sys
-print("shape (MxNxK)     kernel us [95% CI]          %copy  kernel default us  cuBLAS default us  ktune gemm us  cuBLAS/kernel  config")
+print("%s (%% copy: the model's bytes over the tuner's copy roof; cuBLAS %% copy: bf16 bytes)" % sys.argv[2])
+print("shape (MxNxK)     kernel us [95% CI]          %copy  ok/evaluated  kernel default us  cuBLAS default us  cuBLAS %copy  ktune gemm us  cuBLAS/kernel  config")
 for line in open(sys.argv[1]):
     r = json.loads(line)
     s = "%dx%dx%d" % (r["m"], r["n"], r["k"])
     if "kernel_us" not in r or "cublas_default_us" not in r:
         print(s, r.get("kernel_error", ""), r.get("gemm_error", ""))
         continue
-    pct = r["bytes"] / (r["kernel_us"] * 1e-6) / 1e9 / r["copy_gbs"] * 100
-    print("%-17s %7.2f [%6.2f, %6.2f]   %5.1f  %17.2f  %17.2f  %13.2f  %13.3f  %s" % (
-        s, r["kernel_us"], r["kernel_ci"][0], r["kernel_ci"][1], pct, r["default_us"],
-        r["cublas_default_us"], r["ktune_gemm_us"], r["cublas_default_us"] / r["kernel_us"],
-        json.dumps(r["kernel_cfg"], sort_keys=True)))
+    roof = r["copy_gbs"] * 1e9
+    pct = r["bytes"] / (r["kernel_us"] * 1e-6) / roof * 100
+    bf16_bytes = 2 * (r["n"] * r["k"] + r["m"] * r["k"] + r["m"] * r["n"])
+    cpct = bf16_bytes / (r["cublas_default_us"] * 1e-6) / roof * 100
+    print("%-17s %7.2f [%6.2f, %6.2f]   %5.1f  %5d/%-6d  %17.2f  %17.2f  %12.1f  %13.2f  %13.3f  %s" % (
+        s, r["kernel_us"], r["kernel_ci"][0], r["kernel_ci"][1], pct, r["ok"], r["evaluated"],
+        r["default_us"], r["cublas_default_us"], cpct, r["ktune_gemm_us"],
+        r["cublas_default_us"] / r["kernel_us"], json.dumps(r["kernel_cfg"], sort_keys=True)))
 PY
     rm -rf "$d"
+}
+
+step_decode_gemm() {
+    # shellcheck disable=SC2086 # DECODE_M is a list of words
+    decode_tune decode_gemm examples/kernels/decode_gemm/decode_gemm.json 64 ${DECODE_M:-1 8}
+}
+
+step_decode_gemm_tc() {
+    local dir=examples/kernels/decode_gemm_tc budget=${DECODE_TC_BUDGET:-56}
+    if [ "${DECODE_TC_FP8:-0}" != only ]; then
+        # shellcheck disable=SC2086 # DECODE_TC_M is a list of words
+        decode_tune decode_gemm_tc $dir/decode_gemm_tc.json "$budget" ${DECODE_TC_M:-1 8 16 32 64}
+    fi
+    if [ "${DECODE_TC_FP8:-0}" != 0 ]; then
+        # shellcheck disable=SC2086
+        decode_tune decode_gemm_tc_fp8 $dir/decode_gemm_tc_fp8.json "$budget" \
+            ${DECODE_TC_M:-1 8 16 32 64}
+    fi
 }

@@ -1,10 +1,21 @@
 # ktune kernel check: the examples pass; every spec of the bad-spec corpus (tests/data/kernel/
 # bad, written by make_bad_specs.py) exits 2 with its file name, the line of its error and a
 # fragment of the message; a crash (a signal) is never exit 2.
-foreach(example matmul reduction stencil decode_gemm)
+foreach(example matmul reduction stencil decode_gemm decode_gemm_tc)
   ktune_cli_test(kernel_check_${example} RC 0
     ARGS kernel check examples/kernels/${example}/${example}.json
     EXPECT "is valid" "compiled       sm_90 with NVRTC")
+endforeach()
+# The tensor-core decode GEMM's fp8 variant shares the bf16 kernel's source and space; both
+# compile a sample of their spaces beside the default (M = 64: every MTILE is valid).
+ktune_cli_test(kernel_check_decode_gemm_tc_fp8 RC 0
+  ARGS kernel check examples/kernels/decode_gemm_tc/decode_gemm_tc_fp8.json
+  EXPECT "is valid" "compiled       sm_90 with NVRTC")
+foreach(variant decode_gemm_tc decode_gemm_tc_fp8)
+  ktune_cli_test(kernel_check_${variant}_sample RC 0
+    ARGS kernel check examples/kernels/decode_gemm_tc/${variant}.json
+         --problem M=64,N=11008,K=4096 --sample 6
+    EXPECT "is valid" "6 of 6 other configs compiled")
 endforeach()
 ktune_cli_test(kernel_check_json RC 0
   ARGS kernel check examples/kernels/matmul/matmul.json --problem M=1000,N=512,K=64 --json
@@ -48,7 +59,9 @@ ktune_cli_test(ops_kernels_missing_dir RC 2 ARGS ops --kernels tests/data/kernel
 # The tests that reach NVRTC: the sanitizer pass skips label nvrtc (NVRTC is not instrumented);
 # the plain build runs them.
 set_tests_properties(cli_kernel_check_matmul cli_kernel_check_reduction cli_kernel_check_stencil
-                     cli_kernel_check_decode_gemm
+                     cli_kernel_check_decode_gemm cli_kernel_check_decode_gemm_tc
+                     cli_kernel_check_decode_gemm_tc_fp8 cli_kernel_check_decode_gemm_tc_sample
+                     cli_kernel_check_decode_gemm_tc_fp8_sample
                      cli_kernel_check_json cli_kernel_bad_kernel_not_in_source
                      cli_kernel_bad_reference_kernel_not_in_source
                      cli_kernel_bad_source_compile_error PROPERTIES LABELS "unit;cli;nvrtc")

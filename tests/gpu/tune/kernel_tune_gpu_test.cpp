@@ -2,7 +2,8 @@
 // example kernel is tuned at a small problem with every candidate checked against its
 // reference (no correct kernel may read as wrong), the winner is filed under the key the
 // run-time launcher looks up (exact tier), and a kernel that is wrong for one config value is
-// caught for exactly those configs; a captured launch is tuned on the application's own data.
+// caught for exactly those configs; a captured launch is tuned on the application's own data;
+// the tensor-core decode GEMM (bf16 and fp8 weights) is right for every config it tries.
 #include "catch.hpp"
 #include "examples.hpp"
 
@@ -71,6 +72,34 @@ TEST_CASE("each example kernel tunes, passes its check, and the launcher finds t
         const auto& plan = l.plan_for(rq.kernel_problem);
         CHECK(plan.tier == cache::lookup_tier::exact);
         CHECK(plan.cfg == r.winner.cfg);
+    }
+    fs::remove(cache);
+}
+
+TEST_CASE("the tensor-core decode GEMM is right for every config, split-K workspace included") {
+    // Shapes off every tile: N not a multiple of 16, K not of the 32 (64) of a chunk, M not
+    // of 8. The exhaustive order varies SPLITK fastest, so configs whose blocks add into the
+    // workspace run one after another: one that left it dirty would fail the next.
+    const fs::path dir = ktune_test::example_spec("decode_gemm_tc").parent_path();
+    const fs::path cache =
+        fs::temp_directory_path() / ("ktune_gpu_decode_tc_" + std::to_string(getpid()) + ".json");
+    for (auto [spec, problem] : {std::pair{"decode_gemm_tc.json", "M=13,N=4104,K=4104"},
+                                 std::pair{"decode_gemm_tc_fp8.json", "M=13,N=4104,K=4112"},
+                                 std::pair{"decode_gemm_tc.json", "M=1,N=4096,K=4096"}}) {
+        INFO(spec << " " << problem);
+        auto rq = request(dir / spec, problem, cache);
+        rq.strategy = "exhaustive";
+        rq.budget = 32;
+        const auto r = tune::tune_op(rq);
+        REQUIRE_FALSE(r.winner.cfg.empty());
+        CHECK(r.baseline.status == tune::eval_status::ok);
+        std::size_t split = 0;
+        for (const auto& c : r.candidates) {
+            INFO(c.cfg.to_string() << ": " << c.message);
+            CHECK(c.status == tune::eval_status::ok);
+            split += c.cfg.get<std::int64_t>("SPLITK") > 1;
+        }
+        CHECK(split >= 4);
     }
     fs::remove(cache);
 }

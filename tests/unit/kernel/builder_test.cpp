@@ -62,7 +62,8 @@ TEST_CASE("a builder spec gets the reader's checks") {
 TEST_CASE("to_json writes a spec that reads back to itself") {
     for (const fs::path& p :
          {good / "saxpy.json", examples / "matmul" / "matmul.json",
-          examples / "reduction" / "reduction.json", examples / "stencil" / "stencil.json"}) {
+          examples / "reduction" / "reduction.json", examples / "stencil" / "stencil.json",
+          examples / "decode_gemm_tc" / "decode_gemm_tc_fp8.json"}) {
         INFO(p.string());
         const kernel_spec s = load_spec(p);
         const std::string once = to_json(s);

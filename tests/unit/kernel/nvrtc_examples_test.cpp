@@ -15,8 +15,10 @@ TEST_CASE("each example's default config and three random valid configs compile 
     const fs::path dir = fs::path(KTUNE_EXAMPLES_DATA_DIR).parent_path() / "kernels";
     const auto l = device_limits::for_arch("sm_90");
     std::mt19937 rng(20261125); // fixed: the same configs every run
-    for (const char* name : {"matmul", "reduction", "stencil"}) {
-        const kernel_spec s = load_spec(dir / name / (std::string(name) + ".json"));
+    for (const char* name :
+         {"matmul/matmul", "reduction/reduction", "stencil/stencil",
+          "decode_gemm_tc/decode_gemm_tc", "decode_gemm_tc/decode_gemm_tc_fp8"}) {
+        const kernel_spec s = load_spec(dir / (std::string(name) + ".json"));
         const problem p = s.example_problem();
         const config_space cs = enumerate(s, p, l);
         std::vector<ktune::config> picks{default_config(s)};

@@ -182,10 +182,13 @@ TEST_CASE("the check report's JSON matches its golden file") {
 
 TEST_CASE("ktune ops lists the specs of a directory, a broken one with its error") {
     const auto listed = list_specs(examples, device_limits::for_arch("sm_90"));
-    REQUIRE(listed.size() == 4); // decode_gemm, matmul, reduction, stencil2d
-    CHECK(listed[1].name == "matmul");
-    CHECK(listed[1].valid == 4944);
-    CHECK(listed[1].error.empty());
+    // decode_gemm, decode_gemm_tc, decode_gemm_tc_fp8, matmul, reduction, stencil2d
+    REQUIRE(listed.size() == 6);
+    CHECK(listed[2].name == "decode_gemm_tc_fp8");
+    CHECK(listed[2].error.empty());
+    CHECK(listed[3].name == "matmul");
+    CHECK(listed[3].valid == 4944);
+    CHECK(listed[3].error.empty());
     const auto bad = list_specs(data / "bad", device_limits::for_arch("sm_90"));
     CHECK(bad.size() >= 30);
     int checked = 0;
