@@ -88,3 +88,23 @@ step_gemm_sbs() {
     "$py" bench/gemm/sbs_table.py "$OUT"/gemm_sbs_ktune_*.json "$walls" "$rows" |
         tee "$OUT/gemm_sbs.md"
 }
+
+# Unaligned shapes (docs/perf/gemm.md#unaligned-shapes): cuBLAS's default pick against its own
+# aligned-shape throughput, and ktune's pick on the same shape. GEMM_UNALIGNED_M: the token
+# counts (default "16 2048"); the (N, K) pairs: aligned 4096x4096, N or K = 8 mod 16, odd, prime,
+# K a multiple of 8 but not of 64.
+step_gemm_unaligned() {
+    local kt m nk s
+    kt=$(_gemm_bin)
+    mkdir -p "$OUT/gemm_unaligned"
+    for m in ${GEMM_UNALIGNED_M:-16 2048}; do
+        for nk in 4096x4096 4104x4096 4096x4104 4097x4096 4096x4097 4093x4093 4096x4040 11008x4040; do
+            s=${m}x$nk
+            "$kt" tune gemm --shape "$s" --dtype bf16 --budget 16 --heuristic-count 8 --json \
+                --cache "$OUT/gemm_unaligned/cache.json" >"$OUT/gemm_unaligned/r_$s.json" \
+                2>"$OUT/gemm_unaligned/r_$s.err" || echo "gemm_unaligned: $s rc $?"
+        done
+    done
+    python3 bench/gemm/unaligned_table.py "$OUT"/gemm_unaligned/r_*.json |
+        tee "$OUT/gemm_unaligned.md"
+}

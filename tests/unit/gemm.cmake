@@ -6,4 +6,6 @@ ktune_add_unit_test(unit_gemm
 find_program(KTUNE_PYTHON3 python3)
 if(KTUNE_PYTHON3)
   add_test(NAME gemm_sbs_py COMMAND ${KTUNE_PYTHON3} ${PROJECT_SOURCE_DIR}/bench/gemm/sbs_test.py)
+  add_test(NAME gemm_unaligned_py
+           COMMAND ${KTUNE_PYTHON3} ${PROJECT_SOURCE_DIR}/bench/gemm/unaligned_test.py)
 endif()
