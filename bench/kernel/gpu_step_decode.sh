@@ -4,9 +4,9 @@
 #                   in $DECODE_M (default "1 8");
 #   decode_gemm_tc  examples/kernels/decode_gemm_tc (tensor cores, split-K,
 #                   docs/perf/kernel.md#tensor-core-decode-gemm) at M in $DECODE_TC_M (default
-#                   "1 8 16 32 64"), budget $DECODE_TC_BUDGET (default 56: every valid config at
-#                   M <= 8, 41-51 of them; 23-60 % of the 92-246 at M >= 16; about 1000
-#                   candidates with the cuBLAS tunes, ~6 minutes on an H200); with
+#                   "1 8 16 32 64"), budget $DECODE_TC_BUDGET (default 80: every valid config at
+#                   M <= 8, 41-51 of them; 44-100 % of the 75-181 at M >= 16, X staged in
+#                   shared memory or not; 28 s on an H200 at the former 56, ~40 s expected); with
 #                   DECODE_TC_FP8=1 also its fp8-weight variant, beside the same bf16 cuBLAS
 #                   (DECODE_TC_FP8=only: that variant alone, a device call's worth).
 # Both on Llama-7B projections (N x K: 4096x4096, 11008x4096, 4096x11008), beside `ktune tune
@@ -82,7 +82,7 @@ step_decode_gemm() {
 }
 
 step_decode_gemm_tc() {
-    local dir=examples/kernels/decode_gemm_tc budget=${DECODE_TC_BUDGET:-56}
+    local dir=examples/kernels/decode_gemm_tc budget=${DECODE_TC_BUDGET:-80}
     if [ "${DECODE_TC_FP8:-0}" != only ]; then
         # shellcheck disable=SC2086 # DECODE_TC_M is a list of words
         decode_tune decode_gemm_tc $dir/decode_gemm_tc.json "$budget" ${DECODE_TC_M:-1 8 16 32 64}

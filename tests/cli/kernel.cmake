@@ -7,7 +7,8 @@ foreach(example matmul reduction stencil decode_gemm decode_gemm_tc)
     EXPECT "is valid" "compiled       sm_90 with NVRTC")
 endforeach()
 # The tensor-core decode GEMM's fp8 variant shares the bf16 kernel's source and space; both
-# compile a sample of their spaces beside the default (M = 64: every MTILE is valid).
+# compile a sample of their spaces beside the default (M = 64: every MTILE is valid, and about
+# half of the space stages X in shared memory, XSTAGE 1).
 ktune_cli_test(kernel_check_decode_gemm_tc_fp8 RC 0
   ARGS kernel check examples/kernels/decode_gemm_tc/decode_gemm_tc_fp8.json
   EXPECT "is valid" "compiled       sm_90 with NVRTC")

@@ -19,7 +19,12 @@
 //   (the L1 serves the others; W bypasses L1); SPLITK blocks split K further and
 //   add their partial sums into an fp32 workspace with atomics, the last block of a tile (a
 //   ticket counter) writing D and putting the workspace and its counter back to zero, so the
-//   next launch finds them zeroed (the spec's WS and CNT buffers start as zeros).
+//   next launch finds them zeroed (the spec's WS and CNT buffers start as zeros);
+// - XSTAGE 1 (for M >= 16, where X is no longer small beside W): the block's X tile for the
+//   next round of K chunks goes to shared memory once per block with cp.async (double
+//   buffered, one barrier a round), so every warp of the block reads its B fragments there:
+//   X crosses L2 -> SM once per block, whatever the number of warps, and a block of many W
+//   rows (WARPS_N * ROWS) divides the X side of the traffic by its width.
 // bf16 as raw 16-bit words (no cuda_bf16.h: NVRTC parses no header).
 
 __device__ __forceinline__ unsigned short to_bf16(float f) {
@@ -36,6 +41,20 @@ __device__ __forceinline__ uint4 load_stream(const uint4* p) {
         : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
         : "l"(p));
     return v;
+}
+
+// X into shared memory, 16 bytes, zero-filled where `valid` is false (nothing is read then).
+__device__ __forceinline__ void stage16(uint4* dst, const uint4* src, bool valid) {
+    unsigned addr;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(addr) : "l"(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(addr), "l"(src),
+                 "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void stage_commit() {
+    asm volatile("cp.async.commit_group;");
+}
+__device__ __forceinline__ void stage_wait() {
+    asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
 __device__ __forceinline__ void mma_bf16(float (&c)[4], unsigned a0, unsigned a1, unsigned a2,
@@ -78,7 +97,8 @@ struct e4m3_weights {
     }
 };
 
-template <class WT, int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK>
+template <class WT, int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK,
+          int XSTAGE>
 __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uint4* __restrict__ W,
                                           float scale, unsigned short* __restrict__ D,
                                           float* __restrict__ WS, int* __restrict__ CNT, int M,
@@ -89,11 +109,25 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
     constexpr int XV = EPV / 8;         // X vectors (8 bf16) per lane per chunk
     constexpr int MMAS = EPV / 4;       // mmas per tile and n-tile per chunk
     constexpr int R = TILES * NT * 4;   // accumulators per lane
+    constexpr int KU = KSPLIT * UNROLL; // chunks per round of the block
+    constexpr int THREADS = 32 * KSPLIT * WARPS_N;
+    // The X stage (XSTAGE 1): MTILE rows of UR 16-byte units (a round's K), row stride RU units,
+    // padded so that the 8 lanes of a quarter warp (rows g, g + 1 at t = 0..3) hit 8 distinct
+    // 16-byte bank groups: bf16 (XV 1) a row's 4 units are contiguous, so the next row starts 4
+    // units (64 bytes) further modulo 128 bytes; fp8 (XV 2) takes every other unit, so the next
+    // row starts an odd number of units further. Two buffers: one read, the next round landing.
+    constexpr int UR = KU * 4 * XV;
+    constexpr int RU = XV == 1 ? UR + (UR % 8 == 0 ? 4 : 0) : UR + 1;
+    constexpr int STAGE = MTILE * RU;
     static_assert(ROWS % 16 == 0 && MTILE % 8 == 0, "whole mma tiles");
-    extern __shared__ float partial[]; // [KSPLIT][WARPS_N][R][32] when KSPLIT > 1
+    // XSTAGE: [2][STAGE] uint4 during the loop; then (KSPLIT > 1) the partial sums
+    // [KSPLIT][WARPS_N][R][32] floats over the same bytes.
+    extern __shared__ uint4 smem[];
+    float* partial = reinterpret_cast<float*>(smem);
 
     // Warps (wn, ks): WARPS_N side by side along N on the same K chunks at the same pace, so
-    // all but the first find X's vectors in L1; KSPLIT of them along K.
+    // all but the first find X's vectors in L1 (or, XSTAGE, all in shared memory); KSPLIT of
+    // them along K.
     const int lane = threadIdx.x % 32, wn = threadIdx.x / 32 % WARPS_N;
     const int ks = threadIdx.x / 32 / WARPS_N;
     const int g = lane / 4, t = lane % 4;
@@ -116,9 +150,8 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
             for (int q = 0; q < 4; ++q)
                 acc[i][j][q] = 0.0f;
 
-    for (int c0 = c_begin + ks * UNROLL; c0 < c_end; c0 += KSPLIT * UNROLL) {
-        // Every load of this round issued before any is used.
-        uint4 w[UNROLL][TILES][2];
+    // Every load of a round issued before any is used.
+    const auto load_w = [&](int c0, uint4(&w)[UNROLL][TILES][2]) {
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
@@ -130,6 +163,10 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
                                      ? load_stream(W + (long long)row * kv_row + v)
                                      : make_uint4(0, 0, 0, 0);
                 }
+    };
+    // The mmas of chunks c0 .. c0 + UNROLL - 1; x_at(j, u, x, v): the X vector x of row
+    // m0 + j * 8 + g at this lane's W vector v of chunk c0 + u.
+    const auto use = [&](int c0, const uint4(&w)[UNROLL][TILES][2], auto x_at) {
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) {
             if (c0 + u >= c_end) break; // uniform over the warp
@@ -137,19 +174,14 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
             // X rows m, the same k as this lane's W vectors: B's 2 registers per mma.
             unsigned b[NT][4 * XV];
 #pragma unroll
-            for (int j = 0; j < NT; ++j) {
-                const int m = m0 + j * 8 + g;
+            for (int j = 0; j < NT; ++j)
 #pragma unroll
                 for (int x = 0; x < XV; ++x) {
-                    const uint4 xv =
-                        m < M && v < kv_row
-                            ? __ldg(X + ((long long)m * K + (long long)v * EPV) / 8 + x)
-                            : make_uint4(0, 0, 0, 0);
+                    const uint4 xv = x_at(j, u, x, v);
                     b[j][4 * x] = xv.x, b[j][4 * x + 1] = xv.y;
                     b[j][4 * x + 2] = xv.z, b[j][4 * x + 3] = xv.w;
                 }
-            }
-            // One tile's W expanded at a time (fp8: 16 words per row), used by every n-tile.
+                // One tile's W expanded at a time (fp8: 16 words per row), used by every n-tile.
 #pragma unroll
             for (int i = 0; i < TILES; ++i) {
                 unsigned lo[WORDS], hi[WORDS]; // rows g and g + 8
@@ -162,6 +194,48 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
                         mma_bf16(acc[i][j], lo[2 * s], hi[2 * s], lo[2 * s + 1], hi[2 * s + 1],
                                  b[j][2 * s], b[j][2 * s + 1]);
             }
+        }
+    };
+
+    if (XSTAGE == 0) {
+        for (int c0 = c_begin + ks * UNROLL; c0 < c_end; c0 += KU) {
+            uint4 w[UNROLL][TILES][2];
+            load_w(c0, w);
+            use(c0, w, [&](int j, int, int x, int v) {
+                const int m = m0 + j * 8 + g;
+                return m < M && v < kv_row
+                           ? __ldg(X + ((long long)m * K + (long long)v * EPV) / 8 + x)
+                           : make_uint4(0, 0, 0, 0);
+            });
+        }
+    } else {
+        // Round r0 (chunks r0 .. r0 + KU - 1, warp ks taking UNROLL of them as above): the
+        // whole block stages X of rounds r0 into buffer (r0 - c_begin) / KU % 2, zero past M,
+        // past K and past the block's share, so padding multiplies zero weights by zeros.
+        const auto stage = [&](int r0, uint4* buf) {
+            for (int e = threadIdx.x; e < MTILE * UR; e += THREADS) {
+                const int mm = e / UR, cu = e % UR;
+                const int m = m0 + mm, unit = r0 * 4 * XV + cu; // 16-byte unit of X's row
+                const bool ok = m < M && r0 + cu / (4 * XV) < c_end && unit < K / 8;
+                stage16(buf + mm * RU + cu, ok ? X + (long long)m * (K / 8) + unit : X, ok);
+            }
+            stage_commit();
+        };
+        if (c_begin < c_end) stage(c_begin, smem);
+        int buf = 0;
+        for (int r0 = c_begin; r0 < c_end; r0 += KU, buf ^= 1) {
+            const int c0 = r0 + ks * UNROLL;
+            uint4 w[UNROLL][TILES][2];
+            load_w(c0, w); // in flight while the barrier waits
+            stage_wait();
+            // Round r0's X has landed for the whole block, and every warp is done with the
+            // other buffer (round r0 - KU): the next round may land there.
+            __syncthreads();
+            if (r0 + KU < c_end) stage(r0 + KU, smem + (buf ^ 1) * STAGE);
+            const uint4* xs = smem + buf * STAGE + g * RU + t * XV;
+            use(c0, w, [&](int j, int u, int x, int) {
+                return xs[j * 8 * RU + (c0 + u - r0) * 4 * XV + x];
+            });
         }
     }
 
@@ -187,7 +261,9 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
                     emit((i * NT + j) * 4 + q, lane, acc[i][j][q]);
     } else {
         // Fragments to shared memory as [warp][register][lane] (conflict-free), then every
-        // thread of the block sums KSPLIT of them: the reduction spread over all warps.
+        // thread of the block sums KSPLIT of them: the reduction spread over all warps. With
+        // XSTAGE they overwrite the X stage, which every warp must be done reading first.
+        if (XSTAGE) __syncthreads();
         float* mine = partial + (ks * WARPS_N + wn) * R * 32;
 #pragma unroll
         for (int i = 0; i < TILES; ++i)
@@ -229,23 +305,23 @@ __device__ __forceinline__ void decode_tc(const uint4* __restrict__ X, const uin
 
 // bf16 weights: WS (M x N fp32) and CNT (one int per output tile) zero before the first
 // launch; the kernel leaves them so. Only SPLITK > 1 touches them.
-template <int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK>
+template <int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK, int XSTAGE>
 __global__ void __launch_bounds__(32 * KSPLIT * WARPS_N)
     decode_gemm_tc(const uint4* __restrict__ X, const uint4* __restrict__ W,
                    unsigned short* __restrict__ D, float* __restrict__ WS, int* __restrict__ CNT,
                    int M, int N, int K) {
-    decode_tc<bf16_weights, KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK>(X, W, 1.0f, D, WS, CNT, M,
-                                                                          N, K);
+    decode_tc<bf16_weights, KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK, XSTAGE>(X, W, 1.0f, D, WS,
+                                                                                  CNT, M, N, K);
 }
 
 // fp8 e4m3 weights with one fp32 scale for the whole tensor: D = scale * (X * W^T).
-template <int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK>
+template <int KSPLIT, int WARPS_N, int ROWS, int UNROLL, int MTILE, int SPLITK, int XSTAGE>
 __global__ void __launch_bounds__(32 * KSPLIT * WARPS_N)
     decode_gemm_tc_fp8(const uint4* __restrict__ X, const uint4* __restrict__ W,
                        const float* __restrict__ scale, unsigned short* __restrict__ D,
                        float* __restrict__ WS, int* __restrict__ CNT, int M, int N, int K) {
-    decode_tc<e4m3_weights, KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK>(X, W, *scale, D, WS, CNT,
-                                                                          M, N, K);
+    decode_tc<e4m3_weights, KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK, XSTAGE>(X, W, *scale, D,
+                                                                                  WS, CNT, M, N, K);
 }
 
 // The references: one thread per output, fp32 accumulation in K order (slow, obviously right).

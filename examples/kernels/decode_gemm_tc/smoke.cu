@@ -1,10 +1,12 @@
 // A standalone device check of decode_gemm_tc.cu without ktune (docs/perf/kernel.md#tensor-core-
-// decode-gemm): 16 configs (split-K over warps and blocks, every MTILE) against a CPU reference
+// decode-gemm): 24 configs (split-K over warps and blocks, every MTILE, X from L1/L2 and from the
+// shared-memory stage) against a CPU reference
 // in double on odd and Llama-sized problems, bf16 and fp8 weights, each launched 3 times (the
 // split-K workspace must come back zeroed), then rough back-to-back timings (no L2 flush; W of
 // 4096 x 11008 is beyond L2). Exit 1 on a wrong output.
 //   nvcc -std=c++17 -arch=sm_90 -O2 -o /tmp/decode_tc_smoke smoke.cu && /tmp/decode_tc_smoke
 #include "decode_gemm_tc.cu"
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -48,20 +50,23 @@ typedef void (*kbf)(const uint4*, const uint4*, unsigned short*, float*, int*, i
 typedef void (*kf8)(const uint4*, const uint4*, const float*, unsigned short*, float*, int*, int,
                     int, int);
 struct Cfg {
-    int KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK;
+    int KSPLIT, WARPS_N, ROWS, UNROLL, MTILE, SPLITK, XSTAGE;
     kbf b;
     kf8 f;
 };
-#define C(a, w, b_, c, d, e)                                                                       \
+#define C(a, w, b_, c, d, e, x)                                                                    \
     Cfg {                                                                                          \
-        a, w, b_, c, d, e, decode_gemm_tc<a, w, b_, c, d, e>,                                      \
-            decode_gemm_tc_fp8<a, w, b_, c, d, e>                                                  \
+        a, w, b_, c, d, e, x, decode_gemm_tc<a, w, b_, c, d, e, x>,                                \
+            decode_gemm_tc_fp8<a, w, b_, c, d, e, x>                                               \
     }
-static Cfg cfgs[] = {
-    C(4, 1, 16, 4, 8, 1),  C(1, 1, 16, 1, 8, 1),  C(8, 1, 16, 2, 8, 1),  C(2, 1, 32, 2, 16, 2),
-    C(1, 1, 64, 1, 8, 4),  C(4, 1, 16, 4, 16, 2), C(8, 1, 32, 2, 32, 1), C(2, 1, 16, 4, 64, 4),
-    C(1, 1, 32, 2, 64, 1), C(4, 1, 64, 1, 32, 2), C(8, 1, 16, 4, 8, 2),  C(2, 1, 16, 4, 8, 4),
-    C(2, 4, 16, 4, 32, 1), C(1, 4, 32, 2, 64, 1), C(2, 2, 32, 2, 64, 2), C(4, 2, 16, 4, 32, 4)};
+static Cfg cfgs[] = {C(4, 1, 16, 4, 8, 1, 0),  C(1, 1, 16, 1, 8, 1, 0),  C(8, 1, 16, 2, 8, 1, 0),
+                     C(2, 1, 32, 2, 16, 2, 0), C(1, 1, 64, 1, 8, 4, 0),  C(4, 1, 16, 4, 16, 2, 0),
+                     C(8, 1, 32, 2, 32, 1, 0), C(2, 1, 16, 4, 64, 4, 0), C(1, 1, 32, 2, 64, 1, 0),
+                     C(4, 1, 64, 1, 32, 2, 0), C(8, 1, 16, 4, 8, 2, 0),  C(2, 1, 16, 4, 8, 4, 0),
+                     C(2, 4, 16, 4, 32, 1, 0), C(1, 4, 32, 2, 64, 1, 0), C(2, 2, 32, 2, 64, 2, 0),
+                     C(4, 2, 16, 4, 32, 4, 0), C(1, 8, 16, 4, 64, 4, 1), C(2, 4, 32, 2, 64, 4, 1),
+                     C(1, 4, 32, 2, 64, 2, 1), C(2, 2, 64, 1, 32, 2, 1), C(4, 2, 16, 4, 16, 1, 1),
+                     C(1, 8, 16, 2, 32, 1, 1), C(2, 1, 64, 1, 16, 4, 1), C(8, 1, 64, 1, 32, 2, 1)};
 
 int run(Prob p, bool timing) {
     std::mt19937 rng(7);
@@ -126,6 +131,11 @@ int run(Prob p, bool timing) {
         dim3 grid((p.M + c.MTILE - 1) / c.MTILE, (p.N + width - 1) / width, c.SPLITK),
             block(c.KSPLIT * c.WARPS_N * 32);
         size_t sh = c.KSPLIT > 1 ? (size_t)c.KSPLIT * width * c.MTILE * 4 : 0;
+        if (c.XSTAGE) { // the spec's shared_bytes: two X stages of padded rows
+            const int ku = c.KSPLIT * c.UNROLL;
+            const int ru = p.fp8 ? ku * 8 + 1 : ku * 4 + (ku % 2 == 0 ? 4 : 0);
+            sh = std::max(sh, (size_t)2 * 16 * c.MTILE * ru);
+        }
         const void* fn = p.fp8 ? (const void*)c.f : (const void*)c.b;
         CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, 100000));
         auto launch = [&]() {
@@ -166,10 +176,10 @@ int run(Prob p, bool timing) {
             us = us * 1000 / 50;
         }
         double bytes = (p.fp8 ? 1.0 : 2.0) * p.N * p.K + 2.0 * p.M * p.K + 2.0 * p.M * p.N;
-        printf("%s M=%d N=%d K=%d cfg KS%d WN%d R%d U%d MT%d SK%d: %s (bad %d, max err %.3g) "
-               "%.2f us %.0f GB/s\n",
+        printf("%s M=%d N=%d K=%d cfg KS%d WN%d R%d U%d MT%d SK%d XS%d: %s (bad %d, max err "
+               "%.3g) %.2f us %.0f GB/s\n",
                p.fp8 ? "fp8 " : "bf16", p.M, p.N, p.K, c.KSPLIT, c.WARPS_N, c.ROWS, c.UNROLL,
-               c.MTILE, c.SPLITK, bad ? "WRONG" : "ok", bad, maxerr, us,
+               c.MTILE, c.SPLITK, c.XSTAGE, bad ? "WRONG" : "ok", bad, maxerr, us,
                us > 0 ? bytes / us / 1e3 : 0);
         fails += bad > 0;
     }
@@ -183,11 +193,12 @@ int run(Prob p, bool timing) {
 }
 int main() {
     int f = 0;
-    Prob ps[] = {{13, 4104, 4104, false}, {1, 4096, 4096, false},     {64, 1000, 520, false},
-                 {13, 4104, 4112, true},  {3, 200, 64, true},         {1, 4096, 11008, false},
-                 {8, 4096, 11008, false}, {16, 4096, 11008, false},   {64, 4096, 11008, false},
-                 {8, 4096, 11008, true},  {5, 1000, 4096, true, true}};
-    for (int i = 0; i < 11; ++i)
+    Prob ps[] = {{13, 4104, 4104, false}, {1, 4096, 4096, false},      {64, 1000, 520, false},
+                 {13, 4104, 4112, true},  {3, 200, 64, true},          {1, 4096, 11008, false},
+                 {8, 4096, 11008, false}, {16, 4096, 11008, false},    {64, 4096, 11008, false},
+                 {8, 4096, 11008, true},  {5, 1000, 4096, true, true}, {40, 1000, 4104, false},
+                 {33, 1040, 4112, true}};
+    for (int i = 0; i < 13; ++i)
         f += run(ps[i], i >= 5 && i < 10);
     printf("FAILS %d\n", f);
     return f != 0;

@@ -78,14 +78,17 @@ TEST_CASE("each example kernel tunes, passes its check, and the launcher finds t
 
 TEST_CASE("the tensor-core decode GEMM is right for every config, split-K workspace included") {
     // Shapes off every tile: N not a multiple of 16, K not of the 32 (64) of a chunk, M not
-    // of 8. The exhaustive order varies SPLITK fastest, so configs whose blocks add into the
-    // workspace run one after another: one that left it dirty would fail the next.
+    // of 8. The exhaustive order varies XSTAGE fastest, then SPLITK, so configs whose blocks
+    // add into the workspace run one after another: one that left it dirty would fail the next.
+    // At M > 8 a third of the first 32 stage X in shared memory (XSTAGE 1).
     const fs::path dir = ktune_test::example_spec("decode_gemm_tc").parent_path();
     const fs::path cache =
         fs::temp_directory_path() / ("ktune_gpu_decode_tc_" + std::to_string(getpid()) + ".json");
     for (auto [spec, problem] : {std::pair{"decode_gemm_tc.json", "M=13,N=4104,K=4104"},
                                  std::pair{"decode_gemm_tc_fp8.json", "M=13,N=4104,K=4112"},
-                                 std::pair{"decode_gemm_tc.json", "M=1,N=4096,K=4096"}}) {
+                                 std::pair{"decode_gemm_tc.json", "M=1,N=4096,K=4096"},
+                                 std::pair{"decode_gemm_tc.json", "M=40,N=4104,K=4104"},
+                                 std::pair{"decode_gemm_tc_fp8.json", "M=33,N=4104,K=4112"}}) {
         INFO(spec << " " << problem);
         auto rq = request(dir / spec, problem, cache);
         rq.strategy = "exhaustive";
@@ -93,13 +96,15 @@ TEST_CASE("the tensor-core decode GEMM is right for every config, split-K worksp
         const auto r = tune::tune_op(rq);
         REQUIRE_FALSE(r.winner.cfg.empty());
         CHECK(r.baseline.status == tune::eval_status::ok);
-        std::size_t split = 0;
+        std::size_t split = 0, staged = 0;
         for (const auto& c : r.candidates) {
             INFO(c.cfg.to_string() << ": " << c.message);
             CHECK(c.status == tune::eval_status::ok);
             split += c.cfg.get<std::int64_t>("SPLITK") > 1;
+            staged += c.cfg.get<std::int64_t>("XSTAGE") == 1;
         }
         CHECK(split >= 4);
+        if (std::string(problem).rfind("M=1,", 0) != 0) CHECK(staged >= 4);
     }
     fs::remove(cache);
 }
