@@ -325,27 +325,34 @@ __global__ void __launch_bounds__(32 * KSPLIT * WARPS_N)
 }
 
 // The references: one thread per output, fp32 accumulation in K order (slow, obviously right).
-__device__ __forceinline__ float bf16_value(unsigned short h) {
+__device__ __forceinline__ float element_value(unsigned short h) {
     return __uint_as_float((unsigned)h << 16);
 }
-__device__ __forceinline__ float e4m3_value(unsigned char c) {
+__device__ __forceinline__ float element_value(unsigned char c) {
     const int e = (c >> 3) & 15, man = c & 7;
     const float mag = e == 0 ? ldexpf((float)man, -9) : ldexpf(1.0f + man / 8.0f, e - 7);
     return c & 0x80 ? -mag : mag;
 }
 
-__global__ void decode_gemm_tc_reference(const uint4* __restrict__ X, const uint4* __restrict__ W,
-                                         unsigned short* __restrict__ D, float* WS, int* CNT, int M,
-                                         int N, int K) {
+// One output D[m][n] of either reference: the weights' element type T picks their decoding.
+template <typename T>
+__device__ void reference_output(const uint4* X, const uint4* W, float scale, unsigned short* D,
+                                 int M, int N, int K) {
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (long long)M * N) return;
     const int m = (int)(i / N), n = (int)(i % N);
     const unsigned short* x = reinterpret_cast<const unsigned short*>(X) + (long long)m * K;
-    const unsigned short* w = reinterpret_cast<const unsigned short*>(W) + (long long)n * K;
+    const T* w = reinterpret_cast<const T*>(W) + (long long)n * K;
     float acc = 0.0f;
     for (int k = 0; k < K; ++k)
-        acc = fmaf(bf16_value(x[k]), bf16_value(w[k]), acc);
-    D[i] = to_bf16(acc);
+        acc = fmaf(element_value(x[k]), element_value(w[k]), acc);
+    D[i] = to_bf16(acc * scale); // * 1.0f for bf16 weights: exact
+}
+
+__global__ void decode_gemm_tc_reference(const uint4* __restrict__ X, const uint4* __restrict__ W,
+                                         unsigned short* __restrict__ D, float* WS, int* CNT, int M,
+                                         int N, int K) {
+    reference_output<unsigned short>(X, W, 1.0f, D, M, N, K);
 }
 
 __global__ void decode_gemm_tc_fp8_reference(const uint4* __restrict__ X,
@@ -353,13 +360,5 @@ __global__ void decode_gemm_tc_fp8_reference(const uint4* __restrict__ X,
                                              const float* __restrict__ scale,
                                              unsigned short* __restrict__ D, float* WS, int* CNT,
                                              int M, int N, int K) {
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (long long)M * N) return;
-    const int m = (int)(i / N), n = (int)(i % N);
-    const unsigned short* x = reinterpret_cast<const unsigned short*>(X) + (long long)m * K;
-    const unsigned char* w = reinterpret_cast<const unsigned char*>(W) + (long long)n * K;
-    float acc = 0.0f;
-    for (int k = 0; k < K; ++k)
-        acc = fmaf(bf16_value(x[k]), e4m3_value(w[k]), acc);
-    D[i] = to_bf16(acc * *scale);
+    reference_output<unsigned char>(X, W, *scale, D, M, N, K);
 }
