@@ -92,6 +92,13 @@ ktune_cli_test(roofline_work_samples RC 0
   EXPECT "Roofline of 62 kernels" "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT [w:4dba]"
          "3 kernel samples left out" "reduce_kernel<512, 1"
   REJECT "coopA_NNT: " "coopA_NTT: ")
+# The same forward on an H200 once a given-up sequence submits its remaining passes
+# (docs/perf/metrics.md#llama-layer-h200): every sample from all 3 passes, all plotted.
+ktune_cli_test(roofline_forward_all_passes RC 0
+  ARGS roofline tests/data/metrics/h200_llama_forward_launches.metrics.ktrace
+  EXPECT "Roofline of 25 kernels on H200" "joined to their launches by correlation id: 25 of 25"
+         "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT [w:7c9f]" "flash_fprop"
+  REJECT "of the set's 3 passes" "left out")
 # Pass sequences CUPTI ended after one pass: the refusal names the missing passes.
 ktune_cli_test(roofline_one_pass_of_three RC 2
   ARGS roofline tests/data/metrics/h100_llama_forward_onepass.metrics.ktrace
