@@ -36,6 +36,7 @@ config to_config(const algo_config& a) {
     c.set("reduction", std::int64_t{a.reduction});
     c.set("swizzle", std::int64_t{a.swizzle});
     c.set("custom", std::int64_t{a.custom});
+    if (a.pad_k != 0) c.set("pad_k", std::int64_t{a.pad_k});
     return c;
 }
 
@@ -50,6 +51,12 @@ algo_config algo_from_config(const config& c) {
     a.reduction = get_int<std::uint32_t>(c, "reduction");
     a.swizzle = get_int<std::uint32_t>(c, "swizzle");
     a.custom = get_int<std::uint32_t>(c, "custom");
+    if (c.find("pad_k") != nullptr) {
+        a.pad_k = get_int<std::uint8_t>(c, "pad_k");
+        if (a.pad_k > 1)
+            throw error(error_kind::input, "cuBLASLt algorithm config: 'pad_k' must be 0 or 1 "
+                                           "(re-tune to replace the entry)");
+    }
     return a;
 }
 
@@ -57,7 +64,8 @@ std::string describe(const algo_config& a) {
     return fmt::format("algo {} tile {} stages {} cluster {} splitk {} red {} swz {} custom {} "
                        "inner {}",
                        a.algo_id, a.tile, a.stages, a.cluster, a.splitk, a.reduction, a.swizzle,
-                       a.custom, a.inner_shape);
+                       a.custom, a.inner_shape) +
+           (a.pad_k != 0 ? " pad_k" : "");
 }
 
 } // namespace ktune::gemm

@@ -1,5 +1,7 @@
 #include "gemm/enumerate.hpp"
 
+#include "gemm/pad.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -35,10 +37,12 @@ std::uint32_t alignment_bytes(std::int64_t leading_dim, std::size_t elem_bytes) 
     return a;
 }
 
-enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o) {
-    const auto t0 = std::chrono::steady_clock::now();
-    enumeration out;
-    std::set<std::vector<std::uint64_t>> seen;
+namespace {
+
+// Adds q's heuristic picks and enumeration to `out`, each marked with `pad_k` (the form q stands
+// for), skipping configurations already seen.
+void walk(lt_backend& lt, const problem& q, std::uint8_t pad_k, const enumerate_options& o,
+          enumeration& out, std::set<std::vector<std::uint64_t>>& seen) {
     const auto identity = [](const algo_config& a) {
         return std::vector<std::uint64_t>{std::uint64_t(std::uint32_t(a.algo_id)),
                                           a.tile,
@@ -48,18 +52,21 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
                                           std::uint64_t(std::uint32_t(a.splitk)),
                                           a.reduction,
                                           a.swizzle,
-                                          a.custom};
+                                          a.custom,
+                                          a.pad_k};
     };
     int rank = 0;
-    for (const auto& h : lt.heuristic(p, o.heuristic_count, o.max_workspace)) {
-        if (h.workspace > o.max_workspace || !seen.insert(identity(h.algo)).second) continue;
-        candidate c{h.algo, h.workspace, h.waves, rank++};
+    for (const auto& h : lt.heuristic(q, o.heuristic_count, o.max_workspace)) {
+        candidate c{h.algo, h.workspace, h.waves, rank};
+        c.algo.pad_k = pad_k;
+        if (h.workspace > o.max_workspace || !seen.insert(identity(c.algo)).second) continue;
+        ++rank;
         out.heuristic.push_back(c);
         out.all.push_back(c);
     }
 
-    const auto ids = lt.algo_ids(p);
-    out.stats.algo_ids = ids.size();
+    const auto ids = lt.algo_ids(q);
+    out.stats.algo_ids += ids.size();
     const std::vector<std::uint16_t> clusters =
         lt.cluster_launch() ? o.clusters : std::vector<std::uint16_t>{0};
     // Each algorithm gets an equal share of the checks, so one with a huge product (many tiles
@@ -67,12 +74,12 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
     const std::size_t per_algo =
         ids.empty() ? 0 : std::max<std::size_t>(1, o.max_checks / ids.size());
     for (const std::int32_t id : ids) {
-        const algo_caps caps = lt.caps(p, id);
-        if (!aligned(caps, p)) {
+        const algo_caps caps = lt.caps(q, id);
+        if (!aligned(caps, q)) {
             ++out.stats.rejected_alignment;
             continue;
         }
-        if (!has_epilogue(caps, p)) {
+        if (!has_epilogue(caps, q)) {
             ++out.stats.rejected_epilogue;
             continue;
         }
@@ -90,9 +97,10 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
                     for (std::int32_t custom = 0; custom <= caps.custom_max && !stop; ++custom)
                         for (std::uint32_t swz = 0; swz <= caps.swizzle_max && !stop; ++swz)
                             for (const auto& [splitk, red] : splits) {
-                                algo_config a{id,  tile,    stage,
-                                              0,   cluster, splitk,
-                                              red, swz,     static_cast<std::uint32_t>(custom)};
+                                algo_config a{id,   tile,    stage,
+                                              0,    cluster, splitk,
+                                              red,  swz,     static_cast<std::uint32_t>(custom),
+                                              pad_k};
                                 ++out.stats.combinations;
                                 if (checks == per_algo) {
                                     out.stats.truncated = stop = true;
@@ -100,7 +108,7 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
                                 }
                                 ++checks;
                                 ++out.stats.checked;
-                                const check_result r = lt.check(p, a);
+                                const check_result r = lt.check(q, a);
                                 if (!r.ok) {
                                     ++out.stats.rejected_check;
                                     continue;
@@ -113,6 +121,18 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
                                 out.all.push_back({a, r.workspace, r.waves, -1});
                             }
     }
+}
+
+} // namespace
+
+enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o) {
+    const auto t0 = std::chrono::steady_clock::now();
+    enumeration out;
+    std::set<std::vector<std::uint64_t>> seen;
+    walk(lt, p, 0, o, out, seen);
+    // The padded form's candidates follow the problem's own, its heuristic picks after cuBLAS's
+    // (whose first stays the default pick).
+    if (pads_k(p)) walk(lt, padded(p), 1, o, out, seen);
     out.stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
@@ -139,12 +159,22 @@ tune::space to_space(const std::vector<candidate>& cands) {
         .add(axis_of(cands, "reduction", [](const algo_config& a) { return a.reduction; }))
         .add(axis_of(cands, "swizzle", [](const algo_config& a) { return a.swizzle; }))
         .add(axis_of(cands, "custom", [](const algo_config& a) { return a.custom; }));
+    const bool any_padded =
+        std::any_of(cands.begin(), cands.end(), [](const candidate& c) { return c.algo.pad_k; });
+    if (any_padded) s.add(axis_of(cands, "pad_k", [](const algo_config& a) { return a.pad_k; }));
     std::vector<tune::point> members;
     members.reserve(cands.size());
     for (const auto& c : cands)
-        members.push_back(s.from_config(to_config(c.algo)));
+        members.push_back(point_of(s, c.algo));
     s.restrict_to(std::move(members));
     return s;
+}
+
+tune::point point_of(const tune::space& s, const algo_config& a) {
+    config cfg = to_config(a);
+    // The config names pad_k only when set; a space with both forms has the axis for all.
+    if (s.axis_index("pad_k")) cfg.set("pad_k", std::int64_t{a.pad_k});
+    return s.from_config(cfg);
 }
 
 algo_config algo_at(const tune::space& s, const tune::point& p) {

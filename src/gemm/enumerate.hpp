@@ -53,8 +53,11 @@ struct enumeration {
 enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o = {});
 
 /// Axes "algo", "tile", "stages", "inner", "cluster", "splitk", "reduction", "swizzle",
-/// "custom" over the values the candidates use, restricted to exactly the candidates.
+/// "custom" (and "pad_k" where the padded form is among them) over the values the candidates
+/// use, restricted to exactly the candidates.
 tune::space to_space(const std::vector<candidate>& cands);
+/// The point of to_space(cands) a candidate stands at.
+tune::point point_of(const tune::space& s, const algo_config& a);
 /// The candidate a point of to_space(cands) stands for.
 algo_config algo_at(const tune::space& s, const tune::point& p);
 

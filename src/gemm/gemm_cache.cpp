@@ -1,3 +1,4 @@
+#include "gemm/pad.hpp"
 #include "gemm/resolve.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/gemm/cache.hpp"
@@ -81,7 +82,8 @@ resolved resolve(lt_backend& lt, std::span<const cache::entry> entries, const pr
     if (const auto e = find_entry(entries, p, lt.version(), env, exact)) {
         try {
             const algo_config a = algo_from_config(e->cfg);
-            const check_result c = lt.check(p, a);
+            // The padded form's algorithm runs on the padded problem (pad.hpp).
+            const check_result c = lt.check(a.pad_k ? padded(p) : p, a);
             if (c.ok && c.workspace <= max_workspace)
                 return {a, exact ? algo_source::cache : algo_source::revalidated, true};
         } catch (const error&) {

@@ -9,6 +9,9 @@
 // in a CUDA graph (one sample = one graph launch / copies): a decode GEMM of ~10 µs is then
 // never timed with the host's dispatch inside the event window. Larger problems are timed one
 // launch per event pair after an L2 flush.
+//
+// A candidate in the padded-K form (algo_config::pad_k, pad.hpp) is timed with its copies of A
+// and B inside the same window: the application pays them on every call.
 
 #include "ktune/gemm/algo.hpp"
 #include "ktune/gemm/problem.hpp"

@@ -16,9 +16,11 @@ double gbs(const problem& p, double us) {
 }
 
 nlohmann::json algo_json(const algo_config& a) {
-    return {{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
-            {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
-            {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};
+    nlohmann::json j{{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
+                     {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
+                     {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};
+    if (a.pad_k != 0) j["pad_k"] = a.pad_k;
+    return j;
 }
 
 nlohmann::json candidate_json(const problem& p, const candidate_result& c, double roof) {
@@ -47,7 +49,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.1.0"},
+                     {"version", "1.2.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},

@@ -1,11 +1,13 @@
 // The run-time GEMM: one resolution per distinct problem, then a hash lookup and one
-// cublasLtMatmul per call.
+// cublasLtMatmul per call (in the padded-K form, two copies before it: pad.hpp).
 #include "core/fnv1a.hpp"
 #include "ktune/gemm/gemm.hpp"
 
 #include "gemm/lt_descs.hpp"
+#include "gemm/pad.hpp"
 #include "gemm/resolve.hpp"
 #include "ktune/cache/store.hpp"
+#include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/error.hpp"
 
@@ -32,6 +34,12 @@ struct plan {
     algo_config attrs;
     algo_source source = algo_source::heuristic;
     const void* bias = nullptr; ///< the bias pointer last set on descs.op
+    // The padded-K form: descs are the padded problem's, and the copies of A and B land here.
+    // One pair per problem: a call on another stream first waits for the last call's GEMM
+    // (`last_use`), so two streams never write the buffers under each other's reads.
+    device_buffer a_pad, b_pad;
+    cuda_event last_use;
+    CUstream_st* last_stream = nullptr;
 };
 
 } // namespace
@@ -55,14 +63,23 @@ struct session::impl {
     plan& get(const problem& p) {
         if (auto it = plans.find(p); it != plans.end()) return it->second;
         plan pl;
-        pl.descs = detail::make_descs(p);
         const detail::resolved r = detail::resolve(*backend, entries, p, env, opt.max_workspace);
         if (!r.found)
             throw error(error_kind::unsupported,
                         "cuBLASLt has no algorithm for " + describe(p) + " on this GPU");
+        const problem runs = r.algo.pad_k ? detail::padded(p) : p;
+        pl.descs = detail::make_descs(runs);
         pl.attrs = r.algo;
         pl.source = r.source;
-        pl.algo = detail::make_algo(handle.get(), p, r.algo);
+        pl.algo = detail::make_algo(handle.get(), runs, r.algo);
+        if (r.algo.pad_k) {
+            const detail::padded_sizes sz = detail::padded_bytes(p);
+            pl.a_pad = device_buffer(sz.a);
+            pl.b_pad = device_buffer(sz.b);
+            KTUNE_CUDA_CALL(cudaMemset(pl.a_pad.data(), 0, sz.a));
+            KTUNE_CUDA_CALL(cudaMemset(pl.b_pad.data(), 0, sz.b));
+            KTUNE_CUDA_CALL(cudaDeviceSynchronize());
+        }
         if (workspace.size() < opt.max_workspace) workspace = device_buffer(opt.max_workspace);
         return plans.emplace(p, std::move(pl)).first->second;
     }
@@ -81,11 +98,22 @@ void session::gemm(const problem& p, const void* a, const void* b, void* d, CUst
         detail::set_bias(pl.descs, p, bias);
         pl.bias = bias;
     }
+    if (pl.attrs.pad_k) {
+        if (pl.last_stream != nullptr && pl.last_stream != stream)
+            KTUNE_CUDA_CALL(cudaStreamWaitEvent(stream, pl.last_use.get(), 0));
+        KTUNE_CUDA_CALL(detail::enqueue_pad(p, a, b, pl.a_pad.data(), pl.b_pad.data(), stream));
+        a = pl.a_pad.data();
+        b = pl.b_pad.data();
+    }
     const float beta = 0.0f;
     KTUNE_LT_CALL(detail::cublaslt().cublasLtMatmul(
         impl_->handle.get(), pl.descs.op.get(), &alpha, a, pl.descs.a.get(), b, pl.descs.b.get(),
         &beta, d, pl.descs.c.get(), d, pl.descs.d.get(), &pl.algo, impl_->workspace.data(),
         impl_->opt.max_workspace, stream));
+    if (pl.attrs.pad_k) {
+        KTUNE_CUDA_CALL(cudaEventRecord(pl.last_use.get(), stream));
+        pl.last_stream = stream;
+    }
 }
 
 algo_config session::algorithm(const problem& p) {

@@ -58,7 +58,11 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
 
     // The blob as returned is timed; its attributes are those of the same heuristic call's
     // first answer (same workspace limit), which is what a cache entry would store.
-    const algo_config default_attrs = en.heuristic.empty() ? algo_config{} : en.heuristic[0].algo;
+    // (The padded form's picks follow cuBLAS's own: they are never the default.)
+    const auto own_first = std::find_if(en.heuristic.begin(), en.heuristic.end(),
+                                        [](const candidate& c) { return c.algo.pad_k == 0; });
+    const algo_config default_attrs =
+        own_first == en.heuristic.end() ? algo_config{} : own_first->algo;
     const auto t_default = std::chrono::steady_clock::now();
     r.default_pick = to_candidate(default_attrs, 0, hooks.run_default());
     std::map<std::size_t, std::size_t> done; // index into en.all -> index into r.evaluated
@@ -100,7 +104,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     const tune::space sp = to_space(en.all);
     std::map<std::uint64_t, std::size_t> by_code;
     for (std::size_t i = 0; i < en.all.size(); ++i)
-        by_code.emplace(sp.code(sp.from_config(to_config(en.all[i].algo))), i);
+        by_code.emplace(sp.code(point_of(sp, en.all[i].algo)), i);
     if (o.budget > 0) {
         auto s = tune::make_searcher(o.strategy);
         tune::search_options so;
@@ -136,7 +140,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     const candidate_result* best = nullptr;
     const candidate_result* first_pick = nullptr;
     for (const auto& c : r.evaluated) {
-        if (c.heuristic_rank == 0) first_pick = &c;
+        if (c.heuristic_rank == 0 && c.algo.pad_k == 0) first_pick = &c;
         if (c.ok() && (!best || c.median_us < best->median_us)) best = &c;
     }
     const auto confirm = [&](const candidate_result& x, candidate_result& def_out,

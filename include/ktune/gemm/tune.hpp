@@ -49,7 +49,9 @@ struct tune_options {
 
 struct candidate_result {
     algo_config algo;
-    int heuristic_rank = -1; ///< 0: the heuristic's first pick; -1: found by the enumeration
+    /// 0: the heuristic's first pick (for the padded form, algo.pad_k, its own heuristic's);
+    /// -1: found by the enumeration.
+    int heuristic_rank = -1;
     std::string status = "ok";
     std::string message;
     double median_us = 0, ci_lo_us = 0, ci_hi_us = 0;

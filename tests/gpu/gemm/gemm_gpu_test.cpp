@@ -127,3 +127,36 @@ TEST_CASE("the tuned entry drives the run-time call; a stale one falls back to t
     }
     std::filesystem::remove(file);
 }
+
+TEST_CASE("an odd K tunes the padded form, which passes the check and drives the run-time call") {
+    // docs/perf/gemm.md#padded-k: tn pads both operands per column, nn copies A whole (K is its
+    // column count) and B per column; the bias epilogue runs on the padded descriptors too.
+    for (const auto& [shape, type, lay, epi] :
+         {std::tuple{"64x1024x1027", "bf16", "tn", "none"},
+          std::tuple{"48x512x1021", "fp16", "nn", "none"},
+          std::tuple{"64x1024x1021", "bf16", "tn", "gelu_bias"}}) {
+        const problem p = parse_problem(shape, type, lay, epi);
+        const tune_result r = tune(p, quick());
+        INFO(format_text(r, 0, ""));
+        REQUIRE(r.default_pick.ok());
+        CHECK(r.default_pick.algo.pad_k == 0);
+        const candidate_result* pad = nullptr;
+        for (const auto& c : r.evaluated)
+            if (c.algo.pad_k && c.ok() && (!pad || c.median_us < pad->median_us)) pad = &c;
+        REQUIRE(pad != nullptr); // the padded form ran and passed the reference check
+        CHECK(pad->max_error_ratio <= 1.0);
+        if (p.epi != epilogue::none) continue;
+        // The padded candidate as the cached winner: the session pads and stays correct, twice
+        // (the second call reuses the plan's zeroed buffers).
+        tune_result as_winner = r;
+        as_winner.winner = *pad;
+        const auto file = temp_cache();
+        cache::store(file, to_cache_entry(as_winner, cache::environment::current(), {}));
+        session s({file, std::size_t{32} << 20});
+        CHECK(s.source(p) == algo_source::cache);
+        CHECK(s.algorithm(p).pad_k == 1);
+        check_session(s, p);
+        check_session(s, p);
+        std::filesystem::remove(file);
+    }
+}

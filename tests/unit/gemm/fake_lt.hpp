@@ -21,6 +21,8 @@ struct fake_lt final : lt_backend {
         return check_result{true, std::size_t(a.splitk - 1) << 20, 1.0f, ""};
     };
     std::size_t checks = 0;
+    std::vector<problem> checked; ///< the problem of every AlgoCheck, in order
+    std::vector<problem> asked;   ///< the problem of every heuristic call, in order
 
     [[nodiscard]] std::size_t version() const override { return lib_version; }
     [[nodiscard]] bool cluster_launch() const override { return clusters; }
@@ -31,15 +33,18 @@ struct fake_lt final : lt_backend {
         return ids;
     }
     algo_caps caps(const problem&, std::int32_t id) override { return table.at(id); }
-    check_result check(const problem&, const algo_config& a) override {
+    check_result check(const problem& p, const algo_config& a) override {
         ++checks;
+        checked.push_back(p);
         if (!table.count(a.algo_id)) return {false, 0, 0, "CUBLAS_STATUS_INVALID_VALUE"};
         return rule(a);
     }
-    std::vector<heuristic_pick> heuristic(const problem&, int count, std::size_t max_ws) override {
+    std::vector<heuristic_pick> heuristic(const problem& p, int count,
+                                          std::size_t max_ws) override {
+        asked.push_back(p);
         std::vector<heuristic_pick> out;
-        for (const auto& p : picks)
-            if (p.workspace <= max_ws && int(out.size()) < count) out.push_back(p);
+        for (const auto& pick : picks)
+            if (pick.workspace <= max_ws && int(out.size()) < count) out.push_back(pick);
         return out;
     }
 };
