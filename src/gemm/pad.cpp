@@ -1,11 +1,81 @@
 #include "gemm/pad.hpp"
 
+#include "ktune/compile/compile.hpp"
+
 #include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <climits>
+#include <optional>
 
 namespace ktune::gemm::detail {
 namespace {
 
 constexpr std::int64_t k_multiple = 8; // 16 bytes of a 2-byte type: a vector, a TMA stride
+constexpr int chunk = 4096;            // elements of a column a block stages (8 KiB)
+
+// One block per (column, chunk of `chunk` elements) of a K-leading operand: the chunk's source
+// elements are read by consecutive threads (2-byte loads, each warp one 64-byte run: a column
+// of odd K starts anywhere in a 16-byte vector, so wider loads would be misaligned), staged in
+// shared memory with zeros past K, and written as aligned 16-byte vectors (the padded column
+// starts on a 16-byte boundary). cudaMemcpy2DAsync with a 2-byte-aligned pitch moved the same
+// bytes at about a fifth of the copy rate (docs/perf/gemm.md#padded-k).
+constexpr const char* pad_source = R"(
+#define KTUNE_PAD_CHUNK 4096
+extern "C" __global__ void __launch_bounds__(256)
+ktune_pad_k(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
+            long long k, long long k8, int chunks) {
+    __shared__ __align__(16) unsigned short staged[KTUNE_PAD_CHUNK];
+    const long long col = blockIdx.x / chunks;
+    const long long lo = (long long)(blockIdx.x % chunks) * KTUNE_PAD_CHUNK;
+    const long long left = k8 - lo;
+    const int n = left < KTUNE_PAD_CHUNK ? (int)left : KTUNE_PAD_CHUNK;
+    const unsigned short* s = src + col * k + lo;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        staged[i] = lo + i < k ? s[i] : (unsigned short)0;
+    __syncthreads();
+    uint4* d = reinterpret_cast<uint4*>(dst + col * k8 + lo);
+    const uint4* v = reinterpret_cast<const uint4*>(staged);
+    for (int i = threadIdx.x; i < n / 8; i += blockDim.x)
+        d[i] = v[i];
+}
+)";
+
+// The kernel, compiled once per process for the current device (the cubin cache keeps it
+// across processes) and loaded for the process's lifetime; nullopt where NVRTC or the load
+// fails, and the copies fall back to cudaMemcpy2DAsync.
+std::optional<cudaKernel_t> load_pad_kernel() {
+    try {
+        int dev = 0, major = 0, minor = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+            return std::nullopt;
+        compile::compile_request req;
+        req.source = pad_source;
+        req.name_expression = "ktune_pad_k";
+        req.arch = fmt::format("sm_{}{}", major, minor);
+        const compile::cubin_cache cache(compile::cubin_cache::default_dir());
+        const compile::compile_result c = compile::compile_cached(req, &cache);
+        if (!c.ok) return std::nullopt;
+        cudaLibrary_t lib = nullptr;
+        cudaKernel_t kernel = nullptr;
+        if (cudaLibraryLoadData(&lib, c.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0) !=
+                cudaSuccess ||
+            cudaLibraryGetKernel(&kernel, lib, c.lowered_name.c_str()) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return std::nullopt;
+        }
+        return kernel;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<cudaKernel_t> pad_kernel() {
+    static const std::optional<cudaKernel_t> k = load_pad_kernel();
+    return k;
+}
 
 // One stored operand, column-major: `rows` x `cols` with ld = rows; K is either its rows (the
 // leading dimension, padded per column) or its columns (padded by zero columns at the end).
@@ -26,12 +96,29 @@ cudaError_t copy(const operand& o, std::int64_t k8, std::size_t elem, const void
     if (!o.k_leading)
         return cudaMemcpyAsync(dst, src, std::size_t(o.rows) * std::size_t(o.cols) * elem,
                                cudaMemcpyDeviceToDevice, s);
+    const std::int64_t chunks = (k8 + chunk - 1) / chunk;
+    if (const auto kernel = pad_kernel(); kernel && o.cols * chunks <= INT_MAX) {
+        long long k = o.rows, kk8 = k8;
+        int per_col = static_cast<int>(chunks);
+        void* args[] = {&src, &dst, &k, &kk8, &per_col};
+        return cudaLaunchKernel(reinterpret_cast<const void*>(*kernel),
+                                dim3(static_cast<unsigned>(o.cols * chunks)), dim3(256), args, 0,
+                                s);
+    }
     return cudaMemcpy2DAsync(dst, std::size_t(k8) * elem, src, std::size_t(o.rows) * elem,
                              std::size_t(o.rows) * elem, std::size_t(o.cols),
                              cudaMemcpyDeviceToDevice, s);
 }
 
 } // namespace
+
+std::string_view pad_kernel_source() noexcept {
+    return pad_source;
+}
+
+void prepare_pad() {
+    (void)pad_kernel();
+}
 
 bool pads_k(const problem& p) noexcept {
     return (p.type == dtype::bf16 || p.type == dtype::fp16) && p.k % k_multiple != 0;

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string_view>
 
 namespace ktune::gemm::detail {
 
@@ -24,6 +25,11 @@ struct padded_sizes {
 };
 padded_sizes padded_bytes(const problem& p) noexcept;
 
+/// The CUDA source of the copy kernel for K-leading operands (`ktune_pad_k`), compiled by NVRTC.
+std::string_view pad_kernel_source() noexcept;
+/// Compiles and loads the copy kernel now (NVRTC, once per process) rather than in the first
+/// copy: a caller about to capture a graph or time the copies calls it first.
+void prepare_pad();
 /// Enqueues the copies of A and B into a_pad and b_pad (padded_bytes each, zeroed once by the
 /// caller: the copies never write the padding). Returns the first CUDA error.
 cudaError_t enqueue_pad(const problem& p, const void* a, const void* b, void* a_pad, void* b_pad,

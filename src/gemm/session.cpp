@@ -73,6 +73,7 @@ struct session::impl {
         pl.source = r.source;
         pl.algo = detail::make_algo(handle.get(), runs, r.algo);
         if (r.algo.pad_k) {
+            detail::prepare_pad(); // compiled here, not inside a call the application captures
             const detail::padded_sizes sz = detail::padded_bytes(p);
             pl.a_pad = device_buffer(sz.a);
             pl.b_pad = device_buffer(sz.b);
