@@ -14,30 +14,61 @@ namespace {
 constexpr std::int64_t k_multiple = 8; // 16 bytes of a 2-byte type: a vector, a TMA stride
 constexpr int chunk = 4096;            // elements of a column a block stages (8 KiB)
 
-// One block per (column, chunk of `chunk` elements) of a K-leading operand: the chunk's source
-// elements are read by consecutive threads (2-byte loads, each warp one 64-byte run: a column
-// of odd K starts anywhere in a 16-byte vector, so wider loads would be misaligned), staged in
-// shared memory with zeros past K, and written as aligned 16-byte vectors (the padded column
-// starts on a 16-byte boundary). cudaMemcpy2DAsync with a 2-byte-aligned pitch moved the same
-// bytes at about a fifth of the copy rate (docs/perf/gemm.md#padded-k).
+// One block per (column, chunk of `chunk` elements) of a K-leading operand. A column of odd K
+// starts anywhere in a 16-byte vector, so the block reads the aligned 16-byte vectors that
+// cover its chunk (the first and last of the whole operand element by element where they
+// reach past it), stages them in shared memory, and writes the chunk's padded elements, zeros
+// past K, as aligned 16-byte vectors (a padded column starts on a 16-byte boundary), each
+// picked out of shared memory at the chunk's shift. Loads must be wide: 2-byte loads, one in
+// flight a thread, ran at the rate cudaMemcpy2DAsync reached with a 2-byte-aligned pitch,
+// about a fifth of the copy rate (docs/perf/gemm.md#padded-k).
 constexpr const char* pad_source = R"(
 #define KTUNE_PAD_CHUNK 4096
 extern "C" __global__ void __launch_bounds__(256)
 ktune_pad_k(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
-            long long k, long long k8, int chunks) {
-    __shared__ __align__(16) unsigned short staged[KTUNE_PAD_CHUNK];
+            long long k, long long k8, int chunks, long long total) {
+    __shared__ __align__(16) unsigned short staged[KTUNE_PAD_CHUNK + 16];
     const long long col = blockIdx.x / chunks;
     const long long lo = (long long)(blockIdx.x % chunks) * KTUNE_PAD_CHUNK;
     const long long left = k8 - lo;
-    const int n = left < KTUNE_PAD_CHUNK ? (int)left : KTUNE_PAD_CHUNK;
-    const unsigned short* s = src + col * k + lo;
-    for (int i = threadIdx.x; i < n; i += blockDim.x)
-        staged[i] = lo + i < k ? s[i] : (unsigned short)0;
+    const int n = left < KTUNE_PAD_CHUNK ? (int)left : KTUNE_PAD_CHUNK; // padded elements
+    const long long real_end = lo + n < k ? lo + n : k;                  // column-relative
+    const long long first = col * k + lo, last = col * k + real_end;     // source elements
+    const unsigned long long a0 = (unsigned long long)(src + first) & ~15ull;
+    const int shift = (int)((unsigned long long)(src + first) - a0) / 2;
+    const int nvec = first < last ? (int)((last - first + shift + 7) / 8) : 0;
+    const uint4* sv = reinterpret_cast<const uint4*>(a0);
+    uint4* st = reinterpret_cast<uint4*>(staged);
+    const unsigned long long lo_addr = (unsigned long long)src;
+    const unsigned long long hi_addr = (unsigned long long)(src + total);
+    for (int v = threadIdx.x; v < nvec; v += blockDim.x) {
+        const unsigned long long at = a0 + 16ull * v;
+        if (at >= lo_addr && at + 16 <= hi_addr) {
+            st[v] = sv[v];
+        } else {
+            for (int e = 0; e < 8; ++e) {
+                const unsigned long long ea = at + 2ull * e;
+                staged[8 * v + e] =
+                    ea >= lo_addr && ea < hi_addr ? *(const unsigned short*)ea : (unsigned short)0;
+            }
+        }
+    }
     __syncthreads();
     uint4* d = reinterpret_cast<uint4*>(dst + col * k8 + lo);
-    const uint4* v = reinterpret_cast<const uint4*>(staged);
-    for (int i = threadIdx.x; i < n / 8; i += blockDim.x)
-        d[i] = v[i];
+    for (int v = threadIdx.x; v < n / 8; v += blockDim.x) {
+        unsigned short e[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            const int c = 8 * v + i;
+            e[i] = lo + c < k ? staged[shift + c] : (unsigned short)0;
+        }
+        uint4 o;
+        o.x = e[0] | (unsigned)e[1] << 16;
+        o.y = e[2] | (unsigned)e[3] << 16;
+        o.z = e[4] | (unsigned)e[5] << 16;
+        o.w = e[6] | (unsigned)e[7] << 16;
+        d[v] = o;
+    }
 }
 )";
 
@@ -98,9 +129,9 @@ cudaError_t copy(const operand& o, std::int64_t k8, std::size_t elem, const void
                                cudaMemcpyDeviceToDevice, s);
     const std::int64_t chunks = (k8 + chunk - 1) / chunk;
     if (const auto kernel = pad_kernel(); kernel && o.cols * chunks <= INT_MAX) {
-        long long k = o.rows, kk8 = k8;
+        long long k = o.rows, kk8 = k8, total = o.rows * o.cols;
         int per_col = static_cast<int>(chunks);
-        void* args[] = {&src, &dst, &k, &kk8, &per_col};
+        void* args[] = {&src, &dst, &k, &kk8, &per_col, &total};
         return cudaLaunchKernel(reinterpret_cast<const void*>(*kernel),
                                 dim3(static_cast<unsigned>(o.cols * chunks)), dim3(256), args, 0,
                                 s);

@@ -39,15 +39,11 @@ __device__ __forceinline__ vec_t<N> shift_pair(const vec_t<N>& lo, const vec_t<N
 // The two loads are unconditional (clamped to g's last whole vector), so an unrolled loop issues
 // every iteration's loads before it waits on any: a branch around them serialised the L2
 // round trips. Columns past g's last whole vector (its tail, or the wrap) are patched one by one.
-// `s` is c0's offset in its vector: a caller that knows it at compile time (a row's shift is
-// the same for all its vectors but the wrapped head, whose shifted places are patched or never
-// stored) passes the literal, and shift_pair's selects fold away: two loads and one PRMT a word.
 template <int N>
-__device__ __forceinline__ vec_t<N> column_vec_shifted(const T* __restrict__ g, int c0, int cols,
-                                                       int s) {
+__device__ __forceinline__ vec_t<N> column_vec(const T* __restrict__ g, int c0, int cols) {
     typedef vec_t<N> W;
     const W* ga = reinterpret_cast<const W*>(g);
-    const int a = c0 / N;
+    const int a = c0 / N, s = c0 - a * N;
     const int whole = cols / N; // g's whole vectors: columns below whole * N
     const W lo = ga[a < whole ? a : whole - 1], hi = ga[a + 1 < whole ? a + 1 : whole - 1];
     W o = shift_pair<N>(lo, hi, s);
@@ -59,8 +55,4 @@ __device__ __forceinline__ vec_t<N> column_vec_shifted(const T* __restrict__ g, 
         }
     }
     return o;
-}
-template <int N>
-__device__ __forceinline__ vec_t<N> column_vec(const T* __restrict__ g, int c0, int cols) {
-    return column_vec_shifted<N>(g, c0, cols, c0 % N);
 }

@@ -61,42 +61,6 @@ __device__ __forceinline__ V ln_ragged(const V& a, int j, int off, const T* __re
     const int c0 = e0 < 0 ? e0 + C : e0 < C ? e0 : e0 - C;
     return ln_vec(a, column_vec<VEC>(gamma, c0, C), column_vec<VEC>(beta, c0, C), mean, rstd);
 }
-#ifdef STAGE_smem_tma
-// The staged row's stores with the operands' shift S = (VEC - off) % VEC as a literal: every
-// vector but the wrapped head has it (the head's shifted places are patched by column_vec or
-// belong to the previous row and are never stored). With the shift a run-time value, the
-// selects made bf16 rows issue-bound (docs/perf/kernels.md#rows-of-odd-length).
-template <int S>
-__device__ __forceinline__ void ln_store_span(V* yk, const V* sk, int t,
-                                              const T* __restrict__ gamma,
-                                              const T* __restrict__ beta, float mean, float rstd) {
-    const int off = span_off(), nv = span_vectors();
-#pragma unroll 8
-    for (int i = 0; i < ROUNDS; ++i) {
-        const int j = i * TPR + t;
-        if (j < nv) {
-            const int e0 = j * VEC - off;
-            const int c0 = e0 < 0 ? e0 + C : e0 < C ? e0 : e0 - C;
-            span_store(yk, j,
-                       ln_vec(sk[j], column_vec_shifted<VEC>(gamma, c0, C, S),
-                              column_vec_shifted<VEC>(beta, c0, C, S), mean, rstd));
-        }
-    }
-}
-// Picks ln_store_span's instantiation for the row's shift s (0 <= s < VEC).
-template <int S = 0>
-__device__ __forceinline__ void
-ln_store_span_at(int s, V* yk, const V* sk, int t, const T* __restrict__ gamma,
-                 const T* __restrict__ beta, float mean, float rstd) {
-    if constexpr (S + 1 < VEC) {
-        if (s != S) {
-            ln_store_span_at<S + 1>(s, yk, sk, t, gamma, beta, mean, rstd);
-            return;
-        }
-    }
-    ln_store_span<S>(yk, sk, t, gamma, beta, mean, rstd);
-}
-#endif
 #endif
 #if defined(STAGE_smem_rows) || defined(STAGE_smem_tma)
 // Register tails that make room for two blocks a SM (96 KiB staged each; row_op defines
@@ -437,15 +401,16 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                                    mean, rstd);
             }
         } else {
-#ifdef RAGGED
-            ln_store_span_at((VEC - span_off()) % VEC, yk, sk, p.t, gamma, beta, mean, rstd);
-#else
 #pragma unroll 8
             for (int i = 0; i < ROUNDS; ++i) {
                 const int j = i * TPR + p.t;
+#ifdef RAGGED
+                if (j < span_vectors())
+                    span_store(yk, j, ln_ragged(sk[j], j, span_off(), gamma, beta, mean, rstd));
+#else
                 if (j < SNV) yk[j] = ln_vec(sk[j], gv[j], bv[j], mean, rstd);
-            }
 #endif
+            }
 #pragma unroll
             for (int i = 0; i < REG_ROUNDS; ++i) {
                 const int j = SNV + i * TPR + p.t;

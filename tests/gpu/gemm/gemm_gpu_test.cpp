@@ -134,6 +134,7 @@ TEST_CASE("an odd K tunes the padded form, which passes the check and drives the
     for (const auto& [shape, type, lay, epi] :
          {std::tuple{"64x1024x1027", "bf16", "tn", "none"},
           std::tuple{"48x512x1021", "fp16", "nn", "none"},
+          std::tuple{"32x256x9001", "bf16", "tn", "none"}, // K over two of the copy's chunks
           std::tuple{"64x1024x1021", "bf16", "tn", "gelu_bias"}}) {
         const problem p = parse_problem(shape, type, lay, epi);
         const tune_result r = tune(p, quick());
