@@ -39,6 +39,31 @@ namespace ktune::measure {
 using detail::drv;
 using detail::utility_source;
 
+namespace {
+// Made once with the problem's buffers, which stay for its life: the slots point into `s`.
+void bind_op_args(problem_state& s) {
+    for (const bool reference : {false, true}) {
+        auto& a = s.args[reference ? 1 : 0];
+        std::size_t out_i = 0;
+        for (std::size_t i = 0; i < s.specs.size(); ++i) {
+            if (!reference || !s.specs[i].output) {
+                a.buffers.push_back(s.bufs[i].data());
+                continue;
+            }
+            // The reference of an in-place buffer reads the pristine input, writes fp32 apart.
+            if (s.specs[i].in_place) a.buffers.push_back(s.pristine[i].data());
+            a.buffers.push_back(s.refs[out_i++].data());
+        }
+        // The op's scalars (rows, cols) follow its buffers (ops::op::arguments).
+        a.slots.reserve(a.buffers.size() + s.scalars.size());
+        for (auto& p : a.buffers)
+            a.slots.push_back(&p);
+        for (auto& v : s.scalars)
+            a.slots.push_back(&v);
+    }
+}
+} // namespace
+
 std::unique_ptr<module> gpu_runner::impl::load(const std::string& cubin, const std::string& name) {
     auto m = std::make_unique<module>();
     if (const CUresult rc = drv().load(&m->m, cubin.data()); rc != CUDA_SUCCESS)
@@ -78,6 +103,7 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
             if (b.output) s.refs.emplace_back(b.elements * sizeof(float));
             s.pristine.emplace_back(b.in_place ? s.bufs.back().size() : 0);
         }
+        bind_op_args(s); // a vector's move keeps its elements where they are
         it = problems.emplace(key, std::move(s)).first;
     }
     problem_state& s = it->second;
@@ -96,26 +122,8 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
 void gpu_runner::impl::launch_op(const problem_state& s, CUfunction f,
                                  const ops::launch_geometry& g, bool reference) {
     if (s.user_kernel) return launch_kernel_job(s, f, g);
-    std::vector<void*> ptrs;
-    std::size_t out_i = 0;
-    for (std::size_t i = 0; i < s.specs.size(); ++i) {
-        if (!reference || !s.specs[i].output) {
-            ptrs.push_back(s.bufs[i].data());
-            continue;
-        }
-        // The reference of an in-place buffer reads the pristine input, writes fp32 apart.
-        if (s.specs[i].in_place) ptrs.push_back(s.pristine[i].data());
-        ptrs.push_back(s.refs[out_i++].data());
-    }
-    // The op's scalars (rows, cols) follow its buffers (ops::op::arguments).
-    std::vector<std::int32_t> scalars = s.scalars;
-    std::vector<void*> args;
-    args.reserve(ptrs.size() + scalars.size());
-    for (auto& p : ptrs)
-        args.push_back(&p);
-    for (auto& v : scalars)
-        args.push_back(&v);
-    launch(f, g, args.data());
+    // cuLaunchKernel reads the arguments (copies them into the launch), never writes them.
+    launch(f, g, const_cast<void**>(s.args[reference ? 1 : 0].slots.data()));
 }
 
 ops::launch_geometry gpu_runner::impl::geometry_of(const problem_state& s,

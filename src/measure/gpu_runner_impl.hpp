@@ -14,6 +14,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -71,6 +72,13 @@ struct problem_state {
     std::vector<device_buffer> refs;   ///< fp32 reference outputs, one per output buffer
     /// Per buffer: the inputs an in-place buffer had before the candidate ran (else empty).
     std::vector<device_buffer> pristine;
+    /// A built-in op's launch arguments, [0] a candidate's and [1] the reference's: cuLaunchKernel
+    /// takes each by address, so they stay with the problem and a launch builds nothing.
+    struct op_args {
+        std::vector<void*> buffers; ///< the buffer arguments' device pointers
+        std::vector<void*> slots;   ///< each buffer's address, then each scalar's
+    };
+    std::array<op_args, 2> args;
     std::unique_ptr<module> reference;
     /// A user kernel (candidate_request::job; op is null): specs, bufs and pristine hold one
     /// entry per kernel argument (a scalar's buffer is empty), and per argument its element

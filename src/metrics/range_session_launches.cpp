@@ -208,12 +208,7 @@ void range_session::give_up_missing() {
                     [](const batch_kernel& k) { return k.incomplete; }))
         return abandon();
     if (!b.running) open_pass();
-    // An empty range under each missing name keeps every name of pass 0 in this pass.
-    for (std::size_t i = 0; i < b.kernels.size(); ++i)
-        if (!b.kernels[i].taken) {
-            backend_->push_range(std::to_string(i));
-            backend_->pop_range(false);
-        }
+    push_empty([](const batch_kernel& k) { return !k.taken; });
     end_pass();
 }
 
@@ -244,13 +239,35 @@ void range_session::end_launches(bool wait) {
     if (std::all_of(b.kernels.begin(), b.kernels.end(),
                     [](const batch_kernel& k) { return k.taken || k.incomplete; })) {
         // Kernels given up in an earlier pass keep their name with an empty range.
-        for (std::size_t i = 0; i < b.kernels.size(); ++i)
-            if (b.kernels[i].incomplete) {
-                backend_->push_range(std::to_string(i));
-                backend_->pop_range(false);
-            }
+        push_empty([](const batch_kernel& k) { return k.incomplete; });
         end_pass();
     }
+}
+
+// A pass holds every name of pass 0, a kernel without a range under an empty one: CUPTI matches
+// a later pass's ranges to pass 0's by name (range_backend::push_range).
+void range_session::push_empty(bool (*missing)(const batch_kernel&)) {
+    const auto& kernels = seq_->kernels;
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+        if (missing(kernels[i])) {
+            backend_->push_range(std::to_string(i));
+            backend_->pop_range(false);
+        }
+}
+
+// CUPTI's passes must advance: a set whose next pass does not (or, `bounded`, lies past the
+// set's passes) never completes and is given up on, not looped; nothing more is submitted to a
+// backend out of step, nor to one that has every pass. Unbounded (abandon, submit_rest), a pass
+// past the set's ends submit_rest's loop all the same.
+bool range_session::note_stop(const range_backend::pass_state& state, bool bounded) {
+    auto& b = *seq_;
+    const bool next = !state.all_submitted && state.next_pass > b.pass &&
+                      (!bounded || state.next_pass <= std::max<std::size_t>(set_.passes, 1));
+    if (next)
+        b.pass = state.next_pass;
+    else
+        b.cycle_open = false;
+    return next;
 }
 
 void range_session::end_pass() {
@@ -262,16 +279,8 @@ void range_session::end_pass() {
         k.taken = false;
         k.back = 0;
     }
-    if (!state.all_submitted) {
-        // CUPTI's passes must advance; a set that never completes is given up on, not looped.
-        if (state.next_pass <= b.pass || state.next_pass > std::max<std::size_t>(set_.passes, 1)) {
-            b.cycle_open = false; // nothing more is submitted to a backend out of step
-            return abandon();
-        }
-        b.pass = state.next_pass;
-        return;
-    }
-    b.cycle_open = false;
+    if (note_stop(state, true)) return;
+    if (!state.all_submitted) return abandon();
     const auto d = backend_->decode();
     if (b.pass + 1 < std::max<std::size_t>(set_.passes, 1)) {
         // Every pass submitted after fewer than the set holds: the backend's pass sequence ran
@@ -337,19 +346,9 @@ void range_session::abandon() {
     if (seq_->running) {
         // Every name in the pass (empty ranges for the missing ones) before it stops; its
         // passes are discarded by the next begin_pass(0).
-        for (std::size_t i = 0; i < seq_->kernels.size(); ++i)
-            if (!seq_->kernels[i].taken && seq_->pass > 0) {
-                backend_->push_range(std::to_string(i));
-                backend_->pop_range(false);
-            }
+        if (seq_->pass > 0) push_empty([](const batch_kernel& k) { return !k.taken; });
         seq_->running = false;
-        const auto state = backend_->stop();
-        if (state.all_submitted)
-            seq_->cycle_open = false;
-        else if (state.next_pass > seq_->pass)
-            seq_->pass = state.next_pass;
-        else
-            seq_->cycle_open = false;
+        (void)note_stop(backend_->stop(), false);
     }
     submit_rest();
     for (const auto& k : seq_->kernels) {
@@ -370,19 +369,10 @@ void range_session::submit_rest() {
         if (b.pass == 0 || b.pass >= passes) break;
         backend_->begin_pass(b.pass);
         backend_->start();
-        for (std::size_t i = 0; i < b.kernels.size(); ++i) {
-            backend_->push_range(std::to_string(i));
-            backend_->pop_range(false);
-        }
+        push_empty([](const batch_kernel&) { return true; });
         const auto state = backend_->stop();
-        if (state.all_submitted) {
-            (void)backend_->decode(); // resets the image; nothing in it is kept
-            b.cycle_open = false;
-        } else if (state.next_pass > b.pass) {
-            b.pass = state.next_pass;
-        } else {
-            b.cycle_open = false;
-        }
+        if (state.all_submitted) (void)backend_->decode(); // resets the image; nothing kept
+        (void)note_stop(state, false);
     }
 }
 

@@ -192,6 +192,11 @@ private:
     void open_pass();
     void push(const std::function<void()>& before_start, std::size_t position);
     void give_up_missing(); ///< empty ranges for the kernels this pass lacks; ends the pass
+    /// An empty range under the name of each kernel of the sequence that `missing` picks.
+    void push_empty(bool (*missing)(const batch_kernel&));
+    /// After a stop: true when the backend collects a later pass of the set, now seq_->pass;
+    /// else the cycle is closed. `bounded`: a next pass past the set's passes is out of step.
+    bool note_stop(const range_backend::pass_state& state, bool bounded);
     /// No range (pass 0: no kernel joining) for 64 candidate launches per kernel of the
     /// sequence, or for `patience` launches.
     bool stalled(const sequence& b) const noexcept;
