@@ -14,8 +14,7 @@ namespace {
 constexpr std::int64_t k_multiple = 8; // 16 bytes of a 2-byte type: a vector, a TMA stride
 constexpr int chunk = 4096;            // elements of a column a block stages (8 KiB)
 
-// One block per (column, chunk of at most `chunk` elements, a multiple of 8) of a K-leading
-// operand. A column of odd K
+// One block per (column, chunk of `chunk` elements) of a K-leading operand. A column of odd K
 // starts anywhere in a 16-byte vector, so the block reads the aligned 16-byte vectors that
 // cover its chunk (the first and last of the whole operand element by element where they
 // reach past it), stages them in shared memory, and writes the chunk's padded elements, zeros
@@ -27,12 +26,12 @@ constexpr const char* pad_source = R"(
 #define KTUNE_PAD_CHUNK 4096
 extern "C" __global__ void __launch_bounds__(256)
 ktune_pad_k(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
-            long long k, long long k8, int chunks, int len, long long total) {
+            long long k, long long k8, int chunks, long long total) {
     __shared__ __align__(16) unsigned short staged[KTUNE_PAD_CHUNK + 16];
     const long long col = blockIdx.x / chunks;
-    const long long lo = (long long)(blockIdx.x % chunks) * len;
+    const long long lo = (long long)(blockIdx.x % chunks) * KTUNE_PAD_CHUNK;
     const long long left = k8 - lo;
-    const int n = left < len ? (int)left : len; // padded elements of this chunk
+    const int n = left < KTUNE_PAD_CHUNK ? (int)left : KTUNE_PAD_CHUNK; // padded elements
     const long long real_end = lo + n < k ? lo + n : k;                  // column-relative
     const long long first = col * k + lo, last = col * k + real_end;     // source elements
     const unsigned long long a0 = (unsigned long long)(src + first) & ~15ull;
@@ -132,11 +131,7 @@ cudaError_t copy(const operand& o, std::int64_t k8, std::size_t elem, const void
     if (const auto kernel = pad_kernel(); kernel && o.cols * chunks <= INT_MAX) {
         long long k = o.rows, kk8 = k8, total = o.rows * o.cols;
         int per_col = static_cast<int>(chunks);
-        // Equal chunks, whole vectors: K = 4097 is two chunks of 2056 and 2048, not 4096 and a
-        // block that copies one vector.
-        int len = static_cast<int>((k8 / chunks + k_multiple - 1) / k_multiple * k_multiple);
-        if (len * chunks < k8) len += static_cast<int>(k_multiple);
-        void* args[] = {&src, &dst, &k, &kk8, &per_col, &len, &total};
+        void* args[] = {&src, &dst, &k, &kk8, &per_col, &total};
         return cudaLaunchKernel(reinterpret_cast<const void*>(*kernel),
                                 dim3(static_cast<unsigned>(o.cols * chunks)), dim3(256), args, 0,
                                 s);
