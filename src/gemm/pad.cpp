@@ -14,22 +14,31 @@ namespace {
 constexpr std::int64_t k_multiple = 8; // 16 bytes of a 2-byte type: a vector, a TMA stride
 constexpr int chunk = 4096;            // elements of a column a block stages (8 KiB)
 
-// One block per (column, chunk of `chunk` elements) of a K-leading operand. A column of odd K
-// starts anywhere in a 16-byte vector, so the block reads the aligned 16-byte vectors that
-// cover its chunk (the first and last of the whole operand element by element where they
-// reach past it), stages them in shared memory, and writes the chunk's padded elements, zeros
-// past K, as aligned 16-byte vectors (a padded column starts on a 16-byte boundary), each
-// picked out of shared memory at the chunk's shift. Loads must be wide: 2-byte loads, one in
-// flight a thread, ran at the rate cudaMemcpy2DAsync reached with a 2-byte-aligned pitch,
-// about a fifth of the copy rate (docs/perf/gemm.md#padded-k).
+// One block per (column, chunk of `chunk` elements) of a K-leading operand; A's blocks first,
+// then B's, in one launch. A column of odd K starts anywhere in a 16-byte vector, so the block
+// reads the aligned 16-byte vectors that cover its chunk (the first and last of the whole
+// operand element by element where they reach past it) into shared memory, then writes the
+// padded chunk, zeros past K, as aligned 16-byte vectors (a padded column starts on a 16-byte
+// boundary): each out of two conflict-free 16-byte shared loads shifted by the chunk's offset
+// (word selects, then one PRMT a word). Loads must be wide: 2-byte loads, one in flight a
+// thread, ran at the rate of cudaMemcpy2DAsync with a 2-byte-aligned pitch, about a fifth of
+// the copy rate; 2-byte shared reads (4-way bank conflicts) and a launch per operand left it
+// at a third (docs/perf/gemm.md#padded-k).
 constexpr const char* pad_source = R"(
 #define KTUNE_PAD_CHUNK 4096
 extern "C" __global__ void __launch_bounds__(256)
-ktune_pad_k(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
-            long long k, long long k8, int chunks, long long total) {
+ktune_pad_k(const unsigned short* __restrict__ src_a, unsigned short* __restrict__ dst_a,
+            long long k, long long k8, int chunks, long long total_a, unsigned blocks_a,
+            const unsigned short* __restrict__ src_b, unsigned short* __restrict__ dst_b,
+            long long total_b) {
     __shared__ __align__(16) unsigned short staged[KTUNE_PAD_CHUNK + 16];
-    const long long col = blockIdx.x / chunks;
-    const long long lo = (long long)(blockIdx.x % chunks) * KTUNE_PAD_CHUNK;
+    const bool is_a = blockIdx.x < blocks_a;
+    const unsigned block = is_a ? blockIdx.x : blockIdx.x - blocks_a;
+    const unsigned short* src = is_a ? src_a : src_b;
+    unsigned short* dst = is_a ? dst_a : dst_b;
+    const long long total = is_a ? total_a : total_b;
+    const long long col = block / chunks;
+    const long long lo = (long long)(block % chunks) * KTUNE_PAD_CHUNK;
     const long long left = k8 - lo;
     const int n = left < KTUNE_PAD_CHUNK ? (int)left : KTUNE_PAD_CHUNK; // padded elements
     const long long real_end = lo + n < k ? lo + n : k;                  // column-relative
@@ -55,19 +64,25 @@ ktune_pad_k(const unsigned short* __restrict__ src, unsigned short* __restrict__
     }
     __syncthreads();
     uint4* d = reinterpret_cast<uint4*>(dst + col * k8 + lo);
+    const int q = shift >> 1;
+    const unsigned sel = (shift & 1) ? 0x5432u : 0x3210u;
     for (int v = threadIdx.x; v < n / 8; v += blockDim.x) {
-        unsigned short e[8];
+        const uint4 x = st[v], y = st[v + 1];
+        unsigned w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
 #pragma unroll
-        for (int i = 0; i < 8; ++i) {
-            const int c = 8 * v + i;
-            e[i] = lo + c < k ? staged[shift + c] : (unsigned short)0;
+        for (int i = 0; i < 7; ++i) w[i] = (q & 1) ? w[i + 1] : w[i];
+#pragma unroll
+        for (int i = 0; i < 6; ++i) w[i] = (q & 2) ? w[i + 2] : w[i];
+        unsigned o[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) o[i] = __byte_perm(w[i], w[i + 1], sel);
+        const long long c0 = lo + 8 * v; // column-relative index of the vector's first element
+        if (c0 + 8 > k) { // the column's last real elements, then its zeros
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+                if (c0 + i >= k) o[i / 2] &= (i & 1) ? 0x0000ffffu : 0xffff0000u;
         }
-        uint4 o;
-        o.x = e[0] | (unsigned)e[1] << 16;
-        o.y = e[2] | (unsigned)e[3] << 16;
-        o.z = e[4] | (unsigned)e[5] << 16;
-        o.w = e[6] | (unsigned)e[7] << 16;
-        d[v] = o;
+        d[v] = make_uint4(o[0], o[1], o[2], o[3]);
     }
 }
 )";
@@ -122,20 +137,32 @@ operand operand_b(const problem& p) noexcept {
     return p.transb() ? operand{p.n, p.k, false} : operand{p.k, p.n, true};
 }
 
+// The padded copy of K-leading operands through the kernel: one launch for one or both (a
+// null second source). False where the kernel is not available or the grid too large.
+bool launch_pad(std::int64_t k, std::int64_t k8, const void* src_a, void* dst_a,
+                std::int64_t cols_a, const void* src_b, void* dst_b, std::int64_t cols_b,
+                cudaStream_t s, cudaError_t& err) {
+    const auto kernel = pad_kernel();
+    const std::int64_t chunks = (k8 + chunk - 1) / chunk;
+    if (!kernel || (cols_a + cols_b) * chunks > INT_MAX) return false;
+    long long kk = k, kk8 = k8, total_a = k * cols_a, total_b = k * cols_b;
+    int per_col = static_cast<int>(chunks);
+    auto blocks_a = static_cast<unsigned>(cols_a * chunks);
+    void* args[] = {&src_a,   &dst_a,    &kk,    &kk8,   &per_col,
+                    &total_a, &blocks_a, &src_b, &dst_b, &total_b};
+    err = cudaLaunchKernel(reinterpret_cast<const void*>(*kernel),
+                           dim3(static_cast<unsigned>((cols_a + cols_b) * chunks)), dim3(256), args,
+                           0, s);
+    return true;
+}
+
 cudaError_t copy(const operand& o, std::int64_t k8, std::size_t elem, const void* src, void* dst,
                  cudaStream_t s) {
     if (!o.k_leading)
         return cudaMemcpyAsync(dst, src, std::size_t(o.rows) * std::size_t(o.cols) * elem,
                                cudaMemcpyDeviceToDevice, s);
-    const std::int64_t chunks = (k8 + chunk - 1) / chunk;
-    if (const auto kernel = pad_kernel(); kernel && o.cols * chunks <= INT_MAX) {
-        long long k = o.rows, kk8 = k8, total = o.rows * o.cols;
-        int per_col = static_cast<int>(chunks);
-        void* args[] = {&src, &dst, &k, &kk8, &per_col, &total};
-        return cudaLaunchKernel(reinterpret_cast<const void*>(*kernel),
-                                dim3(static_cast<unsigned>(o.cols * chunks)), dim3(256), args, 0,
-                                s);
-    }
+    cudaError_t err = cudaSuccess;
+    if (launch_pad(o.rows, k8, src, dst, o.cols, nullptr, nullptr, 0, s, err)) return err;
     return cudaMemcpy2DAsync(dst, std::size_t(k8) * elem, src, std::size_t(o.rows) * elem,
                              std::size_t(o.rows) * elem, std::size_t(o.cols),
                              cudaMemcpyDeviceToDevice, s);
@@ -171,6 +198,12 @@ cudaError_t enqueue_pad(const problem& p, const void* a, const void* b, void* a_
                         cudaStream_t stream) {
     const std::int64_t k8 = padded(p).k;
     const std::size_t e = input_bytes(p.type);
+    const operand oa = operand_a(p), ob = operand_b(p);
+    // tn (x @ W^T): both K-leading, one launch.
+    if (cudaError_t err = cudaSuccess;
+        oa.k_leading && ob.k_leading &&
+        launch_pad(p.k, k8, a, a_pad, oa.cols, b, b_pad, ob.cols, stream, err))
+        return err;
     if (const cudaError_t err = copy(operand_a(p), k8, e, a, a_pad, stream); err != cudaSuccess)
         return err;
     return copy(operand_b(p), k8, e, b, b_pad, stream);
