@@ -12,7 +12,7 @@ namespace ktune::gemm::detail {
 namespace {
 
 constexpr std::int64_t k_multiple = 8; // 16 bytes of a 2-byte type: a vector, a TMA stride
-constexpr int chunk = 8192;            // elements of a column a block stages (16 KiB)
+constexpr int chunk = 4096;            // elements of a column a block stages (8 KiB)
 
 // One block per (column, chunk of `chunk` elements) of a K-leading operand; A's blocks first,
 // then B's, in one launch. A column of odd K starts anywhere in a 16-byte vector, so the block
@@ -25,7 +25,7 @@ constexpr int chunk = 8192;            // elements of a column a block stages (1
 // the copy rate; 2-byte shared reads (4-way bank conflicts) and a launch per operand left it
 // at a third (docs/perf/gemm.md#padded-k).
 constexpr const char* pad_source = R"(
-#define KTUNE_PAD_CHUNK 8192
+#define KTUNE_PAD_CHUNK 4096
 extern "C" __global__ void __launch_bounds__(256)
 ktune_pad_k(const unsigned short* __restrict__ src_a, unsigned short* __restrict__ dst_a,
             long long k, long long k8, int chunks, long long total_a, unsigned blocks_a,
