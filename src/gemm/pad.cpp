@@ -21,9 +21,8 @@ constexpr int chunk = 4096;            // elements of a column a block stages (8
 // padded chunk, zeros past K, as aligned 16-byte vectors (a padded column starts on a 16-byte
 // boundary): each out of two conflict-free 16-byte shared loads shifted by the chunk's offset
 // (word selects, then one PRMT a word). Loads must be wide: 2-byte loads, one in flight a
-// thread, ran at the rate of cudaMemcpy2DAsync with a 2-byte-aligned pitch, about a fifth of
-// the copy rate; 2-byte shared reads (4-way bank conflicts) and a launch per operand left it
-// at a third (docs/perf/gemm.md#padded-k).
+// thread, ran no faster than cudaMemcpy2DAsync with a 2-byte-aligned pitch; the forms tried
+// and their times are in docs/perf/gemm.md#padded-k.
 constexpr const char* pad_source = R"(
 #define KTUNE_PAD_CHUNK 4096
 extern "C" __global__ void __launch_bounds__(256)

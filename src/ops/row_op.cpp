@@ -326,10 +326,16 @@ config row_op::default_config(const problem& p) const {
         while (cl < 8 && p.shape.cols % vec == 0 && p.shape.cols / cl * esize > 64 * 1024)
             cl *= 2;
         config s = c;
-        s.set("threads_per_row", std::int64_t{512});
         s.set("cluster", cl);
         s.set("stage", std::string("smem_tma"));
-        if (valid(s, p, nullptr)) return s;
+        // 1024 threads where 512 is not valid: a ragged row of 96-128 KiB would keep a register
+        // tail at 512 (two blocks a SM), which a ragged span cannot; layernorm fp32 4096x32001
+        // ran 617.5 µs on the register cache this fell to, 337.6 µs tuned at 1024 threads
+        // staged (H200, docs/perf/kernels.md#layernorm-odd-rows-ncu).
+        for (const std::int64_t tpr : {std::int64_t{512}, std::int64_t{1024}}) {
+            s.set("threads_per_row", tpr);
+            if (valid(s, p, nullptr)) return s;
+        }
     }
     // Rows up to 32 KiB keep to vectors that divide the row (register-cached ragged rows won
     // only at some shapes on the H200); longer rows are staged above, ragged or not

@@ -15,7 +15,7 @@ set(ktune_deps_metrics core compile measure)
 set(ktune_deps_analysis core trace metrics)
 set(ktune_deps_cache core)
 set(ktune_deps_tune core compile measure worker ops cache kernel) # users' kernel specs as tune targets
-set(ktune_deps_gemm core measure cache tune)
+set(ktune_deps_gemm core compile measure cache tune) # the padded-K copy kernel (gemm/pad.cpp)
 set(ktune_deps_guard core measure worker compile ops trace cache tune)
 set(ktune_deps_store core trace analysis guard)
 set(ktune_deps_inject core trace metrics measure)
