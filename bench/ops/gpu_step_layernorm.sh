@@ -30,7 +30,7 @@ step_ln_ncu() {
         "bf16 4096x32768 threads_per_row=512,rows_per_block=2,vec=8,cache_row=true,unroll=1,cluster=2,stage=smem_rows"
     )
     # $LN_NCU_CASES: "dtype shape config;..." instead of the list above; $LN_NCU_EXTRA: more
-    # metrics, comma-separated (in the raw file only).
+    # metrics, comma-separated (in the raw file only); $LN_NCU_OP: another op (e.g. transpose).
     [ -n "${LN_NCU_CASES:-}" ] && IFS=';' read -r -a cases <<<"$LN_NCU_CASES"
     : >"$OUT/ln_ncu.txt"
     local c dt s cfg
@@ -44,7 +44,7 @@ step_ln_ncu() {
         env "${env[@]}" timeout 60 ncu --target-processes all -k regex:ktune_op_kernel \
             --launch-skip 1 --launch-count 1 --metrics "$ln_metrics${LN_NCU_EXTRA:+,$LN_NCU_EXTRA}" \
             --csv --page raw \
-            "$b" layernorm "$s" "$dt" "${args[@]}" >>"$OUT/ln_ncu.txt" 2>&1 ||
+            "$b" "${LN_NCU_OP:-layernorm}" "$s" "$dt" "${args[@]}" >>"$OUT/ln_ncu.txt" 2>&1 ||
             echo "ncu failed or timed out" >>"$OUT/ln_ncu.txt"
         python3 bench/ops/ln_ncu_table.py "$OUT/ln_ncu.txt" >"$OUT/ln_ncu_summary.txt" 2>&1
     done
