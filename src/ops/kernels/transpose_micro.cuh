@@ -34,61 +34,33 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
     // unless RAGGED), so a micro-tile is inside the matrix or wholly outside (RAGGED: the last
     // of a row may end past it; those columns are never stored).
     const long long ic = c0 + tx * VEC;
-#ifdef RAGGED
-    // Odd input rows (docs/perf/kernels.md#rows-of-odd-length): a micro-row is the two aligned
-    // vectors around it, shifted (shift_pair). The second is the next lane's first (same input
-    // row, the next VEC columns), passed by a shuffle within the U lanes of a thread row: one
-    // load a micro-row, not two, which left odd rows latency-bound at 62 % of DRAM throughput
-    // with twice the L1 requests (docs/perf/kernels.md#transpose-odd-rows-ncu). The last lane of
-    // a thread row, and a lane whose neighbour is past the row's end, load their own (only
-    // inside the tensor, which ends on a vector: VEC divides rows). Every lane runs the loads
-    // and shuffles (lanes outside the matrix read element 0), so the shuffles see whole warps:
-    // the loop's trip count is the same for every ty (BLOCK_ROWS divides U for form micro).
-    constexpr int NT = U * BLOCK_ROWS;
-    constexpr unsigned lanes = NT >= 32 ? 0xffffffffu : (1u << (NT % 32)) - 1u;
-    const long long total = (long long)rows * cols;
-#pragma unroll
-    for (int mr = ty; mr < U; mr += BLOCK_ROWS) {
-        const long long ir = r0 + mr * VEC;
-        const bool inside = ir < rows && ic < cols;
-        const bool own_hi = tx == U - 1 || ic + VEC >= cols;
-        uint4 a[VEC];
-#pragma unroll
-        for (int i = 0; i < VEC; ++i) {
-            const long long e = inside ? (ir + i) * cols + ic : 0;
-            const int ph = (int)(e % VEC);
-            const V* src = reinterpret_cast<const V*>(in + e - ph);
-            const V lo = src[0];
-            V hi;
-#pragma unroll
-            for (int w = 0; w < 4; ++w)
-                reinterpret_cast<unsigned*>(&hi)[w] =
-                    __shfl_down_sync(lanes, reinterpret_cast<const unsigned*>(&lo)[w], 1, U);
-            if (own_hi && inside) hi = e - ph + VEC < total ? src[1] : lo;
-            const V m = shift_pair<VEC>(lo, hi, ph);
-            a[i] = *reinterpret_cast<const uint4*>(&m);
-        }
-        if (inside) {
-#pragma unroll
-            for (int j = 0; j < VEC; ++j)
-                tile[tx * VEC + j][mr ^ (tx & 7)] = micro_col(a, j);
-        }
-    }
-#else
 #pragma unroll
     for (int mr = ty; mr < U; mr += BLOCK_ROWS) {
         const long long ir = r0 + mr * VEC;
         if (ir < rows && ic < cols) {
             uint4 a[VEC];
 #pragma unroll
-            for (int i = 0; i < VEC; ++i)
+            for (int i = 0; i < VEC; ++i) {
+#ifdef RAGGED
+                // Odd input rows (docs/perf/kernels.md#rows-of-odd-length): the two aligned
+                // vectors around the micro-row, shifted (shift_pair); the second only inside the
+                // tensor, which ends on a vector (VEC divides rows).
+                const long long e = (ir + i) * cols + ic;
+                const int ph = (int)(e % VEC);
+                const V* src = reinterpret_cast<const V*>(in + e - ph);
+                const V lo = src[0];
+                const V hi = e - ph + VEC < (long long)rows * cols ? src[1] : lo;
+                const V m = shift_pair<VEC>(lo, hi, ph);
+                a[i] = *reinterpret_cast<const uint4*>(&m);
+#else
                 a[i] = *reinterpret_cast<const uint4*>(in + (ir + i) * cols + ic);
+#endif
+            }
 #pragma unroll
             for (int j = 0; j < VEC; ++j)
                 tile[tx * VEC + j][mr ^ (tx & 7)] = micro_col(a, j);
         }
     }
-#endif
     __syncthreads();
     // Output row c0 + c, its 16-byte unit tx: input rows r0 + tx*VEC ..
     const long long orow = r0 + tx * VEC;
