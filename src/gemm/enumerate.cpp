@@ -166,7 +166,7 @@ tune::space to_space(const std::vector<candidate>& cands) {
     members.reserve(cands.size());
     for (const auto& c : cands)
         members.push_back(point_of(s, c.algo));
-    s.restrict_to(std::move(members));
+    s.restrict_to(members);
     return s;
 }
 
