@@ -5,7 +5,6 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <climits>
 #include <optional>
 
@@ -15,79 +14,58 @@ namespace {
 constexpr std::int64_t k_multiple = 8; // 16 bytes of a 2-byte type: a vector, a TMA stride
 constexpr int chunk = 4096;            // elements of a column a block stages (8 KiB)
 
-// Tasks of (operand, column, chunk of `chunk` elements) of K-leading operands, A's then B's,
-// in one launch of persistent blocks, each block's tasks double-buffered: the next task's
-// loads (cp.async, 16 bytes each, nothing held in registers) fly while the current one is
-// stored. A column of odd K starts anywhere in a 16-byte vector, so a task reads the aligned
-// 16-byte vectors covering its chunk (the first and last of the whole operand element by
-// element where they reach past it) into shared memory, then writes the padded chunk, zeros
-// past K, as aligned 16-byte vectors (a padded column starts on a 16-byte boundary), each out
-// of two conflict-free 16-byte shared loads shifted by the chunk's offset (word selects, then
-// one PRMT a word). The forms tried and their times: docs/perf/gemm.md#padded-k.
+// One block per (column, chunk of `chunk` elements) of a K-leading operand; A's blocks first,
+// then B's, in one launch. A column of odd K starts anywhere in a 16-byte vector, so the block
+// reads the aligned 16-byte vectors that cover its chunk (the first and last of the whole
+// operand element by element where they reach past it) into shared memory, then writes the
+// padded chunk, zeros past K, as aligned 16-byte vectors (a padded column starts on a 16-byte
+// boundary): each out of two conflict-free 16-byte shared loads shifted by the chunk's offset
+// (word selects, then one PRMT a word). Loads must be wide: 2-byte loads, one in flight a
+// thread, ran no faster than cudaMemcpy2DAsync with a 2-byte-aligned pitch; the forms tried
+// and their times are in docs/perf/gemm.md#padded-k.
 constexpr const char* pad_source = R"(
 #define KTUNE_PAD_CHUNK 4096
-#define KTUNE_PAD_BUF (KTUNE_PAD_CHUNK + 16)
-struct pad_args {
-    const unsigned short* src_a;
-    unsigned short* dst_a;
-    long long total_a;
-    unsigned blocks_a;
-    const unsigned short* src_b;
-    unsigned short* dst_b;
-    long long total_b;
-    long long k, k8;
-    int chunks;
-};
-struct pad_task {
-    const unsigned short* src;
-    unsigned short* dst;
-    long long total, col, lo;
-    int n, shift, nvec;
-    unsigned long long a0;
-};
-__device__ __forceinline__ pad_task task_at(unsigned t, const pad_args& g) {
-    pad_task o;
-    const bool is_a = t < g.blocks_a;
-    const unsigned b = is_a ? t : t - g.blocks_a;
-    o.src = is_a ? g.src_a : g.src_b;
-    o.dst = is_a ? g.dst_a : g.dst_b;
-    o.total = is_a ? g.total_a : g.total_b;
-    o.col = b / g.chunks;
-    o.lo = (long long)(b % g.chunks) * KTUNE_PAD_CHUNK;
-    const long long left = g.k8 - o.lo;
-    o.n = left < KTUNE_PAD_CHUNK ? (int)left : KTUNE_PAD_CHUNK; // padded elements
-    const long long real_end = o.lo + o.n < g.k ? o.lo + o.n : g.k; // column-relative
-    const long long first = o.col * g.k + o.lo, last = o.col * g.k + real_end;
-    o.a0 = (unsigned long long)(o.src + first) & ~15ull;
-    o.shift = (int)((unsigned long long)(o.src + first) - o.a0) / 2;
-    o.nvec = first < last ? (int)((last - first + o.shift + 7) / 8) : 0;
-    return o;
-}
-__device__ __forceinline__ void load_task(const pad_task& t, unsigned short* buf) {
-    const unsigned long long lo_addr = (unsigned long long)t.src;
-    const unsigned long long hi_addr = (unsigned long long)(t.src + t.total);
-    for (int v = threadIdx.x; v < t.nvec; v += blockDim.x) {
-        const unsigned long long at = t.a0 + 16ull * v;
+extern "C" __global__ void __launch_bounds__(256)
+ktune_pad_k(const unsigned short* __restrict__ src_a, unsigned short* __restrict__ dst_a,
+            long long k, long long k8, int chunks, long long total_a, unsigned blocks_a,
+            const unsigned short* __restrict__ src_b, unsigned short* __restrict__ dst_b,
+            long long total_b) {
+    __shared__ __align__(16) unsigned short staged[KTUNE_PAD_CHUNK + 16];
+    const bool is_a = blockIdx.x < blocks_a;
+    const unsigned block = is_a ? blockIdx.x : blockIdx.x - blocks_a;
+    const unsigned short* src = is_a ? src_a : src_b;
+    unsigned short* dst = is_a ? dst_a : dst_b;
+    const long long total = is_a ? total_a : total_b;
+    const long long col = block / chunks;
+    const long long lo = (long long)(block % chunks) * KTUNE_PAD_CHUNK;
+    const long long left = k8 - lo;
+    const int n = left < KTUNE_PAD_CHUNK ? (int)left : KTUNE_PAD_CHUNK; // padded elements
+    const long long real_end = lo + n < k ? lo + n : k;                  // column-relative
+    const long long first = col * k + lo, last = col * k + real_end;     // source elements
+    const unsigned long long a0 = (unsigned long long)(src + first) & ~15ull;
+    const int shift = (int)((unsigned long long)(src + first) - a0) / 2;
+    const int nvec = first < last ? (int)((last - first + shift + 7) / 8) : 0;
+    const uint4* sv = reinterpret_cast<const uint4*>(a0);
+    uint4* st = reinterpret_cast<uint4*>(staged);
+    const unsigned long long lo_addr = (unsigned long long)src;
+    const unsigned long long hi_addr = (unsigned long long)(src + total);
+    for (int v = threadIdx.x; v < nvec; v += blockDim.x) {
+        const unsigned long long at = a0 + 16ull * v;
         if (at >= lo_addr && at + 16 <= hi_addr) {
-            const unsigned s = (unsigned)__cvta_generic_to_shared(buf + 8 * v);
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(at)
-                         : "memory");
+            st[v] = sv[v];
         } else {
             for (int e = 0; e < 8; ++e) {
                 const unsigned long long ea = at + 2ull * e;
-                buf[8 * v + e] =
+                staged[8 * v + e] =
                     ea >= lo_addr && ea < hi_addr ? *(const unsigned short*)ea : (unsigned short)0;
             }
         }
     }
-}
-__device__ __forceinline__ void store_task(const pad_task& t, const unsigned short* buf,
-                                           long long k, long long k8) {
-    const uint4* st = reinterpret_cast<const uint4*>(buf);
-    uint4* d = reinterpret_cast<uint4*>(t.dst + t.col * k8 + t.lo);
-    const int q = t.shift >> 1;
-    const unsigned sel = (t.shift & 1) ? 0x5432u : 0x3210u;
-    for (int v = threadIdx.x; v < t.n / 8; v += blockDim.x) {
+    __syncthreads();
+    uint4* d = reinterpret_cast<uint4*>(dst + col * k8 + lo);
+    const int q = shift >> 1;
+    const unsigned sel = (shift & 1) ? 0x5432u : 0x3210u;
+    for (int v = threadIdx.x; v < n / 8; v += blockDim.x) {
         const uint4 x = st[v], y = st[v + 1];
         unsigned w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
 #pragma unroll
@@ -97,33 +75,13 @@ __device__ __forceinline__ void store_task(const pad_task& t, const unsigned sho
         unsigned o[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) o[i] = __byte_perm(w[i], w[i + 1], sel);
-        const long long c0 = t.lo + 8 * v; // column-relative index of the vector's first element
+        const long long c0 = lo + 8 * v; // column-relative index of the vector's first element
         if (c0 + 8 > k) { // the column's last real elements, then its zeros
 #pragma unroll
             for (int i = 0; i < 8; ++i)
                 if (c0 + i >= k) o[i / 2] &= (i & 1) ? 0x0000ffffu : 0xffff0000u;
         }
         d[v] = make_uint4(o[0], o[1], o[2], o[3]);
-    }
-}
-extern "C" __global__ void __launch_bounds__(256)
-ktune_pad_k(const unsigned short* __restrict__ src_a, unsigned short* __restrict__ dst_a,
-            long long k, long long k8, int chunks, long long total_a, unsigned blocks_a,
-            const unsigned short* __restrict__ src_b, unsigned short* __restrict__ dst_b,
-            long long total_b, unsigned tasks) {
-    __shared__ __align__(16) unsigned short staged[2][KTUNE_PAD_BUF];
-    const pad_args g{src_a, dst_a, total_a, blocks_a, src_b, dst_b, total_b, k, k8, chunks};
-    unsigned t = blockIdx.x;
-    if (t < tasks) load_task(task_at(t, g), staged[0]);
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-    for (int i = 0; t < tasks; t += gridDim.x, ++i) {
-        const unsigned next = t + gridDim.x;
-        if (next < tasks) load_task(task_at(next, g), staged[(i + 1) & 1]);
-        asm volatile("cp.async.commit_group;\n" ::: "memory");
-        asm volatile("cp.async.wait_group 1;\n" ::: "memory"); // this task's loads have landed
-        __syncthreads();
-        store_task(task_at(t, g), staged[i & 1], k, k8);
-        __syncthreads(); // its buffer takes the task after next
     }
 }
 )";
@@ -164,17 +122,6 @@ std::optional<cudaKernel_t> pad_kernel() {
     return k;
 }
 
-unsigned resident_blocks() {
-    static const unsigned n = [] {
-        int dev = 0, sms = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-            sms = 132;
-        return static_cast<unsigned>(sms) * 8u;
-    }();
-    return n;
-}
-
 // One stored operand, column-major: `rows` x `cols` with ld = rows; K is either its rows (the
 // leading dimension, padded per column) or its columns (padded by zero columns at the end).
 struct operand {
@@ -200,13 +147,11 @@ bool launch_pad(std::int64_t k, std::int64_t k8, const void* src_a, void* dst_a,
     long long kk = k, kk8 = k8, total_a = k * cols_a, total_b = k * cols_b;
     int per_col = static_cast<int>(chunks);
     auto blocks_a = static_cast<unsigned>(cols_a * chunks);
-    auto tasks = static_cast<unsigned>((cols_a + cols_b) * chunks);
-    void* args[] = {&src_a,    &dst_a, &kk,    &kk8,     &per_col, &total_a,
-                    &blocks_a, &src_b, &dst_b, &total_b, &tasks};
-    // Persistent blocks: as many as the GPU holds at once (8 of 256 threads a SM).
-    const unsigned blocks = std::min<unsigned>(tasks, resident_blocks());
-    err = cudaLaunchKernel(reinterpret_cast<const void*>(*kernel), dim3(blocks), dim3(256), args, 0,
-                           s);
+    void* args[] = {&src_a,   &dst_a,    &kk,    &kk8,   &per_col,
+                    &total_a, &blocks_a, &src_b, &dst_b, &total_b};
+    err = cudaLaunchKernel(reinterpret_cast<const void*>(*kernel),
+                           dim3(static_cast<unsigned>((cols_a + cols_b) * chunks)), dim3(256), args,
+                           0, s);
     return true;
 }
 
