@@ -141,9 +141,6 @@ struct lt_runner::impl {
         const padded_sizes sz = padded_bytes(p);
         a_pad = device_buffer(sz.a);
         b_pad = device_buffer(sz.b);
-        KTUNE_CUDA_CALL(cudaMemset(a_pad.data(), 0, sz.a));
-        KTUNE_CUDA_CALL(cudaMemset(b_pad.data(), 0, sz.b));
-        KTUNE_CUDA_CALL(cudaDeviceSynchronize());
     }
 
     // One GEMM on rotation set `set`; in the padded form, its copies first (a failed copy reads

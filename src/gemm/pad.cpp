@@ -157,14 +157,24 @@ bool launch_pad(std::int64_t k, std::int64_t k8, const void* src_a, void* dst_a,
 
 cudaError_t copy(const operand& o, std::int64_t k8, std::size_t elem, const void* src, void* dst,
                  cudaStream_t s) {
-    if (!o.k_leading)
-        return cudaMemcpyAsync(dst, src, std::size_t(o.rows) * std::size_t(o.cols) * elem,
-                               cudaMemcpyDeviceToDevice, s);
+    auto* out = static_cast<char*>(dst);
+    if (!o.k_leading) {
+        // K is the column count: the columns past K are the padding, one run at the end.
+        const std::size_t whole = std::size_t(o.rows) * std::size_t(o.cols) * elem;
+        if (const cudaError_t err = cudaMemcpyAsync(dst, src, whole, cudaMemcpyDeviceToDevice, s);
+            err != cudaSuccess)
+            return err;
+        return cudaMemsetAsync(out + whole, 0,
+                               std::size_t(o.rows) * std::size_t(k8 - o.cols) * elem, s);
+    }
     cudaError_t err = cudaSuccess;
     if (launch_pad(o.rows, k8, src, dst, o.cols, nullptr, nullptr, 0, s, err)) return err;
-    return cudaMemcpy2DAsync(dst, std::size_t(k8) * elem, src, std::size_t(o.rows) * elem,
-                             std::size_t(o.rows) * elem, std::size_t(o.cols),
-                             cudaMemcpyDeviceToDevice, s);
+    err = cudaMemcpy2DAsync(dst, std::size_t(k8) * elem, src, std::size_t(o.rows) * elem,
+                            std::size_t(o.rows) * elem, std::size_t(o.cols),
+                            cudaMemcpyDeviceToDevice, s);
+    if (err != cudaSuccess) return err;
+    return cudaMemset2DAsync(out + std::size_t(o.rows) * elem, std::size_t(k8) * elem, 0,
+                             std::size_t(k8 - o.rows) * elem, std::size_t(o.cols), s);
 }
 
 } // namespace

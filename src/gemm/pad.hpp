@@ -30,8 +30,9 @@ std::string_view pad_kernel_source() noexcept;
 /// Compiles and loads the copy kernel now (NVRTC, once per process) rather than in the first
 /// copy: a caller about to capture a graph or time the copies calls it first.
 void prepare_pad();
-/// Enqueues the copies of A and B into a_pad and b_pad (padded_bytes each, zeroed once by the
-/// caller: the copies never write the padding). Returns the first CUDA error.
+/// Enqueues the copies of A and B into a_pad and b_pad (padded_bytes each), the padding's zeros
+/// included: nothing needs zeroing beforehand, so a first call inside a graph capture is as
+/// good as any. Returns the first CUDA error.
 cudaError_t enqueue_pad(const problem& p, const void* a, const void* b, void* a_pad, void* b_pad,
                         cudaStream_t stream);
 

@@ -35,8 +35,9 @@ struct plan {
     algo_source source = algo_source::heuristic;
     const void* bias = nullptr; ///< the bias pointer last set on descs.op
     // The padded-K form: descs are the padded problem's, and the copies of A and B land here.
-    // One pair per problem: a call on another stream first waits for the last call's GEMM
-    // (`last_use`), so two streams never write the buffers under each other's reads.
+    // One pair per problem: an eager call on another stream first waits for the last eager
+    // call's GEMM (`last_use`), so two streams never write the buffers under each other's reads.
+    // Graph replays are the application's to order (gemm.hpp).
     device_buffer a_pad, b_pad;
     cuda_event last_use;
     CUstream_st* last_stream = nullptr;
@@ -77,9 +78,6 @@ struct session::impl {
             const detail::padded_sizes sz = detail::padded_bytes(p);
             pl.a_pad = device_buffer(sz.a);
             pl.b_pad = device_buffer(sz.b);
-            KTUNE_CUDA_CALL(cudaMemset(pl.a_pad.data(), 0, sz.a));
-            KTUNE_CUDA_CALL(cudaMemset(pl.b_pad.data(), 0, sz.b));
-            KTUNE_CUDA_CALL(cudaDeviceSynchronize());
         }
         if (workspace.size() < opt.max_workspace) workspace = device_buffer(opt.max_workspace);
         return plans.emplace(p, std::move(pl)).first->second;
@@ -99,8 +97,13 @@ void session::gemm(const problem& p, const void* a, const void* b, void* d, CUst
         detail::set_bias(pl.descs, p, bias);
         pl.bias = bias;
     }
+    // A captured call is ordered by the graph's replays, not by the event (an event recorded in
+    // a capture cannot be waited on outside it).
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (pl.attrs.pad_k) KTUNE_CUDA_CALL(cudaStreamIsCapturing(stream, &capture));
+    const bool captured = capture != cudaStreamCaptureStatusNone;
     if (pl.attrs.pad_k) {
-        if (pl.last_stream != nullptr && pl.last_stream != stream)
+        if (!captured && pl.last_stream != nullptr && pl.last_stream != stream)
             KTUNE_CUDA_CALL(cudaStreamWaitEvent(stream, pl.last_use.get(), 0));
         KTUNE_CUDA_CALL(detail::enqueue_pad(p, a, b, pl.a_pad.data(), pl.b_pad.data(), stream));
         a = pl.a_pad.data();
@@ -111,7 +114,7 @@ void session::gemm(const problem& p, const void* a, const void* b, void* d, CUst
         impl_->handle.get(), pl.descs.op.get(), &alpha, a, pl.descs.a.get(), b, pl.descs.b.get(),
         &beta, d, pl.descs.c.get(), d, pl.descs.d.get(), &pl.algo, impl_->workspace.data(),
         impl_->opt.max_workspace, stream));
-    if (pl.attrs.pad_k) {
+    if (pl.attrs.pad_k && !captured) {
         KTUNE_CUDA_CALL(cudaEventRecord(pl.last_use.get(), stream));
         pl.last_stream = stream;
     }

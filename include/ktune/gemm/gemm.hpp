@@ -8,7 +8,10 @@
 //   auto p = ktune::gemm::parse_problem("16x4096x4096", "bf16", "tn");
 //   g.gemm(p, a, b, d, stream);                               // D = op(A) op(B)
 //
-// A session is used by one thread at a time, like the cuBLASLt handle it owns.
+// A session is used by one thread at a time, like the cuBLASLt handle it owns. A problem tuned
+// to the padded-K form (docs/perf/gemm.md#padded-k) copies A and B into buffers the session
+// keeps per problem: eager calls on different streams are ordered by the session, but a
+// captured call's replays must not overlap another call of the same problem.
 
 #include "ktune/gemm/algo.hpp"
 #include "ktune/gemm/cache.hpp"

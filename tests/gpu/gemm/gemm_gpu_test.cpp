@@ -42,6 +42,43 @@ device_buffer upload(dtype t, std::uint64_t seed, std::size_t count) {
     return d;
 }
 
+// Checks D (column-major, D's type) against the fp64 reference at spread positions.
+void check_d(const problem& p, const void* d) {
+    const gemm::detail::input_seeds seeds;
+    std::vector<std::uint16_t> host(std::size_t(p.m * p.n));
+    KTUNE_CUDA_CALL(cudaMemcpy(host.data(), d, host.size() * 2, cudaMemcpyDeviceToHost));
+    for (const auto& [i, j] : gemm::detail::check_positions(p, 64)) {
+        const auto ref = gemm::detail::reference_at(p, seeds, i, j);
+        const double got = gemm::detail::decode_output(
+            p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16, host[std::size_t(i + j * p.m)]);
+        CHECK(std::fabs(got - ref.value) <= gemm::detail::tolerance(p, ref));
+    }
+}
+
+// The session's call of p captured in a CUDA graph, replayed twice into a D that starts as NaN.
+void check_session_graph(session& s, const problem& p) {
+    const gemm::detail::input_seeds seeds;
+    auto a = upload(p.type, seeds.a, std::size_t(p.m * p.k));
+    auto b = upload(p.type, seeds.b, std::size_t(p.k * p.n));
+    device_buffer d(std::size_t(p.m * p.n) * 2);
+    KTUNE_CUDA_CALL(cudaDeviceSynchronize());
+    cuda_stream st;
+    cudaGraph_t graph = nullptr;
+    KTUNE_CUDA_CALL(cudaStreamBeginCapture(st.get(), cudaStreamCaptureModeGlobal));
+    s.gemm(p, a.data(), b.data(), d.data(), st.get());
+    KTUNE_CUDA_CALL(cudaStreamEndCapture(st.get(), &graph));
+    cudaGraphExec_t exec = nullptr;
+    KTUNE_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 2; ++replay) {
+        KTUNE_CUDA_CALL(cudaMemsetAsync(d.data(), 0xff, std::size_t(p.m * p.n) * 2, st.get()));
+        KTUNE_CUDA_CALL(cudaGraphLaunch(exec, st.get()));
+        KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+        check_d(p, d.data());
+    }
+    KTUNE_CUDA_CALL(cudaGraphExecDestroy(exec));
+    KTUNE_CUDA_CALL(cudaGraphDestroy(graph));
+}
+
 // Runs p through a session and checks D against the fp64 reference at spread positions.
 void check_session(session& s, const problem& p) {
     const gemm::detail::input_seeds seeds;
@@ -158,6 +195,13 @@ TEST_CASE("an odd K tunes the padded form, which passes the check and drives the
         CHECK(s.algorithm(p).pad_k == 1);
         check_session(s, p);
         check_session(s, p);
+        std::filesystem::remove(file);
+        // A fresh session whose padded buffers were never written: the first call that touches
+        // them is captured, and the replays must write the padding's zeros themselves.
+        cache::store(file, to_cache_entry(as_winner, cache::environment::current(), {}));
+        session captured({file, std::size_t{32} << 20});
+        REQUIRE(captured.algorithm(p).pad_k == 1);
+        check_session_graph(captured, p);
         std::filesystem::remove(file);
     }
 }
