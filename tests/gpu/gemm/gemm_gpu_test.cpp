@@ -55,13 +55,24 @@ void check_d(const problem& p, const void* d) {
     }
 }
 
+// A, B (the reference's inputs) and D of p on the GPU.
+struct operands {
+    device_buffer a, b, d;
+};
+operands operands_for(const problem& p) {
+    const gemm::detail::input_seeds seeds;
+    operands o{upload(p.type, seeds.a, std::size_t(p.m * p.k)),
+               upload(p.type, seeds.b, std::size_t(p.k * p.n)),
+               device_buffer(std::size_t(p.m * p.n) * 2)};
+    // The uploads may still be in flight (pageable cudaMemcpy); the callers' streams are
+    // non-blocking and would not wait for them.
+    KTUNE_CUDA_CALL(cudaDeviceSynchronize());
+    return o;
+}
+
 // The session's call of p captured in a CUDA graph, replayed twice into a D that starts as NaN.
 void check_session_graph(session& s, const problem& p) {
-    const gemm::detail::input_seeds seeds;
-    auto a = upload(p.type, seeds.a, std::size_t(p.m * p.k));
-    auto b = upload(p.type, seeds.b, std::size_t(p.k * p.n));
-    device_buffer d(std::size_t(p.m * p.n) * 2);
-    KTUNE_CUDA_CALL(cudaDeviceSynchronize());
+    auto [a, b, d] = operands_for(p);
     cuda_stream st;
     cudaGraph_t graph = nullptr;
     KTUNE_CUDA_CALL(cudaStreamBeginCapture(st.get(), cudaStreamCaptureModeGlobal));
@@ -81,24 +92,11 @@ void check_session_graph(session& s, const problem& p) {
 
 // Runs p through a session and checks D against the fp64 reference at spread positions.
 void check_session(session& s, const problem& p) {
-    const gemm::detail::input_seeds seeds;
-    auto a = upload(p.type, seeds.a, std::size_t(p.m * p.k));
-    auto b = upload(p.type, seeds.b, std::size_t(p.k * p.n));
-    device_buffer d(std::size_t(p.m * p.n) * 2);
-    // The uploads may still be in flight (pageable cudaMemcpy); st is non-blocking and would not
-    // wait for them.
-    KTUNE_CUDA_CALL(cudaDeviceSynchronize());
+    auto [a, b, d] = operands_for(p);
     cuda_stream st;
     s.gemm(p, a.data(), b.data(), d.data(), st.get());
     KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
-    std::vector<std::uint16_t> host(std::size_t(p.m * p.n));
-    KTUNE_CUDA_CALL(cudaMemcpy(host.data(), d.data(), host.size() * 2, cudaMemcpyDeviceToHost));
-    for (const auto& [i, j] : gemm::detail::check_positions(p, 64)) {
-        const auto ref = gemm::detail::reference_at(p, seeds, i, j);
-        const double got = gemm::detail::decode_output(
-            p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16, host[std::size_t(i + j * p.m)]);
-        CHECK(std::fabs(got - ref.value) <= gemm::detail::tolerance(p, ref));
-    }
+    check_d(p, d.data());
 }
 
 tune_options quick() {
