@@ -1,6 +1,7 @@
 // The report of a GEMM tune: JSON (schemas ktune.tune.gemm and ktune.tune.gemm_plan,
 // docs/formats.md) and text.
 #include "ktune/gemm/report.hpp"
+#include "gemm/pad.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -160,6 +161,10 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
     };
     s += line("cuBLAS default", r.default_pick);
     s += line("ktune", r.winner);
+    if (r.winner.algo.pad_k != 0)
+        s += fmt::format("  {:<16} K padded {} -> {}: A and B copied, zeros past K, the copies "
+                         "timed with the GEMM (docs/perf/gemm.md#padded-k)\n",
+                         "", p.k, detail::padded(p).k);
     s += r.replaces_default
              ? fmt::format(
                    "  ktune's pick is {:.3f}x faster than cuBLAS's default (CIs apart in two "

@@ -120,6 +120,8 @@ TEST_CASE("the tune keeps cuBLAS's own first pick as the default and lets a padd
     pinned.space.seconds = 0;
     ktune_test::check_golden(to_json(pinned, 800, "measured") + "\n",
                              "gemm/tune_report_padded.json");
+    // The text says the pick pads, and to what.
+    CHECK(format_text(pinned, 800, "measured").find("K padded 4097 -> 4104") != std::string::npos);
 }
 
 TEST_CASE("a padded cache entry is re-checked on the padded problem") {
