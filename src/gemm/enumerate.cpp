@@ -39,22 +39,18 @@ std::uint32_t alignment_bytes(std::int64_t leading_dim, std::size_t elem_bytes) 
 
 namespace {
 
-// Adds q's heuristic picks and enumeration to `out`, each marked with `pad_k` (the form q stands
-// for), skipping configurations already seen.
-void walk(lt_backend& lt, const problem& q, std::uint8_t pad_k, const enumerate_options& o,
-          enumeration& out, std::set<std::vector<std::uint64_t>>& seen) {
-    const auto identity = [](const algo_config& a) {
-        return std::vector<std::uint64_t>{std::uint64_t(std::uint32_t(a.algo_id)),
-                                          a.tile,
-                                          a.stages,
-                                          a.inner_shape,
-                                          a.cluster,
-                                          std::uint64_t(std::uint32_t(a.splitk)),
-                                          a.reduction,
-                                          a.swizzle,
-                                          a.custom,
-                                          a.pad_k};
-    };
+using seen_set = std::set<std::vector<std::uint64_t>>;
+
+std::vector<std::uint64_t> identity(const algo_config& a) {
+    return std::vector<std::uint64_t>{
+        std::uint64_t(std::uint32_t(a.algo_id)), a.tile,      a.stages,  a.inner_shape, a.cluster,
+        std::uint64_t(std::uint32_t(a.splitk)),  a.reduction, a.swizzle, a.custom,      a.pad_k};
+}
+
+// Adds q's heuristic picks to `out` (heuristic and all), each marked with `pad_k` (the form q
+// stands for), skipping configurations already seen.
+void add_picks(lt_backend& lt, const problem& q, std::uint8_t pad_k, const enumerate_options& o,
+               enumeration& out, seen_set& seen) {
     int rank = 0;
     for (const auto& h : lt.heuristic(q, o.heuristic_count, o.max_workspace)) {
         candidate c{h.algo, h.workspace, h.waves, rank};
@@ -64,7 +60,11 @@ void walk(lt_backend& lt, const problem& q, std::uint8_t pad_k, const enumerate_
         out.heuristic.push_back(c);
         out.all.push_back(c);
     }
+}
 
+// Adds q's enumeration to out.all, marked and deduplicated as add_picks.
+void add_enumeration(lt_backend& lt, const problem& q, std::uint8_t pad_k,
+                     const enumerate_options& o, enumeration& out, seen_set& seen) {
     const auto ids = lt.algo_ids(q);
     out.stats.algo_ids += ids.size();
     const std::vector<std::uint16_t> clusters =
@@ -128,11 +128,15 @@ void walk(lt_backend& lt, const problem& q, std::uint8_t pad_k, const enumerate_
 enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o) {
     const auto t0 = std::chrono::steady_clock::now();
     enumeration out;
-    std::set<std::vector<std::uint64_t>> seen;
-    walk(lt, p, 0, o, out, seen);
-    // The padded form's candidates follow the problem's own, its heuristic picks after cuBLAS's
-    // (whose first stays the default pick).
-    if (pads_k(p)) walk(lt, padded(p), 1, o, out, seen);
+    seen_set seen;
+    // Every heuristic pick before any enumerated candidate (the tune measures out.all's first
+    // heuristic.size() first): cuBLAS's own (whose first stays the default pick), then the
+    // padded form's; then the two enumerations in the same order.
+    const bool pads = pads_k(p);
+    add_picks(lt, p, 0, o, out, seen);
+    if (pads) add_picks(lt, padded(p), 1, o, out, seen);
+    add_enumeration(lt, p, 0, o, out, seen);
+    if (pads) add_enumeration(lt, padded(p), 1, o, out, seen);
     out.stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

@@ -46,7 +46,8 @@ struct enumeration_stats {
 
 struct enumeration {
     std::vector<candidate> heuristic; ///< rank order
-    std::vector<candidate> all;       ///< heuristic picks first, then the enumeration; unique
+    /// Every heuristic pick first (`heuristic`, in its order), then the enumeration; unique.
+    std::vector<candidate> all;
     enumeration_stats stats;
 };
 

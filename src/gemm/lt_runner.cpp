@@ -147,22 +147,18 @@ struct lt_runner::impl {
     // as an execution failure of the launch).
     cublasStatus_t launch(const cublasLtMatmulAlgo_t& algo, int set, bool pad) {
         const float alpha = 1.0f, beta = 0.0f;
-        const char* a_set = static_cast<const char*>(a.data()) + a_bytes * std::size_t(set);
-        const char* b_set = static_cast<const char*>(b.data()) + b_bytes * std::size_t(set);
+        const void* a_in = static_cast<const char*>(a.data()) + a_bytes * std::size_t(set);
+        const void* b_in = static_cast<const char*>(b.data()) + b_bytes * std::size_t(set);
         if (pad) {
-            if (enqueue_pad(p, a_set, b_set, a_pad.data(), b_pad.data(), stream.get()) !=
-                cudaSuccess)
+            if (enqueue_pad(p, a_in, b_in, a_pad.data(), b_pad.data(), stream.get()) != cudaSuccess)
                 return CUBLAS_STATUS_EXECUTION_FAILED;
-            const lt_descs& q = *pad_descs;
-            return cublaslt().cublasLtMatmul(handle.get(), q.op.get(), &alpha, a_pad.data(),
-                                             q.a.get(), b_pad.data(), q.b.get(), &beta, d.data(),
-                                             q.c.get(), d.data(), q.d.get(), &algo,
-                                             workspace.data(), max_ws, stream.get());
+            a_in = a_pad.data();
+            b_in = b_pad.data();
         }
-        return cublaslt().cublasLtMatmul(handle.get(), descs.op.get(), &alpha, a_set, descs.a.get(),
-                                         b_set, descs.b.get(), &beta, d.data(), descs.c.get(),
-                                         d.data(), descs.d.get(), &algo, workspace.data(), max_ws,
-                                         stream.get());
+        const lt_descs& ds = pad ? *pad_descs : descs;
+        return cublaslt().cublasLtMatmul(handle.get(), ds.op.get(), &alpha, a_in, ds.a.get(), b_in,
+                                         ds.b.get(), &beta, d.data(), ds.c.get(), d.data(),
+                                         ds.d.get(), &algo, workspace.data(), max_ws, stream.get());
     }
 
     bool verify(timing& out) {

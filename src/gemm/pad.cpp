@@ -156,7 +156,7 @@ bool launch_pad(std::int64_t k, std::int64_t k8, const void* src_a, void* dst_a,
 }
 
 cudaError_t copy(const operand& o, std::int64_t k8, std::size_t elem, const void* src, void* dst,
-                 cudaStream_t s) {
+                 cudaStream_t s, pad_copy form) {
     auto* out = static_cast<char*>(dst);
     if (!o.k_leading) {
         // K is the column count: the columns past K are the padding, one run at the end.
@@ -168,7 +168,9 @@ cudaError_t copy(const operand& o, std::int64_t k8, std::size_t elem, const void
                                std::size_t(o.rows) * std::size_t(k8 - o.cols) * elem, s);
     }
     cudaError_t err = cudaSuccess;
-    if (launch_pad(o.rows, k8, src, dst, o.cols, nullptr, nullptr, 0, s, err)) return err;
+    if (form == pad_copy::kernel &&
+        launch_pad(o.rows, k8, src, dst, o.cols, nullptr, nullptr, 0, s, err))
+        return err;
     err = cudaMemcpy2DAsync(dst, std::size_t(k8) * elem, src, std::size_t(o.rows) * elem,
                             std::size_t(o.rows) * elem, std::size_t(o.cols),
                             cudaMemcpyDeviceToDevice, s);
@@ -204,18 +206,18 @@ padded_sizes padded_bytes(const problem& p) noexcept {
 }
 
 cudaError_t enqueue_pad(const problem& p, const void* a, const void* b, void* a_pad, void* b_pad,
-                        cudaStream_t stream) {
+                        cudaStream_t stream, pad_copy form) {
     const std::int64_t k8 = padded(p).k;
     const std::size_t e = input_bytes(p.type);
     const operand oa = operand_a(p), ob = operand_b(p);
     // tn (x @ W^T): both K-leading, one launch.
     if (cudaError_t err = cudaSuccess;
-        oa.k_leading && ob.k_leading &&
+        form == pad_copy::kernel && oa.k_leading && ob.k_leading &&
         launch_pad(p.k, k8, a, a_pad, oa.cols, b, b_pad, ob.cols, stream, err))
         return err;
-    if (const cudaError_t err = copy(operand_a(p), k8, e, a, a_pad, stream); err != cudaSuccess)
+    if (const cudaError_t err = copy(oa, k8, e, a, a_pad, stream, form); err != cudaSuccess)
         return err;
-    return copy(operand_b(p), k8, e, b, b_pad, stream);
+    return copy(ob, k8, e, b, b_pad, stream, form);
 }
 
 } // namespace ktune::gemm::detail

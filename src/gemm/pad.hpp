@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace ktune::gemm::detail {
@@ -30,10 +31,14 @@ std::string_view pad_kernel_source() noexcept;
 /// Compiles and loads the copy kernel now (NVRTC, once per process) rather than in the first
 /// copy: a caller about to capture a graph or time the copies calls it first.
 void prepare_pad();
+/// How a K-leading operand is copied: the kernel where it compiled and loaded, else the
+/// driver's 2-D copy and memset (`driver` forces those: the GPU test runs both).
+enum class pad_copy : std::uint8_t { kernel, driver };
+
 /// Enqueues the copies of A and B into a_pad and b_pad (padded_bytes each), the padding's zeros
 /// included: nothing needs zeroing beforehand, so a first call inside a graph capture is as
 /// good as any. Returns the first CUDA error.
 cudaError_t enqueue_pad(const problem& p, const void* a, const void* b, void* a_pad, void* b_pad,
-                        cudaStream_t stream);
+                        cudaStream_t stream, pad_copy form = pad_copy::kernel);
 
 } // namespace ktune::gemm::detail

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <optional>
 #include <unordered_map>
 
 namespace ktune::gemm {
@@ -39,7 +40,7 @@ struct plan {
     // call's GEMM (`last_use`), so two streams never write the buffers under each other's reads.
     // Graph replays are the application's to order (gemm.hpp).
     device_buffer a_pad, b_pad;
-    cuda_event last_use;
+    std::optional<cuda_event> last_use; ///< made with the padded form's buffers
     CUstream_st* last_stream = nullptr;
 };
 
@@ -78,6 +79,7 @@ struct session::impl {
             const detail::padded_sizes sz = detail::padded_bytes(p);
             pl.a_pad = device_buffer(sz.a);
             pl.b_pad = device_buffer(sz.b);
+            pl.last_use.emplace();
         }
         if (workspace.size() < opt.max_workspace) workspace = device_buffer(opt.max_workspace);
         return plans.emplace(p, std::move(pl)).first->second;
@@ -104,7 +106,7 @@ void session::gemm(const problem& p, const void* a, const void* b, void* d, CUst
     const bool captured = capture != cudaStreamCaptureStatusNone;
     if (pl.attrs.pad_k) {
         if (!captured && pl.last_stream != nullptr && pl.last_stream != stream)
-            KTUNE_CUDA_CALL(cudaStreamWaitEvent(stream, pl.last_use.get(), 0));
+            KTUNE_CUDA_CALL(cudaStreamWaitEvent(stream, pl.last_use->get(), 0));
         KTUNE_CUDA_CALL(detail::enqueue_pad(p, a, b, pl.a_pad.data(), pl.b_pad.data(), stream));
         a = pl.a_pad.data();
         b = pl.b_pad.data();
@@ -115,7 +117,7 @@ void session::gemm(const problem& p, const void* a, const void* b, void* d, CUst
         &beta, d, pl.descs.c.get(), d, pl.descs.d.get(), &pl.algo, impl_->workspace.data(),
         impl_->opt.max_workspace, stream));
     if (pl.attrs.pad_k && !captured) {
-        KTUNE_CUDA_CALL(cudaEventRecord(pl.last_use.get(), stream));
+        KTUNE_CUDA_CALL(cudaEventRecord(pl.last_use->get(), stream));
         pl.last_stream = stream;
     }
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <variant>
 
 namespace ktune::ops::detail {
@@ -304,45 +305,44 @@ config row_op::default_config(const problem& p) const {
             if (valid(r, p, nullptr)) return r;
         }
     }
+    // Staged by bulk copies, the row split over the fewest blocks of a cluster that keep each
+    // slice within `slice` bytes (a row that vec does not divide is staged whole or not at all:
+    // tma.cuh's span), the first thread count that makes it valid.
+    const auto staged = [&](std::int64_t slice,
+                            std::initializer_list<std::int64_t> threads) -> std::optional<config> {
+        std::int64_t cl = 1;
+        while (cl < 8 && p.shape.cols % vec == 0 && p.shape.cols / cl * esize > slice)
+            cl *= 2;
+        config s = c;
+        s.set("cluster", cl);
+        s.set("stage", std::string("smem_tma"));
+        for (const std::int64_t t : threads) {
+            s.set("threads_per_row", t);
+            if (valid(s, p, nullptr)) return s;
+        }
+        return std::nullopt;
+    };
     if (const std::int64_t tpr = long_row_block_threads(p.type);
         tpr > 0 && p.shape.cols * esize >= long_row_min_bytes(p.type)) {
         // One row per block in slices of long_row_slice_bytes (256 KiB: 192 KiB staged, the
         // tail in registers), as few blocks per row as that allows: a cluster cost 16 points at
         // equal slices (docs/perf/kernels.md#staged-rows; layernorm fp32, 128 KiB slices, tpr 1024:
         // 91 % alone at 4096x32768, 75 % in clusters of 4).
-        // A row that vec does not divide is staged whole or not at all (tma.cuh's span).
-        std::int64_t cl = 1;
-        while (cl < 8 && p.shape.cols % vec == 0 &&
-               p.shape.cols / cl * esize > long_row_slice_bytes(p.type))
-            cl *= 2;
-        config s = c;
-        s.set("cluster", cl);
-        s.set("stage", std::string("smem_tma"));
         // A ragged row is staged whole in one block (no slices, no register tail): 1024 threads
         // first. Layernorm fp32 4096x50257 (201 KiB rows) ran 1363.1 µs at 256 threads, 569.2
         // µs tuned at 1024 (H200, docs/perf/kernels.md#layernorm-odd-rows-ncu).
         const bool ragged_row = p.shape.cols % vec != 0;
-        for (const std::int64_t t : {ragged_row ? std::int64_t{1024} : tpr, tpr}) {
-            s.set("threads_per_row", t);
-            if (valid(s, p, nullptr)) return s;
-        }
+        if (auto s = ragged_row ? staged(long_row_slice_bytes(p.type), {1024, tpr})
+                                : staged(long_row_slice_bytes(p.type), {tpr}))
+            return *s;
     }
-    if (p.shape.cols * esize > 32 * 1024) {
-        std::int64_t cl = 1;
-        while (cl < 8 && p.shape.cols % vec == 0 && p.shape.cols / cl * esize > 64 * 1024)
-            cl *= 2;
-        config s = c;
-        s.set("cluster", cl);
-        s.set("stage", std::string("smem_tma"));
-        // 1024 threads where 512 is not valid: a ragged row of 96-128 KiB would keep a register
-        // tail at 512 (two blocks a SM), which a ragged span cannot; layernorm fp32 4096x32001
-        // ran 617.5 µs on the register cache this fell to, 337.6 µs tuned at 1024 threads
-        // staged (H200, docs/perf/kernels.md#layernorm-odd-rows-ncu).
-        for (const std::int64_t tpr : {std::int64_t{512}, std::int64_t{1024}}) {
-            s.set("threads_per_row", tpr);
-            if (valid(s, p, nullptr)) return s;
-        }
-    }
+    // Rows over 32 KiB: 512 threads, slices of at most 64 KiB; 1024 threads where 512 is not
+    // valid: a ragged row of 96-128 KiB would keep a register tail at 512 (two blocks a SM),
+    // which a ragged span cannot; layernorm fp32 4096x32001 ran 617.5 µs on the register cache
+    // this fell to, 337.6 µs tuned at 1024 threads staged (H200,
+    // docs/perf/kernels.md#layernorm-odd-rows-ncu).
+    if (p.shape.cols * esize > 32 * 1024)
+        if (auto s = staged(64 * 1024, {512, 1024})) return *s;
     // Rows up to 32 KiB keep to vectors that divide the row (register-cached ragged rows won
     // only at some shapes on the H200); longer rows are staged above, ragged or not
     // (docs/perf/kernels.md#rows-of-odd-length).

@@ -1,8 +1,9 @@
 // ktune tune gemm on a real GPU: every candidate passes the reference check or gets a status,
 // cuBLAS's default is never beaten by a tie, the winner's cache entry drives the run-time call,
-// and a stale entry falls back to the heuristic.
+// and a stale entry falls back to the heuristic; the padded-K form copies exactly.
 #include "catch.hpp"
 
+#include "gemm/pad.hpp"
 #include "gemm/reference.hpp"
 #include "ktune/cache/store.hpp"
 #include "ktune/core/check.hpp"
@@ -202,4 +203,62 @@ TEST_CASE("an odd K tunes the padded form, which passes the check and drives the
         check_session_graph(captured, p);
         std::filesystem::remove(file);
     }
+}
+
+TEST_CASE("the padded copies write every element and zeros past K, kernel and driver forms") {
+    // docs/perf/gemm.md#padded-k. K over three of the kernel's chunks; the sources start one
+    // element past a 16-byte boundary (a sub-tensor's pointer), the destinations hold 0xff.
+    for (const char* lay : {"tn", "nn"})
+        for (const auto form : {gemm::detail::pad_copy::kernel, gemm::detail::pad_copy::driver}) {
+            const problem p = parse_problem("40x24x9001", "bf16", lay);
+            const std::int64_t k8 = gemm::detail::padded(p).k;
+            INFO(lay << (form == gemm::detail::pad_copy::kernel ? " kernel" : " driver"));
+            // Stored column-major: A is K x M (tn) or M x K (nn); B is K x N either way.
+            struct stored {
+                std::int64_t rows, cols;
+                bool k_leading;
+            };
+            const stored sa = p.transa() ? stored{p.k, p.m, true} : stored{p.m, p.k, false};
+            const stored sb{p.k, p.n, true};
+            const auto host_of = [](const stored& s, std::uint16_t salt) {
+                std::vector<std::uint16_t> h(std::size_t(s.rows * s.cols));
+                for (std::size_t i = 0; i < h.size(); ++i)
+                    h[i] = static_cast<std::uint16_t>((i * 2654435761u >> 7) ^ salt) | 1u;
+                return h;
+            };
+            const auto ha = host_of(sa, 0x1234), hb = host_of(sb, 0x4321);
+            device_buffer da((ha.size() + 8) * 2), db((hb.size() + 8) * 2);
+            auto* a_src = static_cast<std::uint16_t*>(da.data()) + 1;
+            auto* b_src = static_cast<std::uint16_t*>(db.data()) + 1;
+            KTUNE_CUDA_CALL(cudaMemcpy(a_src, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
+            KTUNE_CUDA_CALL(cudaMemcpy(b_src, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
+            const auto sz = gemm::detail::padded_bytes(p);
+            device_buffer a_pad(sz.a), b_pad(sz.b);
+            KTUNE_CUDA_CALL(cudaMemset(a_pad.data(), 0xff, sz.a));
+            KTUNE_CUDA_CALL(cudaMemset(b_pad.data(), 0xff, sz.b));
+            KTUNE_CUDA_CALL(cudaDeviceSynchronize());
+            cuda_stream st;
+            REQUIRE(gemm::detail::enqueue_pad(p, a_src, b_src, a_pad.data(), b_pad.data(), st.get(),
+                                              form) == cudaSuccess);
+            KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+            const auto expect = [&](const stored& s, const std::vector<std::uint16_t>& h,
+                                    const device_buffer& pad) {
+                std::vector<std::uint16_t> got(pad.size() / 2);
+                KTUNE_CUDA_CALL(
+                    cudaMemcpy(got.data(), pad.data(), pad.size(), cudaMemcpyDeviceToHost));
+                const std::int64_t rows = s.k_leading ? k8 : s.rows;
+                const std::int64_t cols = s.k_leading ? s.cols : k8;
+                REQUIRE(got.size() == std::size_t(rows * cols));
+                std::size_t wrong = 0;
+                for (std::int64_t c = 0; c < cols; ++c)
+                    for (std::int64_t r = 0; r < rows; ++r) {
+                        const bool inside = r < s.rows && c < s.cols;
+                        const std::uint16_t want = inside ? h[std::size_t(c * s.rows + r)] : 0;
+                        wrong += got[std::size_t(c * rows + r)] != want;
+                    }
+                CHECK(wrong == 0);
+            };
+            expect(sa, ha, a_pad);
+            expect(sb, hb, b_pad);
+        }
 }

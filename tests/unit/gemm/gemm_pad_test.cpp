@@ -79,6 +79,9 @@ TEST_CASE("an odd K enumerates the padded form beside cuBLASLt's own candidates"
     CHECK(en.heuristic[0].heuristic_rank == 0);
     CHECK(en.heuristic[2].algo.pad_k == 1);
     CHECK(en.heuristic[2].heuristic_rank == 0);
+    // The tune measures all's first heuristic.size() as the picks: the padded ones among them.
+    for (std::size_t i = 0; i < en.heuristic.size(); ++i)
+        CHECK(en.all[i].algo == en.heuristic[i].algo);
     // Every padded candidate was checked on the padded problem, every own one on p.
     for (const problem& q : lt.checked)
         CHECK((q.k == 4097 || q.k == 4104));
@@ -114,10 +117,15 @@ TEST_CASE("the tune keeps cuBLAS's own first pick as the default and lets a padd
     CHECK(r.winner.algo.pad_k == 1);
     CHECK(r.speedup == Approx(100.0 / 30.0));
 
-    // The report names the form in each candidate's algo (docs/formats.md#ktunetunegemm).
+    // The report names the form in each candidate's algo (docs/formats.md#ktunetunegemm); the
+    // golden keeps the heuristic's picks of both forms (evaluated first), not all 2147.
     tune_result pinned = r;
     pinned.tune_seconds = 0;
     pinned.space.seconds = 0;
+    REQUIRE(pinned.evaluated.size() > 4);
+    pinned.evaluated.resize(4);
+    CHECK(pinned.evaluated[1].algo.pad_k == 0);
+    CHECK(pinned.evaluated[2].algo.pad_k == 1);
     ktune_test::check_golden(to_json(pinned, 800, "measured") + "\n",
                              "gemm/tune_report_padded.json");
     // The text says the pick pads, and to what.
