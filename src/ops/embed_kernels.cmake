@@ -1,11 +1,15 @@
-# cmake -DOUT_DIR=<dir> -DKERNELS="<file|...>" -P embed_kernels.cmake
-# Writes <dir>/ops/kernel_sources.hpp and kernel_sources.cpp: one string constant per .cuh file
-# (ktune::ops::detail::kernels::<file stem>), the NVRTC sources the built-in ops assemble.
-# Written only when the text changes, so an unchanged kernel recompiles nothing.
-set(hpp "#pragma once\n// Generated from src/ops/kernels/*.cuh by src/ops/embed_kernels.cmake: do not edit.\n")
-string(APPEND hpp "namespace ktune::ops::detail::kernels {\n")
-set(cpp "// Generated from src/ops/kernels/*.cuh by src/ops/embed_kernels.cmake: do not edit.\n")
-string(APPEND cpp "#include \"ops/kernel_sources.hpp\"\n\nnamespace ktune::ops::detail::kernels {\n")
+# cmake -DOUT_DIR=<dir> -DKERNELS="<file|...>" [-DMODULE=gemm] -P embed_kernels.cmake
+# Writes <dir>/<module>/kernel_sources.hpp and kernel_sources.cpp: one string constant per .cuh
+# file (ktune::<module>::detail::kernels::<file stem>), the NVRTC sources a module assembles
+# (MODULE: ops unless given). Written only when the text changes, so an unchanged kernel
+# recompiles nothing.
+if(NOT MODULE)
+  set(MODULE ops)
+endif()
+set(hpp "#pragma once\n// Generated from src/${MODULE}/kernels/*.cuh by src/ops/embed_kernels.cmake: do not edit.\n")
+string(APPEND hpp "namespace ktune::${MODULE}::detail::kernels {\n")
+set(cpp "// Generated from src/${MODULE}/kernels/*.cuh by src/ops/embed_kernels.cmake: do not edit.\n")
+string(APPEND cpp "#include \"${MODULE}/kernel_sources.hpp\"\n\nnamespace ktune::${MODULE}::detail::kernels {\n")
 string(REPLACE "|" ";" KERNELS "${KERNELS}")
 foreach(f IN LISTS KERNELS)
   get_filename_component(stem "${f}" NAME_WE)
@@ -17,11 +21,11 @@ foreach(f IN LISTS KERNELS)
   string(APPEND hpp "extern const char* const ${stem};\n")
   string(APPEND cpp "extern const char* const ${stem} = R\"ktune_cuh(${text})ktune_cuh\";\n")
 endforeach()
-string(APPEND hpp "} // namespace ktune::ops::detail::kernels\n")
-string(APPEND cpp "} // namespace ktune::ops::detail::kernels\n")
-file(MAKE_DIRECTORY "${OUT_DIR}/ops")
+string(APPEND hpp "} // namespace ktune::${MODULE}::detail::kernels\n")
+string(APPEND cpp "} // namespace ktune::${MODULE}::detail::kernels\n")
+file(MAKE_DIRECTORY "${OUT_DIR}/${MODULE}")
 foreach(kind hpp cpp)
-  set(path "${OUT_DIR}/ops/kernel_sources.${kind}")
+  set(path "${OUT_DIR}/${MODULE}/kernel_sources.${kind}")
   set(old "")
   if(EXISTS "${path}")
     file(READ "${path}" old)

@@ -10,6 +10,8 @@ if(KTUNE_PYTHON3)
   add_test(NAME gemm_unaligned_py
            COMMAND ${KTUNE_PYTHON3} ${PROJECT_SOURCE_DIR}/bench/gemm/unaligned_test.py)
 endif()
-# The padded-K copy kernel through real NVRTC (label nvrtc, which the sanitizer pass skips).
-ktune_add_unit_test(unit_gemm_nvrtc ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_pad_nvrtc_test.cpp)
+# The padded-K copy kernel and the Hopper GEMM template through real NVRTC (label nvrtc, which
+# the sanitizer pass skips).
+ktune_add_unit_test(unit_gemm_nvrtc ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_pad_nvrtc_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_sm90_nvrtc_test.cpp)
 set_tests_properties(unit_gemm_nvrtc PROPERTIES LABELS "unit;nvrtc")

@@ -1,0 +1,202 @@
+// ktune's Hopper GEMM template (src/gemm/sm90.hpp) beside cuBLAS on the same problems, in one
+// process (docs/perf/gemm.md#hopper-template). Per shape: random bf16 A and B; cuBLAS through
+// ktune::gemm::session (its heuristic's first pick, or the algorithm a --cache file from
+// `ktune tune gemm` holds: cuBLAS's best found); each config checked element by element against
+// cuBLAS's D, and both against an fp64 host dot product on sampled elements; then timed
+// back to back (10 launches between two events, 15 rounds alternating with cuBLAS, after
+// warm-up): medians and ranges per launch. One JSON line per (shape, config) on stdout.
+//
+//   bench_sm90 [--cache FILE] [--configs "256,4,2,8;128,6,2,16"] 4096x4096x4096 ...
+#include "gemm/sm90.hpp"
+#include "ktune/core/check.hpp"
+#include "ktune/core/cuda_handles.hpp"
+#include "ktune/core/error.hpp"
+#include "ktune/gemm/gemm.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <vector>
+
+using namespace ktune;
+using namespace ktune::gemm;
+using namespace ktune::gemm::detail;
+
+namespace {
+
+std::uint16_t to_bf16(float f) {
+    std::uint32_t u = 0;
+    std::memcpy(&u, &f, 4);
+    u += 0x7fffu + ((u >> 16) & 1u); // round to nearest even
+    return static_cast<std::uint16_t>(u >> 16);
+}
+float from_bf16(std::uint16_t h) {
+    const std::uint32_t u = static_cast<std::uint32_t>(h) << 16;
+    float f = 0;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+std::vector<sm90_config> parse_configs(const std::string& s) {
+    std::vector<sm90_config> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ';')) {
+        sm90_config c;
+        if (std::sscanf(item.c_str(), "%d,%d,%d,%d", &c.bn, &c.stages, &c.consumers, &c.group) != 4)
+            throw error(error_kind::usage,
+                        fmt::format("--configs: '{}' is not bn,stages,consumers,group", item));
+        out.push_back(c);
+    }
+    return out;
+}
+
+struct spread {
+    double median = 0, min = 0, max = 0;
+};
+spread summarize(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return {v[v.size() / 2], v.front(), v.back()};
+}
+
+template <class F>
+double time_batch(F&& launch, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1, int n) {
+    KTUNE_CUDA_CALL(cudaEventRecord(e0, st));
+    for (int i = 0; i < n; ++i)
+        launch();
+    KTUNE_CUDA_CALL(cudaEventRecord(e1, st));
+    KTUNE_CUDA_CALL(cudaEventSynchronize(e1));
+    float ms = 0;
+    KTUNE_CUDA_CALL(cudaEventElapsedTime(&ms, e0, e1));
+    return 1000.0 * ms / n;
+}
+
+void bench_shape(const std::string& shape, const std::vector<sm90_config>& configs,
+                 const std::filesystem::path& cache) {
+    const problem p = parse_problem(shape, "bf16", "tn");
+    const auto elems_a = static_cast<std::size_t>(p.m * p.k),
+               elems_b = static_cast<std::size_t>(p.n * p.k),
+               elems_d = static_cast<std::size_t>(p.m * p.n);
+    std::vector<std::uint16_t> ha(elems_a), hb(elems_b);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (auto& x : ha)
+        x = to_bf16(u(rng));
+    for (auto& x : hb)
+        x = to_bf16(u(rng));
+    device_buffer a(elems_a * 2), b(elems_b * 2), d_ref(elems_d * 2), d(elems_d * 2);
+    KTUNE_CUDA_CALL(cudaMemcpy(a.data(), ha.data(), elems_a * 2, cudaMemcpyHostToDevice));
+    KTUNE_CUDA_CALL(cudaMemcpy(b.data(), hb.data(), elems_b * 2, cudaMemcpyHostToDevice));
+    cuda_stream st;
+    cuda_event e0, e1;
+    session_options so;
+    so.cache_file = cache;
+    session cublas(so);
+    const auto run_cublas = [&] { cublas.gemm(p, a.data(), b.data(), d_ref.data(), st.get()); };
+    run_cublas();
+    KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+    std::vector<std::uint16_t> ref(elems_d), got(elems_d);
+    KTUNE_CUDA_CALL(cudaMemcpy(ref.data(), d_ref.data(), elems_d * 2, cudaMemcpyDeviceToHost));
+    // fp64 dot products on sampled elements: D[m + n M] = sum_k A[k + m K] B[k + n K].
+    const auto exact = [&](std::int64_t m, std::int64_t n) {
+        double s = 0;
+        for (std::int64_t k = 0; k < p.k; ++k)
+            s += double(from_bf16(ha[m * p.k + k])) * from_bf16(hb[n * p.k + k]);
+        return s;
+    };
+    const auto off = [&](double x, double r) { return std::abs(x - r) / std::max(std::abs(r), 1.0); };
+    std::vector<std::pair<std::int64_t, std::int64_t>> samples;
+    for (int i = 0; i < 64; ++i)
+        samples.emplace_back(std::int64_t(rng() % p.m), std::int64_t(rng() % p.n));
+    double cublas_exact = 0;
+    for (auto [m, n] : samples)
+        cublas_exact = std::max(cublas_exact, off(from_bf16(ref[m + n * p.m]), exact(m, n)));
+    int dev = 0, max_shared = 0;
+    KTUNE_CUDA_CALL(cudaGetDevice(&dev));
+    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const double flop = 2.0 * double(p.m) * double(p.n) * double(p.k);
+    const std::string cublas_algo = describe(cublas.algorithm(p));
+    for (const sm90_config& c : configs) {
+        std::string line = fmt::format(R"({{"schema": "ktune.bench_sm90", "shape": "{}", "config": "{}")",
+                                       shape, sm90_name(c));
+        if (auto why = sm90_rejects(c, p, static_cast<std::size_t>(max_shared)); !why.empty()) {
+            fmt::print("{}, \"status\": \"rejected\", \"why\": \"{}\"}}\n", line, why);
+            continue;
+        }
+        try {
+            const sm90_kernel k(c);
+            const auto run_ktune = [&] { k.run(p, a.data(), b.data(), d.data(), st.get()); };
+            KTUNE_CUDA_CALL(cudaMemsetAsync(d.data(), 0xff, elems_d * 2, st.get()));
+            run_ktune();
+            KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+            KTUNE_CUDA_CALL(cudaMemcpy(got.data(), d.data(), elems_d * 2, cudaMemcpyDeviceToHost));
+            double worst = 0, ktune_exact = 0;
+            std::size_t bad = 0;
+            for (std::size_t i = 0; i < elems_d; ++i) {
+                const double e = off(from_bf16(got[i]), from_bf16(ref[i]));
+                if (!(e <= 0.02)) ++bad; // NaN counts
+                worst = std::max(worst, std::isnan(e) ? 1e30 : e);
+            }
+            for (auto [m, n] : samples)
+                ktune_exact = std::max(ktune_exact, off(from_bf16(got[m + n * p.m]), exact(m, n)));
+            for (int i = 0; i < 3; ++i) {
+                time_batch(run_ktune, st.get(), e0.get(), e1.get(), 10);
+                time_batch(run_cublas, st.get(), e0.get(), e1.get(), 10);
+            }
+            std::vector<double> tk, tc;
+            for (int r = 0; r < 15; ++r) {
+                tk.push_back(time_batch(run_ktune, st.get(), e0.get(), e1.get(), 10));
+                tc.push_back(time_batch(run_cublas, st.get(), e0.get(), e1.get(), 10));
+            }
+            const spread sk = summarize(tk), sc = summarize(tc);
+            fmt::print("{}, \"status\": \"{}\", \"bad\": {}, \"max_rel_vs_cublas\": {:.3g}, "
+                       "\"max_rel_vs_fp64\": {:.3g}, \"cublas_rel_vs_fp64\": {:.3g}, "
+                       "\"us\": [{:.2f}, {:.2f}, {:.2f}], \"cublas_us\": [{:.2f}, {:.2f}, {:.2f}], "
+                       "\"tflops\": {:.1f}, \"cublas_tflops\": {:.1f}, \"vs_cublas\": {:.3f}, "
+                       "\"cublas_algo\": \"{}\"}}\n",
+                       line, bad == 0 ? "ok" : "wrong", bad, worst, ktune_exact, cublas_exact,
+                       sk.median, sk.min, sk.max, sc.median, sc.min, sc.max,
+                       flop / sk.median * 1e-6, flop / sc.median * 1e-6, sc.median / sk.median,
+                       cublas_algo);
+        } catch (const error& e) {
+            std::string msg = e.what();
+            std::replace(msg.begin(), msg.end(), '"', '\'');
+            std::replace(msg.begin(), msg.end(), '\n', ' ');
+            fmt::print("{}, \"status\": \"{}\", \"why\": \"{}\"}}\n", line, to_string(e.kind()),
+                       msg.substr(0, 2000));
+        }
+        std::fflush(stdout);
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+    std::filesystem::path cache = std::filesystem::temp_directory_path() / "ktune_bench_sm90_none.json";
+    std::vector<sm90_config> configs = {{256, 4, 2, 8}, {128, 6, 2, 8}, {256, 3, 2, 16},
+                                        {128, 4, 1, 8}, {192, 4, 2, 8}};
+    std::vector<std::string> shapes;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--cache" && i + 1 < argc)
+            cache = argv[++i];
+        else if (arg == "--configs" && i + 1 < argc)
+            configs = parse_configs(argv[++i]);
+        else
+            shapes.push_back(arg);
+    }
+    if (shapes.empty()) shapes = {"4096x4096x4096"};
+    for (const auto& s : shapes)
+        bench_shape(s, configs, cache);
+    return 0;
+} catch (const std::exception& e) {
+    fmt::print(stderr, "bench_sm90: {}\n", e.what());
+    return 2;
+}

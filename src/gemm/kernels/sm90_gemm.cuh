@@ -1,0 +1,209 @@
+// ktune's own Hopper GEMM (docs/perf/gemm.md#hopper-template), compiled by NVRTC for sm_90a.
+// OUT (R x C, row-major, bf16) = P (R x K, row-major) * Q (C x K, row-major)^T, fp32 accumulate:
+// both operands K-major, as a "tn" problem is stored (P = B, R = N; Q = A, C = M), so a
+// consumer's accumulator pairs are two neighbouring elements of OUT's rows.
+//
+// Shape of the kernel:
+// - persistent: one block a SM walks the tiles (BM x BN of OUT) in a grouped raster order (GROUP
+//   row tiles side by side, so neighbouring blocks share P and Q tiles in L2);
+// - warp-specialised: warpgroup 0 is the producer (one thread issues the TMA loads of both
+//   operands' BK-wide slabs into a STAGES-deep ring of shared memory, 128-byte swizzled),
+//   CONSUMERS warpgroups each own 64 rows of the tile and run wgmma.m64nBNk16 on the slabs
+//   straight from shared memory (descriptors, no register staging);
+// - mbarriers: full[s] completes when slab s has landed (the TMA's transaction bytes), empty[s]
+//   when every consumer's wgmma that read it has retired (one arrival a consumer warpgroup);
+// - the producer gives its registers to the consumers (setmaxnreg) where two consumers hold
+//   BN = 256 accumulators each.
+// The host passes the two tensor maps (P: box BK x BM, Q: box BK x BN, SWIZZLE_128B) as
+// __grid_constant__ parameters; out-of-range rows and K are zero-filled by the TMA, so any
+// R, C and K % 8 == 0 (16-byte rows) runs.
+//
+// Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 64..256, multiple of
+// 16), STAGES, CONSUMERS (1 or 2), GROUP (row tiles per raster group). BK is 64: one 128-byte
+// swizzle atom of bf16 per row.
+#define BK 64
+#define THREADS (128 * (CONSUMERS + 1))
+
+struct __align__(64) ktune_tmap {
+    unsigned long long w[16];
+};
+
+__device__ __forceinline__ unsigned ktune_smem_u32(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void bar_init(unsigned long long* b, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(ktune_smem_u32(b)), "r"(count)
+                 : "memory");
+}
+__device__ __forceinline__ void bar_expect(unsigned long long* b, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                     ktune_smem_u32(b)),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void bar_arrive(unsigned long long* b) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(ktune_smem_u32(b)) : "memory");
+}
+// Waits until the phase of parity `parity` has completed (a fresh barrier is in phase 0, so a
+// wait on parity 1 passes at once: the producer's first round over empty slots).
+__device__ __forceinline__ void bar_wait(unsigned long long* b, unsigned parity) {
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(ktune_smem_u32(b)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+// Slab (x = k, y = row) of the tensor map into shared memory, completing on `b`.
+__device__ __forceinline__ void tma_load(void* dst, const ktune_tmap* map, int x, int y,
+                                         unsigned long long* b) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%2, %3}], [%4];" ::"r"(ktune_smem_u32(dst)),
+                 "l"((unsigned long long)map), "r"(x), "r"(y), "r"(ktune_smem_u32(b))
+                 : "memory");
+}
+// A wgmma operand in shared memory: K-major rows of 128 bytes, 128-byte swizzle, 8-row groups
+// 1024 bytes apart (the stride byte offset); the leading byte offset is unused by this layout.
+__device__ __forceinline__ unsigned long long smem_desc(const void* p) {
+    const unsigned long long a = ktune_smem_u32(p);
+    return ((a & 0x3ffffull) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// wgmma_bn(d, desc_p, desc_q, accumulate): the m64nBNk16 bf16 instruction on BN / 2 fp32
+// accumulators, written by the host for the config's BN (sm90_source.cpp).
+KTUNE_WGMMA_WRAPPER
+
+// Tile t's (row tile, column tile) in the grouped raster order.
+__device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles, int& tr,
+                                            int& tc) {
+    const int per_group = GROUP * col_tiles;
+    const int first = (t / per_group) * GROUP;
+    const int size = row_tiles - first < GROUP ? row_tiles - first : GROUP;
+    tr = first + (t % per_group) % size;
+    tc = (t % per_group) / size;
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+    ktune_sm90_gemm(const __grid_constant__ ktune_tmap map_p,
+                    const __grid_constant__ ktune_tmap map_q, unsigned short* __restrict__ out,
+                    int R, int C, int K) {
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    // The ring's slabs need 1024-byte alignment (the swizzle atom): align the base by hand.
+    unsigned char* smem = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~1023ull);
+    constexpr int P_BYTES = BM * BK * 2, Q_BYTES = BN * BK * 2;
+    unsigned char* slab_p = smem;
+    unsigned char* slab_q = smem + STAGES * P_BYTES;
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * (P_BYTES + Q_BYTES));
+    unsigned long long* empty = full + STAGES;
+
+    const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            bar_init(&full[s], 1);
+            bar_init(&empty[s], CONSUMERS);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    const int row_tiles = (R + BM - 1) / BM, col_tiles = (C + BN - 1) / BN;
+    const int tiles = row_tiles * col_tiles, kb_count = (K + BK - 1) / BK;
+
+    if (wg == 0) {
+#if CONSUMERS > 1
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#endif
+        if (t == 0) {
+            asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_p) : "memory");
+            asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_q) : "memory");
+            int s = 0;
+            unsigned phase = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int tr, tc;
+                tile_coords(tile, row_tiles, col_tiles, tr, tc);
+                for (int kb = 0; kb < kb_count; ++kb) {
+                    bar_wait(&empty[s], phase ^ 1);
+                    bar_expect(&full[s], P_BYTES + Q_BYTES);
+                    tma_load(slab_p + s * P_BYTES, &map_p, kb * BK, tr * BM, &full[s]);
+                    tma_load(slab_q + s * Q_BYTES, &map_q, kb * BK, tc * BN, &full[s]);
+                    if (++s == STAGES) {
+                        s = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        }
+        return;
+    }
+#if CONSUMERS > 1
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+    // Consumer warpgroup c owns rows 64 c .. 64 c + 63 of the tile.
+    const int c = wg - 1, warp = t / 32, lane = t % 32;
+    float d[BN / 2];
+    int s = 0;
+    unsigned phase = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int tr, tc;
+        tile_coords(tile, row_tiles, col_tiles, tr, tc);
+        int prev = 0;
+        for (int kb = 0; kb < kb_count; ++kb) {
+            bar_wait(&full[s], phase);
+            const unsigned long long dp = smem_desc(slab_p + s * P_BYTES + c * 64 * BK * 2);
+            const unsigned long long dq = smem_desc(slab_q + s * Q_BYTES);
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk) // 16 elements = 32 bytes = 2 in the address field
+                wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > 0 || kk > 0);
+            wgmma_commit();
+            // The previous slab's wgmmas have retired once at most this one is in flight.
+            if (kb > 0) {
+                wgmma_wait<1>();
+                if (t == 0) bar_arrive(&empty[prev]);
+            }
+            prev = s;
+            if (++s == STAGES) {
+                s = 0;
+                phase ^= 1;
+            }
+        }
+        wgmma_wait<0>();
+        if (t == 0 && kb_count > 0) bar_arrive(&empty[prev]);
+        // Accumulator layout of m64nBNk16: warp w holds rows 16 w + lane / 4 (and + 8), columns
+        // 8 j + 2 (lane % 4) + {0, 1} in d[4 j .. 4 j + 3].
+        const int row0 = tr * BM + c * 64 + warp * 16 + lane / 4;
+        const int col0 = tc * BN + 2 * (lane % 4);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = row0 + 8 * h, col = col0 + 8 * j;
+                if (r >= R) continue;
+                unsigned packed;
+                asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
+                    : "=r"(packed)
+                    : "f"(d[4 * j + 2 * h + 1]), "f"(d[4 * j + 2 * h]));
+                unsigned short* o = out + (long long)r * C + col;
+                if ((C & 1) == 0 && col + 1 < C) {
+                    *reinterpret_cast<unsigned*>(o) = packed;
+                } else {
+                    if (col < C) o[0] = (unsigned short)(packed & 0xffffu);
+                    if (col + 1 < C) o[1] = (unsigned short)(packed >> 16);
+                }
+            }
+        }
+    }
+}

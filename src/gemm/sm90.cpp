@@ -1,0 +1,213 @@
+#include "gemm/sm90.hpp"
+
+#include "core/driver_api.hpp"
+#include "gemm/kernel_sources.hpp"
+#include "ktune/compile/compile.hpp"
+#include "ktune/core/error.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace ktune::gemm::detail {
+namespace {
+
+constexpr int bk = 64;                  // elements of K a slab holds: one 128-byte swizzle row
+constexpr std::size_t align_slack = 1024; // the kernel aligns the ring to the swizzle atom
+
+// wgmma.m64nNk16 on N / 2 accumulators: the operand list is as long as N, so it is written out
+// per config rather than kept in the .cuh for every N.
+std::string wgmma_wrapper(int n) {
+    const int regs = n / 2;
+    std::string list;
+    for (int i = 0; i < regs; ++i)
+        list += fmt::format("{}%{}", i ? ", " : "", i);
+    std::string outs;
+    for (int i = 0; i < regs; ++i)
+        outs += fmt::format("{}\"+f\"(d[{}])", i ? ", " : "", i);
+    return fmt::format(
+        "__device__ __forceinline__ void wgmma_bn(float (&d)[{0}], unsigned long long a,\n"
+        "                                         unsigned long long b, bool acc) {{\n"
+        "    asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{3}, 0;\\n\"\n"
+        "                 \"wgmma.mma_async.sync.aligned.m64n{1}k16.f32.bf16.bf16 {{{2}}}, \"\n"
+        "                 \"%{4}, %{5}, p, 1, 1, 0, 0;\\n}}\"\n"
+        "                 : {6}\n"
+        "                 : \"r\"((int)acc), \"l\"(a), \"l\"(b));\n"
+        "}}\n",
+        regs, n, list, regs, regs + 1, regs + 2, outs);
+}
+
+template <class Fn>
+Fn need(const char* symbol) {
+    auto f = ktune::detail::driver_fn<Fn>(symbol);
+    if (!f)
+        throw error(error_kind::no_device,
+                    fmt::format("sm90 GEMM: the CUDA driver has no {} (no driver installed?)",
+                                symbol));
+    return f;
+}
+
+void check(CUresult rc, const char* call, std::string_view what) {
+    if (rc != CUDA_SUCCESS)
+        throw error(error_kind::cuda,
+                    fmt::format("sm90 GEMM: {} ({}): {}", call, what,
+                                ktune::detail::driver_error_name(rc)));
+}
+
+int device_attribute(cudaDeviceAttr a) {
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, a, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw error(error_kind::no_device, "sm90 GEMM: no CUDA device");
+    }
+    return v;
+}
+
+} // namespace
+
+int sm90_bm(const sm90_config& c) noexcept {
+    return 64 * c.consumers;
+}
+
+std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
+    const auto slabs = static_cast<std::size_t>(c.stages) *
+                       static_cast<std::size_t>(sm90_bm(c) + c.bn) * bk * 2;
+    return slabs + static_cast<std::size_t>(2 * c.stages) * 8 + align_slack;
+}
+
+std::string sm90_name(const sm90_config& c) {
+    return fmt::format("bn{} s{} c{} g{}", c.bn, c.stages, c.consumers, c.group);
+}
+
+std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max_shared) {
+    if (c.bn < 8 || c.bn > 256 || c.bn % 8 != 0)
+        return fmt::format("bn {} is not a wgmma N (a multiple of 8 from 8 to 256)", c.bn);
+    if (c.consumers != 1 && c.consumers != 2)
+        return fmt::format("consumers {}: 1 or 2 warpgroups", c.consumers);
+    if (c.stages < 2 || c.stages > 8) return fmt::format("stages {}: 2 to 8", c.stages);
+    if (c.group < 1) return fmt::format("group {}: at least 1", c.group);
+    if (sm90_shared_bytes(c) > max_shared)
+        return fmt::format("{} bytes of shared memory, the device allows {}", sm90_shared_bytes(c),
+                           max_shared);
+    if (p.type != dtype::bf16 || p.op != layout::tn || p.epi != epilogue::none)
+        return "bf16 tn problems without an epilogue only";
+    if (p.k % 8 != 0) return fmt::format("K {} is not a multiple of 8 (the TMA's 16-byte rows)", p.k);
+    if (p.m > 0x7fffffff || p.n > 0x7fffffff || p.k > 0x7fffffff)
+        return "a dimension over 2^31 - 1";
+    return "";
+}
+
+std::string sm90_source(const sm90_config& c) {
+    std::string body = kernels::sm90_gemm;
+    const std::string marker = "KTUNE_WGMMA_WRAPPER";
+    const auto at = body.find(marker);
+    if (at == std::string::npos)
+        throw error(error_kind::internal, "sm90_gemm.cuh has no KTUNE_WGMMA_WRAPPER line");
+    body.replace(at, marker.size(), wgmma_wrapper(c.bn));
+    return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
+                       "#define GROUP {}\n{}",
+                       sm90_bm(c), c.bn, c.stages, c.consumers, c.group, body);
+}
+
+struct sm90_kernel::impl {
+    sm90_config cfg;
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    int sms = 0;
+    std::size_t max_shared = 0;
+    decltype(&cuTensorMapEncodeTiled) encode =
+        need<decltype(&cuTensorMapEncodeTiled)>("cuTensorMapEncodeTiled");
+    decltype(&cuLaunchKernelEx) launch = need<decltype(&cuLaunchKernelEx)>("cuLaunchKernelEx");
+    decltype(&cuModuleUnload) unload = need<decltype(&cuModuleUnload)>("cuModuleUnload");
+
+    ~impl() {
+        if (module) (void)unload(module);
+    }
+
+    // Rows x K bf16, row-major at `base`, in boxes of bk x box_rows, 128-byte swizzled; rows and
+    // K past the ends read as zeros.
+    CUtensorMap map(const void* base, std::int64_t rows, std::int64_t k, int box_rows) const {
+        CUtensorMap m{};
+        const std::array<cuuint64_t, 2> dims{static_cast<cuuint64_t>(k),
+                                             static_cast<cuuint64_t>(rows)};
+        const std::array<cuuint64_t, 1> strides{static_cast<cuuint64_t>(k) * 2};
+        const std::array<cuuint32_t, 2> box{static_cast<cuuint32_t>(bk),
+                                            static_cast<cuuint32_t>(box_rows)};
+        const std::array<cuuint32_t, 2> steps{1, 1};
+        check(encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims.data(),
+                     strides.data(), box.data(), steps.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+              "cuTensorMapEncodeTiled", fmt::format("{} x {} operand", rows, k));
+        return m;
+    }
+};
+
+sm90_kernel::sm90_kernel(const sm90_config& c) : impl_(std::make_unique<impl>()) {
+    impl_->cfg = c;
+    const int major = device_attribute(cudaDevAttrComputeCapabilityMajor);
+    const int minor = device_attribute(cudaDevAttrComputeCapabilityMinor);
+    if (major != 9 || minor != 0)
+        throw error(error_kind::unsupported,
+                    fmt::format("sm90 GEMM: needs an sm_90 GPU (wgmma, TMA), this is sm_{}{}",
+                                major, minor));
+    impl_->sms = device_attribute(cudaDevAttrMultiProcessorCount);
+    impl_->max_shared =
+        static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+    compile::compile_request req;
+    req.source = sm90_source(c);
+    req.name_expression = sm90_kernel_name;
+    req.arch = "sm_90a";
+    const compile::cubin_cache cache(compile::cubin_cache::default_dir());
+    const compile::compile_result r = compile::compile_cached(req, &cache);
+    if (!r.ok)
+        throw error(error_kind::nvrtc,
+                    fmt::format("sm90 GEMM {}: NVRTC failed:\n{}", sm90_name(c), r.log));
+    auto load = need<decltype(&cuModuleLoadData)>("cuModuleLoadData");
+    auto get = need<decltype(&cuModuleGetFunction)>("cuModuleGetFunction");
+    auto set_attr = need<decltype(&cuFuncSetAttribute)>("cuFuncSetAttribute");
+    check(load(&impl_->module, r.cubin.data()), "cuModuleLoadData", sm90_name(c));
+    check(get(&impl_->function, impl_->module, r.lowered_name.c_str()), "cuModuleGetFunction",
+          r.lowered_name);
+    check(set_attr(impl_->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                   static_cast<int>(sm90_shared_bytes(c))),
+          "cuFuncSetAttribute", fmt::format("{} bytes of shared memory", sm90_shared_bytes(c)));
+}
+
+sm90_kernel::~sm90_kernel() = default;
+sm90_kernel::sm90_kernel(sm90_kernel&&) noexcept = default;
+sm90_kernel& sm90_kernel::operator=(sm90_kernel&&) noexcept = default;
+
+const sm90_config& sm90_kernel::config() const noexcept {
+    return impl_->cfg;
+}
+
+void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
+                      CUstream_st* stream) const {
+    const sm90_config& c = impl_->cfg;
+    if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
+        throw error(error_kind::input, fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c),
+                                                   describe(p), why));
+    // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K).
+    const CUtensorMap map_p = impl_->map(b, p.n, p.k, sm90_bm(c));
+    const CUtensorMap map_q = impl_->map(a, p.m, p.k, c.bn);
+    int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
+    void* out = d;
+    std::array<void*, 6> args{const_cast<CUtensorMap*>(&map_p), const_cast<CUtensorMap*>(&map_q),
+                              &out, &rows, &cols, &k};
+    const std::int64_t tiles = ((p.n + sm90_bm(c) - 1) / sm90_bm(c)) * ((p.m + c.bn - 1) / c.bn);
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = static_cast<unsigned>(std::min<std::int64_t>(tiles, impl_->sms));
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = static_cast<unsigned>(128 * (c.consumers + 1));
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = static_cast<unsigned>(sm90_shared_bytes(c));
+    cfg.hStream = stream;
+    check(impl_->launch(&cfg, impl_->function, args.data(), nullptr), "cuLaunchKernelEx",
+          sm90_name(c));
+}
+
+} // namespace ktune::gemm::detail

@@ -1,0 +1,65 @@
+#pragma once
+// ktune's own Hopper GEMM (docs/perf/gemm.md#hopper-template): a TMA + wgmma kernel compiled by
+// NVRTC for sm_90a (src/gemm/kernels/sm90_gemm.cuh), its configs, the rules that reject a
+// config before compiling it, and the host side that loads it and launches it on a problem.
+// bf16 "tn" problems without an epilogue and with K % 8 == 0 (rows of 16 bytes, a TMA stride).
+//
+//   ktune::gemm::detail::sm90_kernel k({.bn = 256, .stages = 4, .consumers = 2});
+//   k.run(p, a, b, d, stream);
+
+#include "ktune/gemm/problem.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+struct CUstream_st;
+
+namespace ktune::gemm::detail {
+
+struct sm90_config {
+    int bn = 256;      ///< tile columns of D's transpose = wgmma N (a multiple of 16, 16..256)
+    int stages = 4;    ///< depth of the shared-memory ring of K slabs
+    int consumers = 2; ///< consumer warpgroups, 64 tile rows each (1 or 2)
+    int group = 8;     ///< row tiles side by side in the raster order
+    bool operator==(const sm90_config&) const = default;
+};
+
+/// Tile rows: 64 a consumer warpgroup.
+int sm90_bm(const sm90_config& c) noexcept;
+/// Dynamic shared memory of a launch: the ring, its barriers and the alignment slack.
+std::size_t sm90_shared_bytes(const sm90_config& c) noexcept;
+/// "bn256 s4 c2 g8".
+std::string sm90_name(const sm90_config& c);
+/// Why c cannot be built, or cannot run p with `max_shared` bytes of opt-in shared memory a
+/// block; "" where it can. Checked before compiling (docs/perf/gemm.md#hopper-template).
+std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max_shared);
+/// The NVRTC source of c (the .cuh with its defines and c's wgmma wrapper).
+std::string sm90_source(const sm90_config& c);
+/// The kernel's name in that source.
+inline constexpr const char* sm90_kernel_name = "ktune_sm90_gemm";
+
+/// One config compiled (cubin cache), loaded into the current context and ready to launch.
+/// Move-only; the module is unloaded with it.
+class sm90_kernel {
+public:
+    /// Throws error{nvrtc} (the compile log), error{cuda}, error{no_device} (no driver), or
+    /// error{unsupported} (the device is not sm_90).
+    explicit sm90_kernel(const sm90_config& c);
+    ~sm90_kernel();
+    sm90_kernel(sm90_kernel&&) noexcept;
+    sm90_kernel& operator=(sm90_kernel&&) noexcept;
+    sm90_kernel(const sm90_kernel&) = delete;
+    sm90_kernel& operator=(const sm90_kernel&) = delete;
+
+    [[nodiscard]] const sm90_config& config() const noexcept;
+    /// D = op(A) op(B), column-major as in problem.hpp, on `stream`. Throws error{input} where
+    /// sm90_rejects(p) says why, error{cuda} where the launch fails.
+    void run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream) const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace ktune::gemm::detail

@@ -1,0 +1,65 @@
+// ktune's Hopper GEMM template (docs/perf/gemm.md#hopper-template) compiles with NVRTC for
+// sm_90a in every shape of config the rules accept (no GPU needed), and the rules refuse what
+// the kernel cannot run before anything is compiled.
+#include "catch.hpp"
+
+#include "gemm/sm90.hpp"
+#include "ktune/compile/compile.hpp"
+
+using namespace ktune::gemm;
+using namespace ktune::gemm::detail;
+
+namespace {
+constexpr std::size_t h100_shared = 232448; // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
+}
+
+TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and wide tiles") {
+    const problem p = parse_problem("4096x4096x4096", "bf16");
+    for (const sm90_config c : {sm90_config{256, 4, 2, 8}, sm90_config{128, 6, 2, 16},
+                                sm90_config{128, 4, 1, 1}, sm90_config{64, 8, 1, 8}}) {
+        INFO(sm90_name(c));
+        REQUIRE(sm90_rejects(c, p, h100_shared).empty());
+        ktune::compile::compile_request req;
+        req.source = sm90_source(c);
+        req.name_expression = sm90_kernel_name;
+        req.arch = "sm_90a";
+        const auto r = ktune::compile::nvrtc_compile(req);
+        INFO(r.log);
+        CHECK(r.ok);
+        CHECK(r.lowered_name == sm90_kernel_name);
+        CHECK(!r.cubin.empty());
+    }
+}
+
+TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
+    const std::string s = sm90_source({192, 3, 2, 4});
+    CHECK(s.find("#define BM 128\n") != std::string::npos);
+    CHECK(s.find("#define BN 192\n") != std::string::npos);
+    CHECK(s.find("#define STAGES 3\n") != std::string::npos);
+    CHECK(s.find("m64n192k16") != std::string::npos);
+    CHECK(s.find("KTUNE_WGMMA_WRAPPER") == std::string::npos);
+    CHECK(s.find("\"+f\"(d[95])") != std::string::npos);
+    CHECK(s.find("\"+f\"(d[96])") == std::string::npos);
+}
+
+TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
+    const problem p = parse_problem("4096x4096x4096", "bf16");
+    CHECK(sm90_rejects({256, 4, 2, 8}, p, h100_shared).empty());
+    // 5 stages of 128 + 256 rows of 128 bytes: 245,760 bytes of ring.
+    CHECK(sm90_rejects({256, 5, 2, 8}, p, h100_shared).find("shared memory") != std::string::npos);
+    CHECK(!sm90_rejects({260, 4, 2, 8}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({100, 4, 2, 8}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 4, 3, 8}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 1, 2, 8}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 4, 2, 0}, p, h100_shared).empty());
+    CHECK(sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x4093", "bf16"), h100_shared)
+              .find("multiple of 8") != std::string::npos);
+    CHECK(!sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x64", "fp16"), h100_shared).empty());
+    CHECK(!sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x64", "bf16", "nn"), h100_shared)
+               .empty());
+    CHECK(!sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x64", "bf16", "tn", "bias"),
+                        h100_shared)
+               .empty());
+    CHECK(sm90_shared_bytes({256, 4, 2, 8}) == 4 * (128 + 256) * 128 + 64 + 1024);
+    CHECK(sm90_bm({256, 4, 1, 8}) == 64);
+}
