@@ -6,7 +6,7 @@
 // back to back (10 launches between two events, 15 rounds alternating with cuBLAS, after
 // warm-up): medians and ranges per launch. One JSON line per (shape, config) on stdout.
 //
-//   bench_sm90 [--cache FILE] [--configs "256,4,2,8;128,6,2,16"] 4096x4096x4096 ...
+//   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] 4096x4096x4096 ...
 #include "gemm/sm90.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
@@ -50,9 +50,11 @@ std::vector<sm90_config> parse_configs(const std::string& s) {
     std::string item;
     while (std::getline(ss, item, ';')) {
         sm90_config c;
-        if (std::sscanf(item.c_str(), "%d,%d,%d,%d", &c.bn, &c.stages, &c.consumers, &c.group) != 4)
+        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d", &c.bn, &c.stages, &c.consumers,
+                                  &c.group, &c.cluster);
+        if (n < 4)
             throw error(error_kind::usage,
-                        fmt::format("--configs: '{}' is not bn,stages,consumers,group", item));
+                        fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster]", item));
         out.push_back(c);
     }
     return out;
@@ -180,8 +182,8 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
 
 int main(int argc, char** argv) try {
     std::filesystem::path cache = std::filesystem::temp_directory_path() / "ktune_bench_sm90_none.json";
-    std::vector<sm90_config> configs = {{256, 4, 2, 8}, {128, 6, 2, 8}, {256, 3, 2, 16},
-                                        {128, 4, 1, 8}, {192, 4, 2, 8}};
+    std::vector<sm90_config> configs = {{256, 4, 2, 8, 1}, {256, 3, 2, 16, 1}, {256, 4, 2, 8, 2},
+                                        {256, 3, 2, 16, 2}, {128, 6, 2, 8, 2}, {192, 4, 2, 8, 2}};
     std::vector<std::string> shapes;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];

@@ -79,7 +79,7 @@ std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
 }
 
 std::string sm90_name(const sm90_config& c) {
-    return fmt::format("bn{} s{} c{} g{}", c.bn, c.stages, c.consumers, c.group);
+    return fmt::format("bn{} s{} c{} g{} x{}", c.bn, c.stages, c.consumers, c.group, c.cluster);
 }
 
 std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max_shared) {
@@ -89,6 +89,11 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
         return fmt::format("consumers {}: 1 or 2 warpgroups", c.consumers);
     if (c.stages < 2 || c.stages > 8) return fmt::format("stages {}: 2 to 8", c.stages);
     if (c.group < 1) return fmt::format("group {}: at least 1", c.group);
+    if (c.cluster != 1 && c.cluster != 2) return fmt::format("cluster {}: 1 or 2", c.cluster);
+    if ((c.bn / c.cluster) % 8 != 0)
+        return fmt::format("bn {} over a cluster of {}: each block's part of the Q slab must be "
+                           "whole 8-row swizzle atoms",
+                           c.bn, c.cluster);
     if (sm90_shared_bytes(c) > max_shared)
         return fmt::format("{} bytes of shared memory, the device allows {}", sm90_shared_bytes(c),
                            max_shared);
@@ -108,8 +113,8 @@ std::string sm90_source(const sm90_config& c) {
         throw error(error_kind::internal, "sm90_gemm.cuh has no KTUNE_WGMMA_WRAPPER line");
     body.replace(at, marker.size(), wgmma_wrapper(c.bn));
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
-                       "#define GROUP {}\n{}",
-                       sm90_bm(c), c.bn, c.stages, c.consumers, c.group, body);
+                       "#define GROUP {}\n#define CLUSTER {}\n{}",
+                       sm90_bm(c), c.bn, c.stages, c.consumers, c.group, c.cluster, body);
 }
 
 struct sm90_kernel::impl {
@@ -193,19 +198,31 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
                                                    describe(p), why));
     // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K).
     const CUtensorMap map_p = impl_->map(b, p.n, p.k, sm90_bm(c));
-    const CUtensorMap map_q = impl_->map(a, p.m, p.k, c.bn);
+    const CUtensorMap map_q = impl_->map(a, p.m, p.k, c.bn / c.cluster);
     int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
     void* out = d;
     std::array<void*, 6> args{const_cast<CUtensorMap*>(&map_p), const_cast<CUtensorMap*>(&map_q),
                               &out, &rows, &cols, &k};
-    const std::int64_t tiles = ((p.n + sm90_bm(c) - 1) / sm90_bm(c)) * ((p.m + c.bn - 1) / c.bn);
+    // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
+    // a SM, persistent.
+    const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);
+    const std::int64_t units = ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn);
     CUlaunchConfig cfg{};
-    cfg.gridDimX = static_cast<unsigned>(std::min<std::int64_t>(tiles, impl_->sms));
+    cfg.gridDimX = static_cast<unsigned>(std::min<std::int64_t>(units, impl_->sms / c.cluster) *
+                                         c.cluster);
     cfg.gridDimY = cfg.gridDimZ = 1;
     cfg.blockDimX = static_cast<unsigned>(128 * (c.consumers + 1));
     cfg.blockDimY = cfg.blockDimZ = 1;
     cfg.sharedMemBytes = static_cast<unsigned>(sm90_shared_bytes(c));
     cfg.hStream = stream;
+    CUlaunchAttribute cluster{};
+    if (c.cluster > 1) {
+        cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        cluster.value.clusterDim.x = static_cast<unsigned>(c.cluster);
+        cluster.value.clusterDim.y = cluster.value.clusterDim.z = 1;
+        cfg.attrs = &cluster;
+        cfg.numAttrs = 1;
+    }
     check(impl_->launch(&cfg, impl_->function, args.data(), nullptr), "cuLaunchKernelEx",
           sm90_name(c));
 }

@@ -21,7 +21,8 @@ struct sm90_config {
     int bn = 256;      ///< tile columns of D's transpose = wgmma N (a multiple of 16, 16..256)
     int stages = 4;    ///< depth of the shared-memory ring of K slabs
     int consumers = 2; ///< consumer warpgroups, 64 tile rows each (1 or 2)
-    int group = 8;     ///< row tiles side by side in the raster order
+    int group = 8;     ///< row tiles (row-tile pairs in clusters of 2) side by side in the raster
+    int cluster = 1;   ///< blocks of a cluster sharing the Q slab by TMA multicast (1 or 2)
     bool operator==(const sm90_config&) const = default;
 };
 
@@ -29,7 +30,7 @@ struct sm90_config {
 int sm90_bm(const sm90_config& c) noexcept;
 /// Dynamic shared memory of a launch: the ring, its barriers and the alignment slack.
 std::size_t sm90_shared_bytes(const sm90_config& c) noexcept;
-/// "bn256 s4 c2 g8".
+/// "bn256 s4 c2 g8 x2".
 std::string sm90_name(const sm90_config& c);
 /// Why c cannot be built, or cannot run p with `max_shared` bytes of opt-in shared memory a
 /// block; "" where it can. Checked before compiling (docs/perf/gemm.md#hopper-template).

@@ -14,13 +14,17 @@
 //   when every consumer's wgmma that read it has retired (one arrival a consumer warpgroup);
 // - the producer gives its registers to the consumers (setmaxnreg) where two consumers hold
 //   BN = 256 accumulators each.
-// The host passes the two tensor maps (P: box BK x BM, Q: box BK x BN, SWIZZLE_128B) as
-// __grid_constant__ parameters; out-of-range rows and K are zero-filled by the TMA, so any
+// - clusters of CLUSTER blocks (1 or 2) on neighbouring row tiles of one column tile: each
+//   block loads 1 / CLUSTER of the Q slab and the TMA multicasts it to every block of the
+//   cluster, which cuts the L2 -> SM traffic a slab costs (48 KiB -> 32 KiB at 128 x 256);
+//   a slot of the ring is then free only when the consumers of every block have released it.
+// The host passes the two tensor maps (P: box BK x BM, Q: box BK x BN / CLUSTER, SWIZZLE_128B)
+// as __grid_constant__ parameters; out-of-range rows and K are zero-filled by the TMA, so any
 // R, C and K % 8 == 0 (16-byte rows) runs.
 //
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 64..256, multiple of
-// 16), STAGES, CONSUMERS (1 or 2), GROUP (row tiles per raster group). BK is 64: one 128-byte
-// swizzle atom of bf16 per row.
+// 16), STAGES, CONSUMERS (1 or 2), GROUP (row tiles, or row-tile pairs, per raster group),
+// CLUSTER. BK is 64: one 128-byte swizzle atom of bf16 per row.
 #define BK 64
 #define THREADS (128 * (CONSUMERS + 1))
 
@@ -44,6 +48,24 @@ __device__ __forceinline__ void bar_expect(unsigned long long* b, unsigned bytes
 __device__ __forceinline__ void bar_arrive(unsigned long long* b) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(ktune_smem_u32(b)) : "memory");
 }
+// One arrival on the barrier at b's offset in block `rank` of the cluster (this block included).
+__device__ __forceinline__ void bar_arrive_in(unsigned long long* b, unsigned rank) {
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(
+                     ktune_smem_u32(b)),
+                 "r"(rank)
+                 : "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+// Every thread of the cluster, not necessarily converged (the producer warp's lanes arrive
+// apart), so not the .aligned form.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
 // Waits until the phase of parity `parity` has completed (a fresh barrier is in phase 0, so a
 // wait on parity 1 passes at once: the producer's first round over empty slots).
 __device__ __forceinline__ void bar_wait(unsigned long long* b, unsigned parity) {
@@ -62,6 +84,14 @@ __device__ __forceinline__ void tma_load(void* dst, const ktune_tmap* map, int x
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
                  "[%0], [%1, {%2, %3}], [%4];" ::"r"(ktune_smem_u32(dst)),
                  "l"((unsigned long long)map), "r"(x), "r"(y), "r"(ktune_smem_u32(b))
+                 : "memory");
+}
+// The same slab into the same offset of every block in `mask`, completing on each one's `b`.
+__device__ __forceinline__ void tma_load_multicast(void* dst, const ktune_tmap* map, int x, int y,
+                                                   unsigned long long* b, unsigned short mask) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(ktune_smem_u32(dst)),
+                 "l"((unsigned long long)map), "r"(x), "r"(y), "r"(ktune_smem_u32(b)), "h"(mask)
                  : "memory");
 }
 // A wgmma operand in shared memory: K-major rows of 128 bytes, 128-byte swizzle, 8-row groups
@@ -85,6 +115,16 @@ __device__ __forceinline__ void wgmma_wait() {
 // accumulators, written by the host for the config's BN (sm90_source.cpp).
 KTUNE_WGMMA_WRAPPER
 
+// A consumer warpgroup gives a ring slot back: one arrival on the slot's barrier in every block
+// of the cluster (thread t arrives in block t).
+__device__ __forceinline__ void release(unsigned long long* b, int t) {
+#if CLUSTER > 1
+    if (t < CLUSTER) bar_arrive_in(b, (unsigned)t);
+#else
+    if (t == 0) bar_arrive(b);
+#endif
+}
+
 // Tile t's (row tile, column tile) in the grouped raster order.
 __device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles, int& tr,
                                             int& tc) {
@@ -100,27 +140,42 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     const __grid_constant__ ktune_tmap map_q, unsigned short* __restrict__ out,
                     int R, int C, int K) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    // The ring's slabs need 1024-byte alignment (the swizzle atom): align the base by hand.
+    // The ring's slabs need 1024-byte alignment (the swizzle atom): align the base by hand. The
+    // offset is the same in every block of a cluster (same kernel, same dynamic size), which
+    // the multicast relies on.
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~1023ull);
     constexpr int P_BYTES = BM * BK * 2, Q_BYTES = BN * BK * 2;
     unsigned char* slab_p = smem;
     unsigned char* slab_q = smem + STAGES * P_BYTES;
-    unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * (P_BYTES + Q_BYTES));
+    unsigned long long* full =
+        reinterpret_cast<unsigned long long*>(smem + STAGES * (P_BYTES + Q_BYTES));
     unsigned long long* empty = full + STAGES;
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+#if CLUSTER > 1
+    const unsigned rank = cluster_rank();
+#else
+    const unsigned rank = 0;
+#endif
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(&full[s], 1);
-            bar_init(&empty[s], CONSUMERS);
+            bar_init(&empty[s], CONSUMERS * CLUSTER); // every block's consumers release a slot
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
+#if CLUSTER > 1
+    cluster_sync(); // the peers' barriers exist before any multicast or remote arrival
+#else
     __syncthreads();
+#endif
 
+    // A cluster takes CLUSTER neighbouring row tiles of one column tile: "units" of tiles.
     const int row_tiles = (R + BM - 1) / BM, col_tiles = (C + BN - 1) / BN;
-    const int tiles = row_tiles * col_tiles, kb_count = (K + BK - 1) / BK;
+    const int unit_rows = (row_tiles + CLUSTER - 1) / CLUSTER;
+    const int units = unit_rows * col_tiles, kb_count = (K + BK - 1) / BK;
+    const int first_unit = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
 
     if (wg == 0) {
 #if CONSUMERS > 1
@@ -131,14 +186,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_q) : "memory");
             int s = 0;
             unsigned phase = 0;
-            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                int tr, tc;
-                tile_coords(tile, row_tiles, col_tiles, tr, tc);
+            for (int unit = first_unit; unit < units; unit += unit_step) {
+                int ur, tc;
+                tile_coords(unit, unit_rows, col_tiles, ur, tc);
+                const int tr = ur * CLUSTER + (int)rank;
                 for (int kb = 0; kb < kb_count; ++kb) {
                     bar_wait(&empty[s], phase ^ 1);
                     bar_expect(&full[s], P_BYTES + Q_BYTES);
                     tma_load(slab_p + s * P_BYTES, &map_p, kb * BK, tr * BM, &full[s]);
+#if CLUSTER > 1
+                    tma_load_multicast(slab_q + s * Q_BYTES + rank * (Q_BYTES / CLUSTER), &map_q, kb * BK,
+                                       tc * BN + (int)rank * (BN / CLUSTER), &full[s],
+                                       (unsigned short)((1u << CLUSTER) - 1));
+#else
                     tma_load(slab_q + s * Q_BYTES, &map_q, kb * BK, tc * BN, &full[s]);
+#endif
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -146,64 +208,69 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 }
             }
         }
-        return;
-    }
+    } else {
 #if CONSUMERS > 1
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 #endif
-    // Consumer warpgroup c owns rows 64 c .. 64 c + 63 of the tile.
-    const int c = wg - 1, warp = t / 32, lane = t % 32;
-    float d[BN / 2];
-    int s = 0;
-    unsigned phase = 0;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        int tr, tc;
-        tile_coords(tile, row_tiles, col_tiles, tr, tc);
-        int prev = 0;
-        for (int kb = 0; kb < kb_count; ++kb) {
-            bar_wait(&full[s], phase);
-            const unsigned long long dp = smem_desc(slab_p + s * P_BYTES + c * 64 * BK * 2);
-            const unsigned long long dq = smem_desc(slab_q + s * Q_BYTES);
-            wgmma_fence();
+        // Consumer warpgroup c owns rows 64 c .. 64 c + 63 of the tile.
+        const int c = wg - 1, warp = t / 32, lane = t % 32;
+        float d[BN / 2];
+        int s = 0;
+        unsigned phase = 0;
+        for (int unit = first_unit; unit < units; unit += unit_step) {
+            int ur, tc;
+            tile_coords(unit, unit_rows, col_tiles, ur, tc);
+            const int tr = ur * CLUSTER + (int)rank;
+            int prev = 0;
+            for (int kb = 0; kb < kb_count; ++kb) {
+                bar_wait(&full[s], phase);
+                const unsigned long long dp = smem_desc(slab_p + s * P_BYTES + c * 64 * BK * 2);
+                const unsigned long long dq = smem_desc(slab_q + s * Q_BYTES);
+                wgmma_fence();
 #pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk) // 16 elements = 32 bytes = 2 in the address field
-                wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > 0 || kk > 0);
-            wgmma_commit();
-            // The previous slab's wgmmas have retired once at most this one is in flight.
-            if (kb > 0) {
-                wgmma_wait<1>();
-                if (t == 0) bar_arrive(&empty[prev]);
+                for (int kk = 0; kk < BK / 16; ++kk) // 16 elements: 32 bytes, 2 in the address
+                    wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > 0 || kk > 0);
+                wgmma_commit();
+                // The previous slab's wgmmas have retired once at most this one is in flight.
+                if (kb > 0) {
+                    wgmma_wait<1>();
+                    release(&empty[prev], t);
+                }
+                prev = s;
+                if (++s == STAGES) {
+                    s = 0;
+                    phase ^= 1;
+                }
             }
-            prev = s;
-            if (++s == STAGES) {
-                s = 0;
-                phase ^= 1;
-            }
-        }
-        wgmma_wait<0>();
-        if (t == 0 && kb_count > 0) bar_arrive(&empty[prev]);
-        // Accumulator layout of m64nBNk16: warp w holds rows 16 w + lane / 4 (and + 8), columns
-        // 8 j + 2 (lane % 4) + {0, 1} in d[4 j .. 4 j + 3].
-        const int row0 = tr * BM + c * 64 + warp * 16 + lane / 4;
-        const int col0 = tc * BN + 2 * (lane % 4);
+            wgmma_wait<0>();
+            if (kb_count > 0) release(&empty[prev], t);
+            // Accumulator layout of m64nBNk16: warp w holds rows 16 w + lane / 4 (and + 8),
+            // columns 8 j + 2 (lane % 4) + {0, 1} in d[4 j .. 4 j + 3].
+            const int row0 = tr * BM + c * 64 + warp * 16 + lane / 4;
+            const int col0 = tc * BN + 2 * (lane % 4);
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
+            for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = row0 + 8 * h, col = col0 + 8 * j;
-                if (r >= R) continue;
-                unsigned packed;
-                asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
-                    : "=r"(packed)
-                    : "f"(d[4 * j + 2 * h + 1]), "f"(d[4 * j + 2 * h]));
-                unsigned short* o = out + (long long)r * C + col;
-                if ((C & 1) == 0 && col + 1 < C) {
-                    *reinterpret_cast<unsigned*>(o) = packed;
-                } else {
-                    if (col < C) o[0] = (unsigned short)(packed & 0xffffu);
-                    if (col + 1 < C) o[1] = (unsigned short)(packed >> 16);
+                for (int h = 0; h < 2; ++h) {
+                    const int r = row0 + 8 * h, col = col0 + 8 * j;
+                    if (r >= R) continue;
+                    unsigned packed;
+                    asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
+                        : "=r"(packed)
+                        : "f"(d[4 * j + 2 * h + 1]), "f"(d[4 * j + 2 * h]));
+                    unsigned short* o = out + (long long)r * C + col;
+                    if ((C & 1) == 0 && col + 1 < C) {
+                        *reinterpret_cast<unsigned*>(o) = packed;
+                    } else {
+                        if (col < C) o[0] = (unsigned short)(packed & 0xffffu);
+                        if (col + 1 < C) o[1] = (unsigned short)(packed >> 16);
+                    }
                 }
             }
         }
     }
+#if CLUSTER > 1
+    // No block leaves while a peer may still multicast into its ring or arrive on its barriers.
+    cluster_sync();
+#endif
 }

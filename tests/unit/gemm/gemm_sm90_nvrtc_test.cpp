@@ -13,10 +13,12 @@ namespace {
 constexpr std::size_t h100_shared = 232448; // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
 }
 
-TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and wide tiles") {
+TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and wide tiles, "
+          "clusters of one and two") {
     const problem p = parse_problem("4096x4096x4096", "bf16");
-    for (const sm90_config c : {sm90_config{256, 4, 2, 8}, sm90_config{128, 6, 2, 16},
-                                sm90_config{128, 4, 1, 1}, sm90_config{64, 8, 1, 8}}) {
+    for (const sm90_config c : {sm90_config{256, 4, 2, 8, 1}, sm90_config{128, 6, 2, 16, 1},
+                                sm90_config{128, 4, 1, 1, 1}, sm90_config{64, 8, 1, 8, 1},
+                                sm90_config{256, 4, 2, 8, 2}, sm90_config{192, 4, 2, 8, 2}}) {
         INFO(sm90_name(c));
         REQUIRE(sm90_rejects(c, p, h100_shared).empty());
         ktune::compile::compile_request req;
@@ -32,7 +34,8 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and 
 }
 
 TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
-    const std::string s = sm90_source({192, 3, 2, 4});
+    const std::string s = sm90_source({192, 3, 2, 4, 2});
+    CHECK(s.find("#define CLUSTER 2\n") != std::string::npos);
     CHECK(s.find("#define BM 128\n") != std::string::npos);
     CHECK(s.find("#define BN 192\n") != std::string::npos);
     CHECK(s.find("#define STAGES 3\n") != std::string::npos);
@@ -52,6 +55,9 @@ TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
     CHECK(!sm90_rejects({128, 4, 3, 8}, p, h100_shared).empty());
     CHECK(!sm90_rejects({128, 1, 2, 8}, p, h100_shared).empty());
     CHECK(!sm90_rejects({128, 4, 2, 0}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 4, 2, 8, 3}, p, h100_shared).empty());
+    CHECK(sm90_rejects({136, 4, 2, 8, 2}, p, h100_shared).find("swizzle") != std::string::npos);
+    CHECK(sm90_rejects({144, 4, 2, 8, 2}, p, h100_shared).empty());
     CHECK(sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x4093", "bf16"), h100_shared)
               .find("multiple of 8") != std::string::npos);
     CHECK(!sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x64", "fp16"), h100_shared).empty());
