@@ -50,11 +50,11 @@ std::vector<sm90_config> parse_configs(const std::string& s) {
     std::string item;
     while (std::getline(ss, item, ';')) {
         sm90_config c;
-        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d", &c.bn, &c.stages, &c.consumers,
-                                  &c.group, &c.cluster);
+        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d", &c.bn, &c.stages,
+                                  &c.consumers, &c.group, &c.cluster, &c.epi_parts);
         if (n < 4)
             throw error(error_kind::usage,
-                        fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster]", item));
+                        fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster[,epi_parts]]", item));
         out.push_back(c);
     }
     return out;
@@ -162,11 +162,11 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
                        "\"max_rel_vs_fp64\": {:.3g}, \"cublas_rel_vs_fp64\": {:.3g}, "
                        "\"us\": [{:.2f}, {:.2f}, {:.2f}], \"cublas_us\": [{:.2f}, {:.2f}, {:.2f}], "
                        "\"tflops\": {:.1f}, \"cublas_tflops\": {:.1f}, \"vs_cublas\": {:.3f}, "
-                       "\"cublas_algo\": \"{}\"}}\n",
+                       "\"cublas_algo\": \"{}\", \"resident_units\": {}}}\n",
                        line, bad == 0 ? "ok" : "wrong", bad, worst, ktune_exact, cublas_exact,
                        sk.median, sk.min, sk.max, sc.median, sc.min, sc.max,
                        flop / sk.median * 1e-6, flop / sc.median * 1e-6, sc.median / sk.median,
-                       cublas_algo);
+                       cublas_algo, k.resident_units());
         } catch (const error& e) {
             std::string msg = e.what();
             std::replace(msg.begin(), msg.end(), '"', '\'');

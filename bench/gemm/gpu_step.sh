@@ -125,3 +125,17 @@ step_gemm_sm90() {
         "$b" "${cache_args[@]}" ${SM90_CONFIGS:+--configs "$SM90_CONFIGS"} "$s"
     done | tee "$OUT/gemm_sm90.jsonl"
 }
+# ncu on one launch of the sm90 template per config (SM90_NCU_CONFIGS, ';'-separated as
+# SM90_CONFIGS; SM90_NCU_SHAPE): throughput, warp stalls, L2 traffic (docs/perf/gemm.md#hopper-template).
+step_gemm_sm90_ncu() {
+    local b c
+    b=$(find build-gpu -name bench_sm90 -type f | head -1)
+    IFS=';' read -ra cs <<<"${SM90_NCU_CONFIGS:-256,4,2,8,1;256,4,2,8,2}"
+    for c in "${cs[@]}"; do
+        echo "== $c"
+        ncu -k ktune_sm90_gemm -c 1 --section SpeedOfLight --section WarpStateStats \
+            --section MemoryWorkloadAnalysis --section LaunchStats \
+            --metrics lts__t_bytes.sum,l1tex__m_xbar2l1tex_read_bytes.sum,smsp__cycles_active.avg \
+            "$b" --configs "$c" "${SM90_NCU_SHAPE:-4096x4096x4096}" 2>&1 | grep -vE '^\{|^==PROF==' 
+    done | tee "$OUT/gemm_sm90_ncu.txt"
+}

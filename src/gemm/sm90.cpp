@@ -79,7 +79,8 @@ std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
 }
 
 std::string sm90_name(const sm90_config& c) {
-    return fmt::format("bn{} s{} c{} g{} x{}", c.bn, c.stages, c.consumers, c.group, c.cluster);
+    return fmt::format("bn{} s{} c{} g{} x{} e{}", c.bn, c.stages, c.consumers, c.group, c.cluster,
+                       c.epi_parts);
 }
 
 std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max_shared) {
@@ -90,6 +91,18 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
     if (c.stages < 2 || c.stages > 8) return fmt::format("stages {}: 2 to 8", c.stages);
     if (c.group < 1) return fmt::format("group {}: at least 1", c.group);
     if (c.cluster != 1 && c.cluster != 2) return fmt::format("cluster {}: 1 or 2", c.cluster);
+    if (c.epi_parts != 0 && c.epi_parts != 1 && c.epi_parts != 2 && c.epi_parts != 4 &&
+        c.epi_parts != 8)
+        return fmt::format("epi_parts {}: 0, 1, 2, 4 or 8", c.epi_parts);
+    if (c.epi_parts > c.bn / 8)
+        return fmt::format("epi_parts {} over bn {}: more parts than 8-column blocks", c.epi_parts,
+                           c.bn);
+    // Registers of a consumer thread (240 after setmaxnreg, 255 alone): bn / 2 accumulators,
+    // bn / 4 packed words of a pending tile, ~60 others (ptxas -v: bn 240 fits, 256 spills).
+    if (c.epi_parts > 0 && c.bn / 2 + c.bn / 4 + 60 > 240)
+        return fmt::format("bn {} with a deferred epilogue: {} accumulators and {} pending words "
+                           "do not fit a consumer's registers (bn <= 240)",
+                           c.bn, c.bn / 2, c.bn / 4);
     if ((c.bn / c.cluster) % 8 != 0)
         return fmt::format("bn {} over a cluster of {}: each block's part of the Q slab must be "
                            "whole 8-row swizzle atoms",
@@ -113,8 +126,9 @@ std::string sm90_source(const sm90_config& c) {
         throw error(error_kind::internal, "sm90_gemm.cuh has no KTUNE_WGMMA_WRAPPER line");
     body.replace(at, marker.size(), wgmma_wrapper(c.bn));
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
-                       "#define GROUP {}\n#define CLUSTER {}\n{}",
-                       sm90_bm(c), c.bn, c.stages, c.consumers, c.group, c.cluster, body);
+                       "#define GROUP {}\n#define CLUSTER {}\n#define EPI_PARTS {}\n{}",
+                       sm90_bm(c), c.bn, c.stages, c.consumers, c.group, c.cluster, c.epi_parts,
+                       body);
 }
 
 struct sm90_kernel::impl {
@@ -127,6 +141,7 @@ struct sm90_kernel::impl {
         need<decltype(&cuTensorMapEncodeTiled)>("cuTensorMapEncodeTiled");
     decltype(&cuLaunchKernelEx) launch = need<decltype(&cuLaunchKernelEx)>("cuLaunchKernelEx");
     decltype(&cuModuleUnload) unload = need<decltype(&cuModuleUnload)>("cuModuleUnload");
+    int resident_units = 0; // clusters (blocks where cluster = 1) that fit on the GPU at once
 
     ~impl() {
         if (module) (void)unload(module);
@@ -180,6 +195,32 @@ sm90_kernel::sm90_kernel(const sm90_config& c) : impl_(std::make_unique<impl>())
     check(set_attr(impl_->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                    static_cast<int>(sm90_shared_bytes(c))),
           "cuFuncSetAttribute", fmt::format("{} bytes of shared memory", sm90_shared_bytes(c)));
+    impl_->resident_units = impl_->sms;
+    if (c.cluster > 1) {
+        // The grid is persistent: a cluster that cannot be resident with the others would run
+        // its whole share of the tiles after them. Not every SM pairs up (a GPC's SMs, and the
+        // SMs the driver keeps), so ask the driver how many clusters fit.
+        auto occupancy =
+            need<decltype(&cuOccupancyMaxActiveClusters)>("cuOccupancyMaxActiveClusters");
+        CUlaunchConfig cfg{};
+        cfg.gridDimX = static_cast<unsigned>(impl_->sms / c.cluster * c.cluster);
+        cfg.gridDimY = cfg.gridDimZ = 1;
+        cfg.blockDimX = static_cast<unsigned>(128 * (c.consumers + 1));
+        cfg.blockDimY = cfg.blockDimZ = 1;
+        cfg.sharedMemBytes = static_cast<unsigned>(sm90_shared_bytes(c));
+        CUlaunchAttribute cluster{};
+        cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        cluster.value.clusterDim.x = static_cast<unsigned>(c.cluster);
+        cluster.value.clusterDim.y = cluster.value.clusterDim.z = 1;
+        cfg.attrs = &cluster;
+        cfg.numAttrs = 1;
+        int n = 0;
+        check(occupancy(&n, impl_->function, &cfg), "cuOccupancyMaxActiveClusters", sm90_name(c));
+        if (n < 1)
+            throw error(error_kind::unsupported,
+                        fmt::format("sm90 GEMM {}: no cluster of {} fits", sm90_name(c), c.cluster));
+        impl_->resident_units = n;
+    }
 }
 
 sm90_kernel::~sm90_kernel() = default;
@@ -188,6 +229,10 @@ sm90_kernel& sm90_kernel::operator=(sm90_kernel&&) noexcept = default;
 
 const sm90_config& sm90_kernel::config() const noexcept {
     return impl_->cfg;
+}
+
+int sm90_kernel::resident_units() const noexcept {
+    return impl_->resident_units;
 }
 
 void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
@@ -208,8 +253,9 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);
     const std::int64_t units = ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn);
     CUlaunchConfig cfg{};
-    cfg.gridDimX = static_cast<unsigned>(std::min<std::int64_t>(units, impl_->sms / c.cluster) *
-                                         c.cluster);
+    cfg.gridDimX = static_cast<unsigned>(
+        std::min<std::int64_t>(units, c.cluster > 1 ? impl_->resident_units : impl_->sms) *
+        c.cluster);
     cfg.gridDimY = cfg.gridDimZ = 1;
     cfg.blockDimX = static_cast<unsigned>(128 * (c.consumers + 1));
     cfg.blockDimY = cfg.blockDimZ = 1;

@@ -23,6 +23,9 @@ struct sm90_config {
     int consumers = 2; ///< consumer warpgroups, 64 tile rows each (1 or 2)
     int group = 8;     ///< row tiles (row-tile pairs in clusters of 2) side by side in the raster
     int cluster = 1;   ///< blocks of a cluster sharing the Q slab by TMA multicast (1 or 2)
+    /// 0: a tile's D stored once its last slab retires; n: in n parts while the next tile's
+    /// first n slabs run on the tensor cores (0, 1, 2, 4 or 8)
+    int epi_parts = 0;
     bool operator==(const sm90_config&) const = default;
 };
 
@@ -30,7 +33,7 @@ struct sm90_config {
 int sm90_bm(const sm90_config& c) noexcept;
 /// Dynamic shared memory of a launch: the ring, its barriers and the alignment slack.
 std::size_t sm90_shared_bytes(const sm90_config& c) noexcept;
-/// "bn256 s4 c2 g8 x2".
+/// "bn256 s4 c2 g8 x2 e4".
 std::string sm90_name(const sm90_config& c);
 /// Why c cannot be built, or cannot run p with `max_shared` bytes of opt-in shared memory a
 /// block; "" where it can. Checked before compiling (docs/perf/gemm.md#hopper-template).
@@ -54,6 +57,8 @@ public:
     sm90_kernel& operator=(const sm90_kernel&) = delete;
 
     [[nodiscard]] const sm90_config& config() const noexcept;
+    /// Blocks (clusters, where cluster > 1) resident at once: the persistent grid's size.
+    [[nodiscard]] int resident_units() const noexcept;
     /// D = op(A) op(B), column-major as in problem.hpp, on `stream`. Throws error{input} where
     /// sm90_rejects(p) says why, error{cuda} where the launch fails.
     void run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream) const;

@@ -24,7 +24,9 @@
 //
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 64..256, multiple of
 // 16), STAGES, CONSUMERS (1 or 2), GROUP (row tiles, or row-tile pairs, per raster group),
-// CLUSTER. BK is 64: one 128-byte swizzle atom of bf16 per row.
+// CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab retires, the tensor cores idle
+// meanwhile; n > 0: stored in n parts while the next tile's first n slabs run). BK is 64: one
+// 128-byte swizzle atom of bf16 per row.
 #define BK 64
 #define THREADS (128 * (CONSUMERS + 1))
 
@@ -115,6 +117,42 @@ __device__ __forceinline__ void wgmma_wait() {
 // accumulators, written by the host for the config's BN (sm90_source.cpp).
 KTUNE_WGMMA_WRAPPER
 
+// Where a consumer thread's share of a tile goes: its first row of OUT (the second is 8 rows
+// on), whether each row is inside OUT, and the columns left from its first one. Kept this
+// small so a pending tile costs few registers beside its packed words.
+#ifndef EPI_PARTS
+#define EPI_PARTS 0
+#endif
+struct out_at {
+    unsigned short* row;
+    long long next; // elements to the second row: 8 C
+    int cols_left;
+    bool in0, in1;
+};
+// Part q of a packed tile (8-column blocks j with j * EPI_PARTS / (BN / 8) == q; q = -1: all
+// of it) to OUT. Word 2 j + h: row h, columns 8 j, 8 j + 1 from the thread's first; pairs that
+// end past C (or any pair where C is odd: 4-byte stores need an even row length) go element
+// by element.
+__device__ __forceinline__ void store_part(const unsigned (&pend)[BN / 4], const out_at& o, int q,
+                                           int C) {
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+        if (q >= 0 && j * (EPI_PARTS > 0 ? EPI_PARTS : 1) / (BN / 8) != q) continue;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            if (!(h ? o.in1 : o.in0)) continue;
+            unsigned short* p = o.row + (h ? o.next : 0) + 8 * j;
+            const unsigned packed = pend[2 * j + h];
+            if ((C & 1) == 0 && 8 * j + 1 < o.cols_left) {
+                *reinterpret_cast<unsigned*>(p) = packed;
+            } else {
+                if (8 * j < o.cols_left) p[0] = (unsigned short)(packed & 0xffffu);
+                if (8 * j + 1 < o.cols_left) p[1] = (unsigned short)(packed >> 16);
+            }
+        }
+    }
+}
+
 // A consumer warpgroup gives a ring slot back: one arrival on the slot's barrier in every block
 // of the cluster (thread t arrives in block t).
 __device__ __forceinline__ void release(unsigned long long* b, int t) {
@@ -179,7 +217,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 
     if (wg == 0) {
 #if CONSUMERS > 1
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
 #endif
         if (t == 0) {
             asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_p) : "memory");
@@ -210,11 +248,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         }
     } else {
 #if CONSUMERS > 1
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
 #endif
         // Consumer warpgroup c owns rows 64 c .. 64 c + 63 of the tile.
         const int c = wg - 1, warp = t / 32, lane = t % 32;
         float d[BN / 2];
+        // The previous tile's D, packed to bf16 pairs, stored while the tensor cores run this
+        // tile's first slabs (EPI_PARTS > 0): part q of it after slab q's wgmmas are issued.
+        // Word 2 j + h: row r0 + 8 h, columns c0 + 8 j, + 1 (the accumulator layout below).
+        unsigned pend[BN / 4];
+        out_at pend_at{};
+        bool pending = false;
         int s = 0;
         unsigned phase = 0;
         for (int unit = first_unit; unit < units; unit += unit_step) {
@@ -231,6 +275,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 for (int kk = 0; kk < BK / 16; ++kk) // 16 elements: 32 bytes, 2 in the address
                     wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > 0 || kk > 0);
                 wgmma_commit();
+#if EPI_PARTS > 0
+                if (kb < EPI_PARTS && pending) store_part(pend, pend_at, kb, C);
+#endif
                 // The previous slab's wgmmas have retired once at most this one is in flight.
                 if (kb > 0) {
                     wgmma_wait<1>();
@@ -244,30 +291,35 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             }
             wgmma_wait<0>();
             if (kb_count > 0) release(&empty[prev], t);
+#if EPI_PARTS > 0
+            // Parts a K of fewer slabs than parts left behind.
+            if (pending)
+                for (int q = kb_count; q < EPI_PARTS; ++q)
+                    store_part(pend, pend_at, q, C);
+#endif
             // Accumulator layout of m64nBNk16: warp w holds rows 16 w + lane / 4 (and + 8),
             // columns 8 j + 2 (lane % 4) + {0, 1} in d[4 j .. 4 j + 3].
-            const int row0 = tr * BM + c * 64 + warp * 16 + lane / 4;
-            const int col0 = tc * BN + 2 * (lane % 4);
+            const int r0 = tr * BM + c * 64 + warp * 16 + lane / 4;
+            const int c0 = tc * BN + 2 * (lane % 4);
+            pend_at.row = out + (long long)r0 * C + c0;
+            pend_at.next = 8ll * C;
+            pend_at.cols_left = C - c0;
+            pend_at.in0 = r0 < R;
+            pend_at.in1 = r0 + 8 < R;
+            pending = true;
 #pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
+            for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int r = row0 + 8 * h, col = col0 + 8 * j;
-                    if (r >= R) continue;
-                    unsigned packed;
+                for (int h = 0; h < 2; ++h)
                     asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
-                        : "=r"(packed)
+                        : "=r"(pend[2 * j + h])
                         : "f"(d[4 * j + 2 * h + 1]), "f"(d[4 * j + 2 * h]));
-                    unsigned short* o = out + (long long)r * C + col;
-                    if ((C & 1) == 0 && col + 1 < C) {
-                        *reinterpret_cast<unsigned*>(o) = packed;
-                    } else {
-                        if (col < C) o[0] = (unsigned short)(packed & 0xffffu);
-                        if (col + 1 < C) o[1] = (unsigned short)(packed >> 16);
-                    }
-                }
-            }
+#if EPI_PARTS == 0
+            store_part(pend, pend_at, -1, C);
+            pending = false;
+#endif
         }
+        if (pending) store_part(pend, pend_at, -1, C);
     }
 #if CLUSTER > 1
     // No block leaves while a peer may still multicast into its ring or arrive on its barriers.

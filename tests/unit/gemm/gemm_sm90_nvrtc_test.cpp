@@ -18,7 +18,8 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and 
     const problem p = parse_problem("4096x4096x4096", "bf16");
     for (const sm90_config c : {sm90_config{256, 4, 2, 8, 1}, sm90_config{128, 6, 2, 16, 1},
                                 sm90_config{128, 4, 1, 1, 1}, sm90_config{64, 8, 1, 8, 1},
-                                sm90_config{256, 4, 2, 8, 2}, sm90_config{192, 4, 2, 8, 2}}) {
+                                sm90_config{256, 4, 2, 8, 2}, sm90_config{192, 4, 2, 8, 2},
+                                sm90_config{240, 4, 2, 8, 1, 4}, sm90_config{128, 4, 1, 8, 2, 1}}) {
         INFO(sm90_name(c));
         REQUIRE(sm90_rejects(c, p, h100_shared).empty());
         ktune::compile::compile_request req;
@@ -34,7 +35,8 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and 
 }
 
 TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
-    const std::string s = sm90_source({192, 3, 2, 4, 2});
+    const std::string s = sm90_source({192, 3, 2, 4, 2, 4});
+    CHECK(s.find("#define EPI_PARTS 4\n") != std::string::npos);
     CHECK(s.find("#define CLUSTER 2\n") != std::string::npos);
     CHECK(s.find("#define BM 128\n") != std::string::npos);
     CHECK(s.find("#define BN 192\n") != std::string::npos);
@@ -58,6 +60,12 @@ TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
     CHECK(!sm90_rejects({128, 4, 2, 8, 3}, p, h100_shared).empty());
     CHECK(sm90_rejects({136, 4, 2, 8, 2}, p, h100_shared).find("swizzle") != std::string::npos);
     CHECK(sm90_rejects({144, 4, 2, 8, 2}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 4, 2, 8, 1, 3}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({32, 4, 2, 8, 1, 8}, p, h100_shared).empty());
+    CHECK(sm90_rejects({64, 4, 2, 8, 1, 8}, p, h100_shared).empty());
+    CHECK(sm90_rejects({256, 4, 2, 8, 1, 4}, p, h100_shared).find("registers") !=
+          std::string::npos);
+    CHECK(sm90_rejects({240, 4, 2, 8, 1, 4}, p, h100_shared).empty());
     CHECK(sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x4093", "bf16"), h100_shared)
               .find("multiple of 8") != std::string::npos);
     CHECK(!sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x64", "fp16"), h100_shared).empty());
