@@ -49,7 +49,7 @@ std::vector<sm90_config> parse_configs(const std::string& s) {
     std::stringstream ss(s);
     std::string item;
     while (std::getline(ss, item, ';')) {
-        sm90_config c;
+        sm90_config c = sm90_default;
         const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d", &c.bn, &c.stages,
                                   &c.consumers, &c.group, &c.cluster, &c.epi_parts);
         if (n < 4)

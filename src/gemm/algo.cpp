@@ -16,7 +16,7 @@ T get_int(const config& c, std::string_view name) {
     if (!i || *i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
         *i > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
         throw error(error_kind::input,
-                    fmt::format("cuBLASLt algorithm config: '{}' is {}; it must be an integer "
+                    fmt::format("GEMM algorithm config: '{}' is {}; it must be an integer "
                                 "in {}..{} (re-tune to replace the entry)",
                                 name, v ? "out of range or not an integer" : "missing",
                                 std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
@@ -25,8 +25,22 @@ T get_int(const config& c, std::string_view name) {
 
 } // namespace
 
+std::string_view to_string(provider p) noexcept {
+    return p == provider::ktune_sm90 ? "ktune_sm90" : "cublaslt";
+}
+
 config to_config(const algo_config& a) {
     config c;
+    if (a.provider == provider::ktune_sm90) {
+        c.set("provider", std::string(to_string(a.provider)));
+        c.set("bn", std::int64_t{a.sm90.bn});
+        c.set("stages", std::int64_t{a.sm90.stages});
+        c.set("consumers", std::int64_t{a.sm90.consumers});
+        c.set("group", std::int64_t{a.sm90.group});
+        c.set("cluster", std::int64_t{a.sm90.cluster});
+        c.set("epi_parts", std::int64_t{a.sm90.epi_parts});
+        return c;
+    }
     c.set("algo", std::int64_t{a.algo_id});
     c.set("tile", std::int64_t{a.tile});
     c.set("stages", std::int64_t{a.stages});
@@ -42,6 +56,24 @@ config to_config(const algo_config& a) {
 
 algo_config algo_from_config(const config& c) {
     algo_config a;
+    if (const param_value* v = c.find("provider")) {
+        const auto* name = std::get_if<std::string>(v);
+        if (!name || (*name != "ktune_sm90" && *name != "cublaslt"))
+            throw error(error_kind::input,
+                        fmt::format("GEMM algorithm config: provider {} is not cublaslt or "
+                                    "ktune_sm90 (re-tune to replace the entry)",
+                                    ktune::to_string(*v)));
+        if (*name == "ktune_sm90") {
+            a.provider = provider::ktune_sm90;
+            a.sm90.bn = get_int<std::int32_t>(c, "bn");
+            a.sm90.stages = get_int<std::int32_t>(c, "stages");
+            a.sm90.consumers = get_int<std::int32_t>(c, "consumers");
+            a.sm90.group = get_int<std::int32_t>(c, "group");
+            a.sm90.cluster = get_int<std::int32_t>(c, "cluster");
+            a.sm90.epi_parts = get_int<std::int32_t>(c, "epi_parts");
+            return a;
+        }
+    }
     a.algo_id = get_int<std::int32_t>(c, "algo");
     a.tile = get_int<std::uint32_t>(c, "tile");
     a.stages = get_int<std::uint32_t>(c, "stages");
@@ -61,6 +93,9 @@ algo_config algo_from_config(const config& c) {
 }
 
 std::string describe(const algo_config& a) {
+    if (a.provider == provider::ktune_sm90)
+        return fmt::format("ktune sm90 bn{} s{} c{} g{} x{} e{}", a.sm90.bn, a.sm90.stages,
+                           a.sm90.consumers, a.sm90.group, a.sm90.cluster, a.sm90.epi_parts);
     return fmt::format("algo {} tile {} stages {} cluster {} splitk {} red {} swz {} custom {} "
                        "inner {}",
                        a.algo_id, a.tile, a.stages, a.cluster, a.splitk, a.reduction, a.swizzle,

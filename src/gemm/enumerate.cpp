@@ -1,6 +1,7 @@
 #include "gemm/enumerate.hpp"
 
 #include "gemm/pad.hpp"
+#include "gemm/sm90_space.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -42,9 +43,23 @@ namespace {
 using seen_set = std::set<std::vector<std::uint64_t>>;
 
 std::vector<std::uint64_t> identity(const algo_config& a) {
-    return std::vector<std::uint64_t>{
-        std::uint64_t(std::uint32_t(a.algo_id)), a.tile,      a.stages,  a.inner_shape, a.cluster,
-        std::uint64_t(std::uint32_t(a.splitk)),  a.reduction, a.swizzle, a.custom,      a.pad_k};
+    const auto u = [](std::int32_t v) { return std::uint64_t(std::uint32_t(v)); };
+    return std::vector<std::uint64_t>{u(a.algo_id),       a.tile,
+                                      a.stages,           a.inner_shape,
+                                      a.cluster,          u(a.splitk),
+                                      a.reduction,        a.swizzle,
+                                      a.custom,           a.pad_k,
+                                      std::uint64_t(a.provider), u(a.sm90.bn),
+                                      u(a.sm90.stages),   u(a.sm90.consumers),
+                                      u(a.sm90.group),    u(a.sm90.cluster),
+                                      u(a.sm90.epi_parts)};
+}
+
+algo_config sm90_algo(const sm90_config& c) {
+    algo_config a;
+    a.provider = provider::ktune_sm90;
+    a.sm90 = c;
+    return a;
 }
 
 // Adds q's heuristic picks to `out` (heuristic and all), each marked with `pad_k` (the form q
@@ -97,10 +112,16 @@ void add_enumeration(lt_backend& lt, const problem& q, std::uint8_t pad_k,
                     for (std::int32_t custom = 0; custom <= caps.custom_max && !stop; ++custom)
                         for (std::uint32_t swz = 0; swz <= caps.swizzle_max && !stop; ++swz)
                             for (const auto& [splitk, red] : splits) {
-                                algo_config a{id,   tile,    stage,
-                                              0,    cluster, splitk,
-                                              red,  swz,     static_cast<std::uint32_t>(custom),
-                                              pad_k};
+                                algo_config a;
+                                a.algo_id = id;
+                                a.tile = tile;
+                                a.stages = stage;
+                                a.cluster = cluster;
+                                a.splitk = splitk;
+                                a.reduction = red;
+                                a.swizzle = swz;
+                                a.custom = static_cast<std::uint32_t>(custom);
+                                a.pad_k = pad_k;
                                 ++out.stats.combinations;
                                 if (checks == per_algo) {
                                     out.stats.truncated = stop = true;
@@ -135,37 +156,87 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
     const bool pads = pads_k(p);
     add_picks(lt, p, 0, o, out, seen);
     if (pads) add_picks(lt, padded(p), 1, o, out, seen);
+    // ktune's template where the device and problem allow it: the prior's first picks beside
+    // the heuristic's, the rest of its space after the enumerations.
+    const std::vector<sm90_config> own =
+        o.sm90 ? sm90_ranked(p, *o.sm90) : std::vector<sm90_config>{};
+    int rank = static_cast<int>(out.heuristic.size());
+    for (std::size_t i = 0; i < own.size() && i < o.sm90_picks; ++i) {
+        const candidate c{sm90_algo(own[i]), 0, 0, rank++};
+        if (!seen.insert(identity(c.algo)).second) continue;
+        out.heuristic.push_back(c);
+        out.all.push_back(c);
+    }
     add_enumeration(lt, p, 0, o, out, seen);
     if (pads) add_enumeration(lt, padded(p), 1, o, out, seen);
+    for (const sm90_config& c : own) {
+        const candidate cand{sm90_algo(c), 0, 0, -1};
+        if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
+    }
+    out.stats.sm90 = own.size();
     out.stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
 }
 
 namespace {
-template <class F>
-tune::axis axis_of(const std::vector<candidate>& cands, const char* name, F field) {
+
+// The space's axes: cuBLASLt's attributes, the padded form, and ktune's template ("kernel" 1,
+// its knobs as sm90_*); a candidate of one provider stands at 0 on the other's axes.
+struct space_axis {
+    const char* name;
+    std::int64_t (*value)(const algo_config&);
+};
+bool is_sm90(const algo_config& a) {
+    return a.provider == provider::ktune_sm90;
+}
+constexpr space_axis lt_axes[] = {
+    {"algo", [](const algo_config& a) -> std::int64_t { return a.algo_id; }},
+    {"tile", [](const algo_config& a) -> std::int64_t { return a.tile; }},
+    {"stages", [](const algo_config& a) -> std::int64_t { return a.stages; }},
+    {"inner", [](const algo_config& a) -> std::int64_t { return a.inner_shape; }},
+    {"cluster", [](const algo_config& a) -> std::int64_t { return a.cluster; }},
+    {"splitk", [](const algo_config& a) -> std::int64_t { return is_sm90(a) ? 0 : a.splitk; }},
+    {"reduction", [](const algo_config& a) -> std::int64_t { return a.reduction; }},
+    {"swizzle", [](const algo_config& a) -> std::int64_t { return a.swizzle; }},
+    {"custom", [](const algo_config& a) -> std::int64_t { return a.custom; }},
+};
+constexpr space_axis pad_axis = {"pad_k",
+                                 [](const algo_config& a) -> std::int64_t { return a.pad_k; }};
+constexpr space_axis sm90_axes[] = {
+    {"kernel", [](const algo_config& a) -> std::int64_t { return is_sm90(a) ? 1 : 0; }},
+    {"sm90_bn", [](const algo_config& a) -> std::int64_t { return a.sm90.bn; }},
+    {"sm90_stages", [](const algo_config& a) -> std::int64_t { return a.sm90.stages; }},
+    {"sm90_consumers", [](const algo_config& a) -> std::int64_t { return a.sm90.consumers; }},
+    {"sm90_group", [](const algo_config& a) -> std::int64_t { return a.sm90.group; }},
+    {"sm90_cluster", [](const algo_config& a) -> std::int64_t { return a.sm90.cluster; }},
+    {"sm90_epi", [](const algo_config& a) -> std::int64_t { return a.sm90.epi_parts; }},
+};
+
+tune::axis axis_of(const std::vector<candidate>& cands, const space_axis& ax) {
     std::set<std::int64_t> values;
     for (const auto& c : cands)
-        values.insert(static_cast<std::int64_t>(field(c.algo)));
-    return tune::axis::list(name, std::vector<std::int64_t>(values.begin(), values.end()));
+        values.insert(ax.value(c.algo));
+    return tune::axis::list(ax.name, std::vector<std::int64_t>(values.begin(), values.end()));
 }
+
+std::int64_t get(const config& c, const char* name) {
+    return c.get<std::int64_t>(name);
+}
+
 } // namespace
 
 tune::space to_space(const std::vector<candidate>& cands) {
     tune::space s;
-    s.add(axis_of(cands, "algo", [](const algo_config& a) { return a.algo_id; }))
-        .add(axis_of(cands, "tile", [](const algo_config& a) { return a.tile; }))
-        .add(axis_of(cands, "stages", [](const algo_config& a) { return a.stages; }))
-        .add(axis_of(cands, "inner", [](const algo_config& a) { return a.inner_shape; }))
-        .add(axis_of(cands, "cluster", [](const algo_config& a) { return a.cluster; }))
-        .add(axis_of(cands, "splitk", [](const algo_config& a) { return a.splitk; }))
-        .add(axis_of(cands, "reduction", [](const algo_config& a) { return a.reduction; }))
-        .add(axis_of(cands, "swizzle", [](const algo_config& a) { return a.swizzle; }))
-        .add(axis_of(cands, "custom", [](const algo_config& a) { return a.custom; }));
-    const bool any_padded =
-        std::any_of(cands.begin(), cands.end(), [](const candidate& c) { return c.algo.pad_k; });
-    if (any_padded) s.add(axis_of(cands, "pad_k", [](const algo_config& a) { return a.pad_k; }));
+    for (const space_axis& ax : lt_axes)
+        s.add(axis_of(cands, ax));
+    const auto any = [&](bool (*f)(const algo_config&)) {
+        return std::any_of(cands.begin(), cands.end(), [&](const candidate& c) { return f(c.algo); });
+    };
+    if (any([](const algo_config& a) { return a.pad_k != 0; })) s.add(axis_of(cands, pad_axis));
+    if (any(is_sm90))
+        for (const space_axis& ax : sm90_axes)
+            s.add(axis_of(cands, ax));
     std::vector<tune::point> members;
     members.reserve(cands.size());
     for (const auto& c : cands)
@@ -175,14 +246,30 @@ tune::space to_space(const std::vector<candidate>& cands) {
 }
 
 tune::point point_of(const tune::space& s, const algo_config& a) {
-    config cfg = to_config(a);
-    // The config names pad_k only when set; a space with both forms has the axis for all.
-    if (s.axis_index("pad_k")) cfg.set("pad_k", std::int64_t{a.pad_k});
+    config cfg;
+    for (const space_axis& ax : lt_axes)
+        cfg.set(ax.name, ax.value(a));
+    if (s.axis_index(pad_axis.name)) cfg.set(pad_axis.name, pad_axis.value(a));
+    if (s.axis_index("kernel"))
+        for (const space_axis& ax : sm90_axes)
+            cfg.set(ax.name, ax.value(a));
     return s.from_config(cfg);
 }
 
 algo_config algo_at(const tune::space& s, const tune::point& p) {
-    return algo_from_config(s.to_config(p));
+    const config cfg = s.to_config(p);
+    if (s.axis_index("kernel") && get(cfg, "kernel") == 1) {
+        algo_config a;
+        a.provider = provider::ktune_sm90;
+        a.sm90 = {static_cast<std::int32_t>(get(cfg, "sm90_bn")),
+                  static_cast<std::int32_t>(get(cfg, "sm90_stages")),
+                  static_cast<std::int32_t>(get(cfg, "sm90_consumers")),
+                  static_cast<std::int32_t>(get(cfg, "sm90_group")),
+                  static_cast<std::int32_t>(get(cfg, "sm90_cluster")),
+                  static_cast<std::int32_t>(get(cfg, "sm90_epi"))};
+        return a;
+    }
+    return algo_from_config(cfg);
 }
 
 } // namespace ktune::gemm::detail

@@ -4,10 +4,12 @@
 // pruned by workspace and alignment, as a ktune::tune::space the strategies search.
 
 #include "gemm/lt_backend.hpp"
+#include "gemm/sm90_space.hpp"
 #include "ktune/tune/space.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ktune::gemm::detail {
@@ -22,6 +24,11 @@ struct enumerate_options {
     std::vector<std::uint16_t> clusters = {0, 2, 3, 5, 6, 4, 8};
     /// AlgoCheck calls at most (each costs microseconds; the product can reach millions).
     std::size_t max_checks = 200000;
+    /// ktune's Hopper template joins the space where set (an sm_90 device): its configs the
+    /// rules keep for the problem (sm90_space.hpp), the prior's first `sm90_picks` measured
+    /// beside the heuristic's picks.
+    std::optional<sm90_device> sm90;
+    std::size_t sm90_picks = 2;
 };
 
 struct candidate {
@@ -41,6 +48,7 @@ struct enumeration_stats {
     std::size_t rejected_alignment = 0; ///< whole algorithms, by CAP_MIN_ALIGNMENT_*
     std::size_t rejected_epilogue = 0;  ///< whole algorithms, by CAP_EPILOGUE_MASK
     bool truncated = false;             ///< max_checks reached
+    std::size_t sm90 = 0;               ///< configs of ktune's template in the space
     double seconds = 0;
 };
 
@@ -54,8 +62,10 @@ struct enumeration {
 enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o = {});
 
 /// Axes "algo", "tile", "stages", "inner", "cluster", "splitk", "reduction", "swizzle",
-/// "custom" (and "pad_k" where the padded form is among them) over the values the candidates
-/// use, restricted to exactly the candidates.
+/// "custom" (and "pad_k" where the padded form is among them; "kernel" and the template's
+/// "sm90_bn", "sm90_stages", "sm90_consumers", "sm90_group", "sm90_cluster", "sm90_epi" where
+/// ktune's template is) over the values the candidates use, restricted to exactly the
+/// candidates.
 tune::space to_space(const std::vector<candidate>& cands);
 /// The point of to_space(cands) a candidate stands at.
 tune::point point_of(const tune::space& s, const algo_config& a);

@@ -3,6 +3,7 @@
 #include "gemm/lt_descs.hpp"
 #include "gemm/pad.hpp"
 #include "gemm/reference.hpp"
+#include "gemm/sm90.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/error.hpp"
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <thread>
 
@@ -81,6 +83,11 @@ struct lt_runner::impl {
     std::vector<std::pair<std::int64_t, std::int64_t>> positions;
     std::vector<reference_value> refs;
     int graph_fallbacks = 0; ///< candidates timed without a graph (capture failed)
+    // ktune's template: the configs loaded so far (a tune measures a config once, the
+    // confirmation twice more), and the device's opt-in shared memory (0 until asked).
+    std::vector<std::pair<sm90_config, std::unique_ptr<sm90_kernel>>> sm90_kernels;
+    std::size_t shared_optin = 0;
+    using launch_fn = std::function<std::string(int)>;
 
     impl(const problem& prob, std::size_t ws, const measure::measure_policy& pol)
         : p(prob), max_ws(ws), policy(pol), handle(make_handle()), descs(make_descs(prob)) {
@@ -143,12 +150,19 @@ struct lt_runner::impl {
         b_pad = device_buffer(sz.b);
     }
 
+    const void* a_set(int set) const {
+        return static_cast<const char*>(a.data()) + a_bytes * std::size_t(set);
+    }
+    const void* b_set(int set) const {
+        return static_cast<const char*>(b.data()) + b_bytes * std::size_t(set);
+    }
+
     // One GEMM on rotation set `set`; in the padded form, its copies first (a failed copy reads
     // as an execution failure of the launch).
     cublasStatus_t launch(const cublasLtMatmulAlgo_t& algo, int set, bool pad) {
         const float alpha = 1.0f, beta = 0.0f;
-        const void* a_in = static_cast<const char*>(a.data()) + a_bytes * std::size_t(set);
-        const void* b_in = static_cast<const char*>(b.data()) + b_bytes * std::size_t(set);
+        const void* a_in = a_set(set);
+        const void* b_in = b_set(set);
         if (pad) {
             if (enqueue_pad(p, a_in, b_in, a_pad.data(), b_pad.data(), stream.get()) != cudaSuccess)
                 return CUBLAS_STATUS_EXECUTION_FAILED;
@@ -213,11 +227,66 @@ struct lt_runner::impl {
                 fmt::format("needs {} B of workspace (limit {})", res.workspaceSize, max_ws);
             return out;
         }
+        return run_with([&](int set) -> std::string {
+            const cublasStatus_t st = launch(algo, set, pad);
+            return st == CUBLAS_STATUS_SUCCESS ? std::string() : "cublasLtMatmul: " + lt_status_name(st);
+        });
+    }
+
+    // A config of ktune's template (sm90.hpp): compiled on its first use (the cubin cache keeps
+    // it), then checked and timed as any candidate.
+    timing run_sm90(const sm90_config& c) {
+        timing out;
+        if (auto why = sm90_rejects(c, p, max_shared()); !why.empty()) {
+            out.status = tune::eval_status::invalid;
+            out.message = why;
+            return out;
+        }
+        const sm90_kernel* k = nullptr;
+        try {
+            k = &sm90_for(c);
+        } catch (const error& e) {
+            out.status = e.kind() == error_kind::nvrtc ? tune::eval_status::compile_error
+                                                       : tune::eval_status::launch_error;
+            out.message = e.what();
+            return out;
+        }
+        return run_with([&](int set) -> std::string {
+            try {
+                k->run(p, a_set(set), b_set(set), d.data(), stream.get());
+                return {};
+            } catch (const error& e) {
+                return e.what();
+            }
+        });
+    }
+
+    std::size_t max_shared() {
+        if (shared_optin == 0) {
+            int dev = 0, v = 0;
+            KTUNE_CUDA_CALL(cudaGetDevice(&dev));
+            KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            shared_optin = static_cast<std::size_t>(v);
+        }
+        return shared_optin;
+    }
+
+    const sm90_kernel& sm90_for(const sm90_config& c) {
+        for (const auto& [cfg, k] : sm90_kernels)
+            if (cfg == c) return *k;
+        sm90_kernels.emplace_back(c, std::make_unique<sm90_kernel>(c));
+        return *sm90_kernels.back().second;
+    }
+
+    // Checks then times one candidate, `launch(set)` enqueuing its GEMM on rotation set `set`
+    // ("" or what failed).
+    timing run_with(const launch_fn& launch) {
+        timing out;
         // D starts as NaN (0xFF bytes): an element the algorithm leaves unwritten fails the check.
         KTUNE_CUDA_CALL(cudaMemsetAsync(d.data(), 0xff, d_bytes, stream.get()));
-        if (const auto st = launch(algo, 0, pad); st != CUBLAS_STATUS_SUCCESS) {
+        if (auto err = launch(0); !err.empty()) {
             out.status = tune::eval_status::launch_error;
-            out.message = "cublasLtMatmul: " + lt_status_name(st);
+            out.message = err;
             return out;
         }
         if (const cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess) {
@@ -226,7 +295,7 @@ struct lt_runner::impl {
             return out;
         }
         if (!verify(out)) return out;
-        if (sets > 1 ? !time_graph(algo, pad, out) : !time_flushed(algo, pad, out)) return out;
+        if (sets > 1 ? !time_graph(launch, out) : !time_flushed(launch, out)) return out;
         const auto sum = measure::summarize(out.samples_us);
         out.median_us = sum.median;
         out.ci_lo_us = sum.median_ci.lo;
@@ -263,17 +332,16 @@ struct lt_runner::impl {
         }
     }
 
-    bool time_graph(const cublasLtMatmulAlgo_t& algo, bool pad, timing& out) {
+    bool time_graph(const launch_fn& launch, timing& out) {
         graph_exec g;
         cudaGraph_t graph = nullptr;
         KTUNE_CUDA_CALL(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
-        cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
-        for (int s = 0; s < sets && st == CUBLAS_STATUS_SUCCESS; ++s)
-            st = launch(algo, s, pad);
+        std::string err;
+        for (int s = 0; s < sets && err.empty(); ++s)
+            err = launch(s);
         const cudaError_t ce = cudaStreamEndCapture(stream.get(), &graph);
         cudaError_t ie = cudaErrorUnknown;
-        if (st == CUBLAS_STATUS_SUCCESS && ce == cudaSuccess)
-            ie = cudaGraphInstantiate(&g.exec, graph, 0);
+        if (err.empty() && ce == cudaSuccess) ie = cudaGraphInstantiate(&g.exec, graph, 0);
         if (graph) KTUNE_CUDA_CALL_NOEXCEPT(cudaGraphDestroy(graph));
         if (ie != cudaSuccess) {
             // Not capturable (this algorithm or library): the same rotation, launched back to
@@ -281,7 +349,7 @@ struct lt_runner::impl {
             // launch out of the pair's window only while the GPU is the slower side.
             (void)cudaGetLastError();
             graph_fallbacks++;
-            return time_direct(algo, pad, out);
+            return time_direct(launch, out);
         }
         for (int i = 0; i < policy.warmup; ++i)
             KTUNE_CUDA_CALL(cudaGraphLaunch(g.exec, stream.get()));
@@ -293,36 +361,36 @@ struct lt_runner::impl {
         });
     }
 
-    bool time_direct(const cublasLtMatmulAlgo_t& algo, bool pad, timing& out) {
+    bool time_direct(const launch_fn& launch, timing& out) {
         for (int i = 0; i < policy.warmup; ++i)
-            (void)launch(algo, i % sets, pad);
+            (void)launch(i % sets);
         return sample_loop(out, sets, [&](int i) {
             KTUNE_CUDA_CALL(cudaEventRecord(events[2 * i].get(), stream.get()));
-            cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
-            for (int s = 0; s < sets && st == CUBLAS_STATUS_SUCCESS; ++s)
-                st = launch(algo, s, pad);
+            std::string err;
+            for (int s = 0; s < sets && err.empty(); ++s)
+                err = launch(s);
             KTUNE_CUDA_CALL(cudaEventRecord(events[2 * i + 1].get(), stream.get()));
-            if (st != CUBLAS_STATUS_SUCCESS) {
+            if (!err.empty()) {
                 out.status = tune::eval_status::launch_error;
-                out.message = "cublasLtMatmul: " + lt_status_name(st);
+                out.message = err;
                 return false;
             }
             return true;
         });
     }
 
-    bool time_flushed(const cublasLtMatmulAlgo_t& algo, bool pad, timing& out) {
+    bool time_flushed(const launch_fn& launch, timing& out) {
         for (int i = 0; i < policy.warmup; ++i)
-            (void)launch(algo, 0, pad);
+            (void)launch(0);
         return sample_loop(out, 1, [&](int i) {
             // The flush runs outside the events: every timed launch reads A and B from DRAM.
             if (policy.flush_l2) flush->enqueue(stream.get());
             KTUNE_CUDA_CALL(cudaEventRecord(events[2 * i].get(), stream.get()));
-            const cublasStatus_t st = launch(algo, 0, pad);
+            const std::string err = launch(0);
             KTUNE_CUDA_CALL(cudaEventRecord(events[2 * i + 1].get(), stream.get()));
-            if (st != CUBLAS_STATUS_SUCCESS) {
+            if (!err.empty()) {
                 out.status = tune::eval_status::launch_error;
-                out.message = "cublasLtMatmul: " + lt_status_name(st);
+                out.message = err;
                 return false;
             }
             return true;
@@ -336,6 +404,7 @@ lt_runner::lt_runner(const problem& p, std::size_t max_workspace,
 lt_runner::~lt_runner() = default;
 
 timing lt_runner::run(const algo_config& a) {
+    if (a.provider == provider::ktune_sm90) return impl_->run_sm90(a.sm90);
     cublasLtMatmulAlgo_t algo{};
     try {
         algo = make_algo(impl_->handle.get(), a.pad_k ? padded(impl_->p) : impl_->p, a);

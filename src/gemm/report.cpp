@@ -17,6 +17,11 @@ double gbs(const problem& p, double us) {
 }
 
 nlohmann::json algo_json(const algo_config& a) {
+    if (a.provider == provider::ktune_sm90)
+        return {{"provider", to_string(a.provider)}, {"bn", a.sm90.bn},
+                {"stages", a.sm90.stages},          {"consumers", a.sm90.consumers},
+                {"group", a.sm90.group},            {"cluster", a.sm90.cluster},
+                {"epi_parts", a.sm90.epi_parts}};
     nlohmann::json j{{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
                      {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
                      {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};
@@ -50,7 +55,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.2.0"},
+                     {"version", "1.3.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},
@@ -73,7 +78,8 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
                        {"rejected_epilogue", r.space.rejected_epilogue},
                        {"candidates", r.space.candidates},
                        {"truncated", r.space.truncated},
-                       {"seconds", r.space.seconds}}},
+                       {"seconds", r.space.seconds},
+                       {"sm90", r.space.sm90}}},
                      {"roof", {{"tflops", roof_tflops}, {"source", roof_source}}},
                      {"default", candidate_json(p, r.default_pick, roof_tflops)},
                      {"winner", candidate_json(p, r.winner, roof_tflops)},
@@ -139,6 +145,10 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
                      r.space.algo_ids, r.space.combinations, r.space.checked, r.space.candidates,
                      r.space.rejected_check, r.space.rejected_workspace, r.space.rejected_alignment,
                      r.space.rejected_epilogue, r.space.truncated ? ", truncated" : "");
+    if (r.space.sm90 > 0)
+        s += fmt::format("  and {} configs of ktune's Hopper GEMM template "
+                         "(docs/perf/gemm.md#hopper-template)\n",
+                         r.space.sm90);
     std::size_t failed = 0;
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;

@@ -1,11 +1,13 @@
 // The run-time GEMM: one resolution per distinct problem, then a hash lookup and one
-// cublasLtMatmul per call (in the padded-K form, two copies before it: pad.hpp).
+// cublasLtMatmul per call (in the padded-K form, two copies before it: pad.hpp), or one launch
+// of ktune's Hopper template where the cache entry names it (sm90.hpp).
 #include "core/fnv1a.hpp"
 #include "ktune/gemm/gemm.hpp"
 
 #include "gemm/lt_descs.hpp"
 #include "gemm/pad.hpp"
 #include "gemm/resolve.hpp"
+#include "gemm/sm90.hpp"
 #include "ktune/cache/store.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
@@ -42,7 +44,26 @@ struct plan {
     device_buffer a_pad, b_pad;
     std::optional<cuda_event> last_use; ///< made with the padded form's buffers
     CUstream_st* last_stream = nullptr;
+    // ktune's template: the loaded config (compiled when the problem is first resolved, not
+    // inside a call the application may be capturing).
+    std::shared_ptr<detail::sm90_kernel> sm90;
 };
+
+// The device's limits where ktune's template can run (sm_90), else nullopt.
+std::optional<detail::sm90_device> sm90_here() {
+    int dev = 0, major = 0, minor = 0, sms = 0, shared = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return std::nullopt;
+    }
+    if (major != 9 || minor != 0) return std::nullopt;
+    return detail::sm90_device{sms, static_cast<std::size_t>(shared)};
+}
 
 } // namespace
 
@@ -65,7 +86,19 @@ struct session::impl {
     plan& get(const problem& p) {
         if (auto it = plans.find(p); it != plans.end()) return it->second;
         plan pl;
-        const detail::resolved r = detail::resolve(*backend, entries, p, env, opt.max_workspace);
+        detail::resolved r =
+            detail::resolve(*backend, entries, p, env, opt.max_workspace, sm90_here());
+        if (r.found && r.algo.provider == provider::ktune_sm90) {
+            try {
+                pl.sm90 = std::make_shared<detail::sm90_kernel>(r.algo.sm90);
+                pl.attrs = r.algo;
+                pl.source = r.source;
+                return plans.emplace(p, std::move(pl)).first->second;
+            } catch (const error&) {
+                // It does not compile or load here: cuBLASLt's heuristic answers instead.
+                r = detail::resolve(*backend, {}, p, env, opt.max_workspace);
+            }
+        }
         if (!r.found)
             throw error(error_kind::unsupported,
                         "cuBLASLt has no algorithm for " + describe(p) + " on this GPU");
@@ -95,6 +128,10 @@ session& session::operator=(session&&) noexcept = default;
 void session::gemm(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
                    const void* bias, float alpha) {
     plan& pl = impl_->get(p);
+    if (pl.sm90) {
+        pl.sm90->run(p, a, b, d, stream, alpha); // no epilogue, no bias: the template's rules
+        return;
+    }
     if (p.epi != epilogue::none && bias != pl.bias) {
         detail::set_bias(pl.descs, p, bias);
         pl.bias = bias;

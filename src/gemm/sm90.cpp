@@ -125,10 +125,10 @@ std::string sm90_source(const sm90_config& c) {
     if (at == std::string::npos)
         throw error(error_kind::internal, "sm90_gemm.cuh has no KTUNE_WGMMA_WRAPPER line");
     body.replace(at, marker.size(), wgmma_wrapper(c.bn));
+    // The raster group is a kernel argument: configs that differ only in it share a cubin.
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
-                       "#define GROUP {}\n#define CLUSTER {}\n#define EPI_PARTS {}\n{}",
-                       sm90_bm(c), c.bn, c.stages, c.consumers, c.group, c.cluster, c.epi_parts,
-                       body);
+                       "#define CLUSTER {}\n#define EPI_PARTS {}\n{}",
+                       sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.epi_parts, body);
 }
 
 struct sm90_kernel::impl {
@@ -236,7 +236,7 @@ int sm90_kernel::resident_units() const noexcept {
 }
 
 void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
-                      CUstream_st* stream) const {
+                      CUstream_st* stream, float alpha) const {
     const sm90_config& c = impl_->cfg;
     if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
         throw error(error_kind::input, fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c),
@@ -245,9 +245,10 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
     const CUtensorMap map_p = impl_->map(b, p.n, p.k, sm90_bm(c));
     const CUtensorMap map_q = impl_->map(a, p.m, p.k, c.bn / c.cluster);
     int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
+    int group = c.group;
     void* out = d;
-    std::array<void*, 6> args{const_cast<CUtensorMap*>(&map_p), const_cast<CUtensorMap*>(&map_q),
-                              &out, &rows, &cols, &k};
+    std::array<void*, 8> args{const_cast<CUtensorMap*>(&map_p), const_cast<CUtensorMap*>(&map_q),
+                              &out, &rows, &cols, &k, &group, &alpha};
     // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
     // a SM, persistent.
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);

@@ -4,9 +4,10 @@
 // config before compiling it, and the host side that loads it and launches it on a problem.
 // bf16 "tn" problems without an epilogue and with K % 8 == 0 (rows of 16 bytes, a TMA stride).
 //
-//   ktune::gemm::detail::sm90_kernel k({.bn = 256, .stages = 4, .consumers = 2});
+//   ktune::gemm::detail::sm90_kernel k(ktune::gemm::detail::sm90_default);
 //   k.run(p, a, b, d, stream);
 
+#include "ktune/gemm/algo.hpp"
 #include "ktune/gemm/problem.hpp"
 
 #include <cstddef>
@@ -17,17 +18,10 @@ struct CUstream_st;
 
 namespace ktune::gemm::detail {
 
-struct sm90_config {
-    int bn = 256;      ///< tile columns of D's transpose = wgmma N (a multiple of 16, 16..256)
-    int stages = 4;    ///< depth of the shared-memory ring of K slabs
-    int consumers = 2; ///< consumer warpgroups, 64 tile rows each (1 or 2)
-    int group = 8;     ///< row tiles (row-tile pairs in clusters of 2) side by side in the raster
-    int cluster = 1;   ///< blocks of a cluster sharing the Q slab by TMA multicast (1 or 2)
-    /// 0: a tile's D stored once its last slab retires; n: in n parts while the next tile's
-    /// first n slabs run on the tensor cores (0, 1, 2, 4 or 8)
-    int epi_parts = 0;
-    bool operator==(const sm90_config&) const = default;
-};
+/// A config of the template: the public sm90_params (algo.hpp), which a cache entry holds.
+using sm90_config = sm90_params;
+/// The config bench_sm90 starts from: bn 256, 4 stages, 2 consumers, group 8, no cluster.
+inline constexpr sm90_config sm90_default{256, 4, 2, 8, 1, 0};
 
 /// Tile rows: 64 a consumer warpgroup.
 int sm90_bm(const sm90_config& c) noexcept;
@@ -59,9 +53,10 @@ public:
     [[nodiscard]] const sm90_config& config() const noexcept;
     /// Blocks (clusters, where cluster > 1) resident at once: the persistent grid's size.
     [[nodiscard]] int resident_units() const noexcept;
-    /// D = op(A) op(B), column-major as in problem.hpp, on `stream`. Throws error{input} where
-    /// sm90_rejects(p) says why, error{cuda} where the launch fails.
-    void run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream) const;
+    /// D = alpha op(A) op(B), column-major as in problem.hpp, on `stream`. Throws error{input}
+    /// where sm90_rejects(p) says why, error{cuda} where the launch fails.
+    void run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
+             float alpha = 1.0f) const;
 
 private:
     struct impl;

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <optional>
 
 namespace ktune::gemm {
 
@@ -16,11 +17,14 @@ tune_result tune(const problem& p, const tune_options& o) {
     detail::lt_runner runner(p, o.max_workspace, o.policy);
     detail::tune_hooks hooks{[&](const algo_config& a) { return runner.run(a); },
                              [&] { return runner.run_default(); }};
-    tune_result r = detail::tune_loop(*lt, p, o, hooks);
     int dev = 0;
     cudaDeviceProp prop{};
     KTUNE_CUDA_CALL(cudaGetDevice(&dev));
     KTUNE_CUDA_CALL(cudaGetDeviceProperties(&prop, dev));
+    std::optional<detail::sm90_device> sm90;
+    if (prop.major == 9 && prop.minor == 0)
+        sm90 = detail::sm90_device{prop.multiProcessorCount, prop.sharedMemPerBlockOptin};
+    tune_result r = detail::tune_loop(*lt, p, o, hooks, sm90);
     r.gpu = prop.name;
     r.rotation_sets = runner.rotation_sets();
     r.graph_fallbacks = runner.graph_fallbacks();

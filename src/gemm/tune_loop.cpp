@@ -32,7 +32,7 @@ candidate_result to_candidate(const algo_config& a, int rank, const timing& t) {
 }
 
 tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
-                      const tune_hooks& hooks) {
+                      const tune_hooks& hooks, std::optional<sm90_device> sm90) {
     const auto t0 = std::chrono::steady_clock::now();
     tune_result r;
     r.prob = p;
@@ -41,6 +41,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     enumerate_options eo;
     eo.max_workspace = o.max_workspace;
     eo.heuristic_count = o.heuristic_count;
+    if (o.own_kernels) eo.sm90 = sm90;
     const enumeration en = enumerate(lt, p, eo);
     r.space = {en.stats.algo_ids,
                en.stats.combinations,
@@ -55,12 +56,16 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     if (en.all.empty())
         throw error(error_kind::unsupported,
                     "cuBLASLt offers no algorithm for " + describe(p) + " on this GPU");
+    r.space.sm90 = en.stats.sm90;
 
     // The blob as returned is timed; its attributes are those of the same heuristic call's
     // first answer (same workspace limit), which is what a cache entry would store.
     // (The padded form's picks follow cuBLAS's own: they are never the default.)
-    const auto own_first = std::find_if(en.heuristic.begin(), en.heuristic.end(),
-                                        [](const candidate& c) { return c.algo.pad_k == 0; });
+    // (ktune's template's picks follow too: cuBLAS's first pick is the default the tune beats.)
+    const auto own_first =
+        std::find_if(en.heuristic.begin(), en.heuristic.end(), [](const candidate& c) {
+            return c.algo.pad_k == 0 && c.algo.provider == provider::cublaslt;
+        });
     const algo_config default_attrs =
         own_first == en.heuristic.end() ? algo_config{} : own_first->algo;
     const auto t_default = std::chrono::steady_clock::now();
@@ -140,7 +145,8 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     const candidate_result* best = nullptr;
     const candidate_result* first_pick = nullptr;
     for (const auto& c : r.evaluated) {
-        if (c.heuristic_rank == 0 && c.algo.pad_k == 0) first_pick = &c;
+        if (c.heuristic_rank == 0 && c.algo.pad_k == 0 && c.algo.provider == provider::cublaslt)
+            first_pick = &c;
         if (c.ok() && (!best || c.median_us < best->median_us)) best = &c;
     }
     const auto confirm = [&](const candidate_result& x, candidate_result& def_out,

@@ -9,6 +9,7 @@
 #include "ktune/gemm/tune.hpp"
 
 #include <functional>
+#include <optional>
 
 namespace ktune::gemm::detail {
 
@@ -17,8 +18,10 @@ struct tune_hooks {
     std::function<timing()> run_default;           ///< the heuristic's first pick, as returned
 };
 
+/// `sm90`: the device's limits where ktune's template joins the space (an sm_90 GPU and
+/// o.own_kernels), else nullopt.
 tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
-                      const tune_hooks& hooks);
+                      const tune_hooks& hooks, std::optional<sm90_device> sm90 = std::nullopt);
 
 candidate_result to_candidate(const algo_config& a, int rank, const timing& t);
 

@@ -2,7 +2,8 @@ ktune_add_unit_test(unit_gemm
   ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_space_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_tune_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_cache_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_pad_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_pad_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gemm/gemm_sm90_test.cpp)
 # bench/gemm/side_by_side.py's CPU parts and sbs_table.py on synthetic results (no torch needed).
 find_program(KTUNE_PYTHON3 python3)
 if(KTUNE_PYTHON3)

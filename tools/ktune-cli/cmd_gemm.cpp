@@ -73,6 +73,9 @@ std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* app) {
                     "gemm: how many of cuBLASLt's heuristic picks to measure first")
         ->capture_default_str()
         ->check(CLI::Range(1, 64));
+    app->add_flag("--cublaslt-only", g->cublaslt_only,
+                  "gemm: search cuBLASLt's algorithms only, not ktune's own Hopper GEMM template "
+                  "(which joins the space on sm_90 GPUs for bf16 tn problems with K % 8 == 0)");
     app->add_option("--max-seconds", g->max_seconds,
                     "gemm: leave out candidates that would end a tune past this many seconds "
                     "(0: no limit)")
@@ -99,6 +102,7 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
         to.max_workspace = std::size_t(g.workspace_mib) << 20;
         to.heuristic_count = g.heuristic_count;
         to.max_seconds = g.max_seconds;
+        to.own_kernels = !g.cublaslt_only;
         const gemm::tune_result r = gemm::tune(pl.prob, to);
         const auto [roof, roof_source] =
             metrics::find_tensor_roof(r.gpu, pl.prob.type == gemm::dtype::fp8_e4m3);

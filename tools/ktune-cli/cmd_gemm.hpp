@@ -17,9 +17,11 @@ struct gemm_cli_options {
     int workspace_mib = 32;
     int heuristic_count = 16;
     double max_seconds = 10;
+    bool cublaslt_only = false;
 };
 
-/// Registers --layout, --epilogue, --workspace-mib, --heuristic-count, --max-seconds on
+/// Registers --layout, --epilogue, --workspace-mib, --heuristic-count, --max-seconds,
+/// --cublaslt-only on
 /// `ktune tune`.
 std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* tune_app);
 

@@ -1,7 +1,9 @@
 #pragma once
-// One cuBLASLt algorithm, as its configuration attributes (cublasLtMatmulAlgoConfigAttributes_t)
-// rather than the opaque 64-byte cublasLtMatmulAlgo_t: the attributes survive a library
-// upgrade (they are re-checked with cublasLtMatmulAlgoCheck), the blob's layout does not.
+// One GEMM algorithm: a cuBLASLt algorithm, as its configuration attributes
+// (cublasLtMatmulAlgoConfigAttributes_t) rather than the opaque 64-byte cublasLtMatmulAlgo_t
+// (the attributes survive a library upgrade: they are re-checked with cublasLtMatmulAlgoCheck,
+// the blob's layout does not), or a config of ktune's own Hopper GEMM template
+// (provider::ktune_sm90, docs/perf/gemm.md#hopper-template).
 //
 //   ktune::gemm::algo_config a{.algo_id = 66, .tile = 20, .stages = 18};
 //   ktune::config c = ktune::gemm::to_config(a);     // what the cache stores
@@ -11,8 +13,23 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace ktune::gemm {
+
+/// Who runs the GEMM: cuBLASLt, or ktune's own kernel (compiled by NVRTC for sm_90a).
+enum class provider : std::uint8_t { cublaslt, ktune_sm90 };
+
+/// A config of ktune's Hopper template (docs/perf/gemm.md#hopper-template); all 0 for cuBLASLt.
+struct sm90_params {
+    std::int32_t bn = 0;        ///< tile columns of D's transpose (wgmma N)
+    std::int32_t stages = 0;    ///< shared-memory ring depth
+    std::int32_t consumers = 0; ///< consumer warpgroups (64 tile rows each)
+    std::int32_t group = 0;     ///< raster group
+    std::int32_t cluster = 0;   ///< blocks sharing a slab by TMA multicast
+    std::int32_t epi_parts = 0; ///< epilogue parts deferred into the next tile
+    bool operator==(const sm90_params&) const = default;
+};
 
 struct algo_config {
     std::int32_t algo_id = 0;      ///< CUBLASLT_ALGO_CONFIG_ID
@@ -28,16 +45,23 @@ struct algo_config {
     /// up to a multiple of 8 (zeros) and the algorithm runs on that problem
     /// (docs/perf/gemm.md#padded-k).
     std::uint8_t pad_k = 0;
+    gemm::provider provider = provider::cublaslt;
+    sm90_params sm90{}; ///< provider::ktune_sm90 only
     bool operator==(const algo_config&) const = default;
 };
 
 /// The attributes as a ktune::config ("algo", "tile", "stages", "inner", "cluster", "splitk",
 /// "reduction", "swizzle", "custom"; all integers; "pad_k" 1 only in the padded-K form, so
-/// entries written before it read as unpadded).
+/// entries written before it read as unpadded). ktune's template: "provider": "ktune_sm90" and
+/// "bn", "stages", "consumers", "group", "cluster", "epi_parts" instead (docs/formats.md).
 config to_config(const algo_config& a);
-/// Throws ktune::error(input) naming an attribute that is missing or not an integer in range.
+/// Throws ktune::error(input) naming an attribute that is missing or not an integer in range,
+/// or a provider it does not know.
 algo_config algo_from_config(const config& c);
-/// "algo 66 tile 20 stages 18 cluster 0 splitk 1 red 0 swz 0 custom 0 inner 0" (+ " pad_k").
+/// "algo 66 tile 20 stages 18 cluster 0 splitk 1 red 0 swz 0 custom 0 inner 0" (+ " pad_k");
+/// "ktune sm90 bn256 s4 c2 g8 x1 e0" for ktune's template.
 std::string describe(const algo_config& a);
+/// "cublaslt" | "ktune_sm90".
+std::string_view to_string(provider p) noexcept;
 
 } // namespace ktune::gemm

@@ -43,6 +43,9 @@ struct tune_options {
     /// would end the tune later (at the pace measured so far, the confirmation's four
     /// measurements kept in reserve) are left out. 0: no limit.
     double max_seconds = 10;
+    /// Search ktune's own Hopper GEMM template beside cuBLASLt where the GPU is sm_90 and the
+    /// problem fits it (docs/perf/gemm.md#hopper-template).
+    bool own_kernels = true;
     measure::measure_policy policy = gemm_policy();
     bool operator==(const tune_options&) const = default;
 };
@@ -67,6 +70,7 @@ struct enumeration_summary {
                 candidates = 0;
     bool truncated = false;
     double seconds = 0;
+    std::size_t sm90 = 0; ///< of the candidates, configs of ktune's template
     bool operator==(const enumeration_summary&) const = default;
 };
 

@@ -1,11 +1,12 @@
 // ktune's own Hopper GEMM (docs/perf/gemm.md#hopper-template), compiled by NVRTC for sm_90a.
-// OUT (R x C, row-major, bf16) = P (R x K, row-major) * Q (C x K, row-major)^T, fp32 accumulate:
+// OUT (R x C, row-major, bf16) = alpha P (R x K, row-major) Q (C x K, row-major)^T, fp32 accumulate:
 // both operands K-major, as a "tn" problem is stored (P = B, R = N; Q = A, C = M), so a
 // consumer's accumulator pairs are two neighbouring elements of OUT's rows.
 //
 // Shape of the kernel:
-// - persistent: one block a SM walks the tiles (BM x BN of OUT) in a grouped raster order (GROUP
-//   row tiles side by side, so neighbouring blocks share P and Q tiles in L2);
+// - persistent: one block a SM walks the tiles (BM x BN of OUT) in a grouped raster order (the
+//   `group` argument: row tiles side by side, so neighbouring blocks share P and Q tiles in L2;
+//   an argument, not a define, so configs that differ only in it share one compile);
 // - warp-specialised: warpgroup 0 is the producer (one thread issues the TMA loads of both
 //   operands' BK-wide slabs into a STAGES-deep ring of shared memory, 128-byte swizzled),
 //   CONSUMERS warpgroups each own 64 rows of the tile and run wgmma.m64nBNk16 on the slabs
@@ -23,8 +24,7 @@
 // R, C and K % 8 == 0 (16-byte rows) runs.
 //
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 64..256, multiple of
-// 16), STAGES, CONSUMERS (1 or 2), GROUP (row tiles, or row-tile pairs, per raster group),
-// CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab retires, the tensor cores idle
+// 8), STAGES, CONSUMERS (1 or 2), CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab retires, the tensor cores idle
 // meanwhile; n > 0: stored in n parts while the next tile's first n slabs run). BK is 64: one
 // 128-byte swizzle atom of bf16 per row.
 #define BK 64
@@ -164,11 +164,11 @@ __device__ __forceinline__ void release(unsigned long long* b, int t) {
 }
 
 // Tile t's (row tile, column tile) in the grouped raster order.
-__device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles, int& tr,
-                                            int& tc) {
-    const int per_group = GROUP * col_tiles;
-    const int first = (t / per_group) * GROUP;
-    const int size = row_tiles - first < GROUP ? row_tiles - first : GROUP;
+__device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles, int group,
+                                            int& tr, int& tc) {
+    const int per_group = group * col_tiles;
+    const int first = (t / per_group) * group;
+    const int size = row_tiles - first < group ? row_tiles - first : group;
     tr = first + (t % per_group) % size;
     tc = (t % per_group) / size;
 }
@@ -176,7 +176,7 @@ __device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles,
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     ktune_sm90_gemm(const __grid_constant__ ktune_tmap map_p,
                     const __grid_constant__ ktune_tmap map_q, unsigned short* __restrict__ out,
-                    int R, int C, int K) {
+                    int R, int C, int K, int group, float alpha) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // The ring's slabs need 1024-byte alignment (the swizzle atom): align the base by hand. The
     // offset is the same in every block of a cluster (same kernel, same dynamic size), which
@@ -226,7 +226,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             unsigned phase = 0;
             for (int unit = first_unit; unit < units; unit += unit_step) {
                 int ur, tc;
-                tile_coords(unit, unit_rows, col_tiles, ur, tc);
+                tile_coords(unit, unit_rows, col_tiles, group, ur, tc);
                 const int tr = ur * CLUSTER + (int)rank;
                 for (int kb = 0; kb < kb_count; ++kb) {
                     bar_wait(&empty[s], phase ^ 1);
@@ -263,7 +263,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         unsigned phase = 0;
         for (int unit = first_unit; unit < units; unit += unit_step) {
             int ur, tc;
-            tile_coords(unit, unit_rows, col_tiles, ur, tc);
+            tile_coords(unit, unit_rows, col_tiles, group, ur, tc);
             const int tr = ur * CLUSTER + (int)rank;
             int prev = 0;
             for (int kb = 0; kb < kb_count; ++kb) {
@@ -313,7 +313,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 for (int h = 0; h < 2; ++h)
                     asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
                         : "=r"(pend[2 * j + h])
-                        : "f"(d[4 * j + 2 * h + 1]), "f"(d[4 * j + 2 * h]));
+                        : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
 #if EPI_PARTS == 0
             store_part(pend, pend_at, -1, C);
             pending = false;

@@ -41,6 +41,8 @@ TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
     CHECK(s.find("#define BM 128\n") != std::string::npos);
     CHECK(s.find("#define BN 192\n") != std::string::npos);
     CHECK(s.find("#define STAGES 3\n") != std::string::npos);
+    CHECK(s.find("GROUP") == std::string::npos); // an argument: one compile for every group
+    CHECK(sm90_source({192, 3, 2, 16, 2, 4}) == s);
     CHECK(s.find("m64n192k16") != std::string::npos);
     CHECK(s.find("KTUNE_WGMMA_WRAPPER") == std::string::npos);
     CHECK(s.find("\"+f\"(d[95])") != std::string::npos);
@@ -49,14 +51,14 @@ TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
 
 TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
     const problem p = parse_problem("4096x4096x4096", "bf16");
-    CHECK(sm90_rejects({256, 4, 2, 8}, p, h100_shared).empty());
+    CHECK(sm90_rejects({256, 4, 2, 8, 1}, p, h100_shared).empty());
     // 5 stages of 128 + 256 rows of 128 bytes: 245,760 bytes of ring.
-    CHECK(sm90_rejects({256, 5, 2, 8}, p, h100_shared).find("shared memory") != std::string::npos);
-    CHECK(!sm90_rejects({260, 4, 2, 8}, p, h100_shared).empty());
-    CHECK(!sm90_rejects({100, 4, 2, 8}, p, h100_shared).empty());
-    CHECK(!sm90_rejects({128, 4, 3, 8}, p, h100_shared).empty());
-    CHECK(!sm90_rejects({128, 1, 2, 8}, p, h100_shared).empty());
-    CHECK(!sm90_rejects({128, 4, 2, 0}, p, h100_shared).empty());
+    CHECK(sm90_rejects({256, 5, 2, 8, 1}, p, h100_shared).find("shared memory") != std::string::npos);
+    CHECK(!sm90_rejects({260, 4, 2, 8, 1}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({100, 4, 2, 8, 1}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 4, 3, 8, 1}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 1, 2, 8, 1}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 4, 2, 0, 1}, p, h100_shared).empty());
     CHECK(!sm90_rejects({128, 4, 2, 8, 3}, p, h100_shared).empty());
     CHECK(sm90_rejects({136, 4, 2, 8, 2}, p, h100_shared).find("swizzle") != std::string::npos);
     CHECK(sm90_rejects({144, 4, 2, 8, 2}, p, h100_shared).empty());
@@ -66,14 +68,14 @@ TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
     CHECK(sm90_rejects({256, 4, 2, 8, 1, 4}, p, h100_shared).find("registers") !=
           std::string::npos);
     CHECK(sm90_rejects({240, 4, 2, 8, 1, 4}, p, h100_shared).empty());
-    CHECK(sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x4093", "bf16"), h100_shared)
+    CHECK(sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x4093", "bf16"), h100_shared)
               .find("multiple of 8") != std::string::npos);
-    CHECK(!sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x64", "fp16"), h100_shared).empty());
-    CHECK(!sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x64", "bf16", "nn"), h100_shared)
+    CHECK(!sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "fp16"), h100_shared).empty());
+    CHECK(!sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "bf16", "nn"), h100_shared)
                .empty());
-    CHECK(!sm90_rejects({128, 4, 2, 8}, parse_problem("64x64x64", "bf16", "tn", "bias"),
+    CHECK(!sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "bf16", "tn", "bias"),
                         h100_shared)
                .empty());
-    CHECK(sm90_shared_bytes({256, 4, 2, 8}) == 4 * (128 + 256) * 128 + 64 + 1024);
-    CHECK(sm90_bm({256, 4, 1, 8}) == 64);
+    CHECK(sm90_shared_bytes({256, 4, 2, 8, 1}) == 4 * (128 + 256) * 128 + 64 + 1024);
+    CHECK(sm90_bm({256, 4, 1, 8, 1}) == 64);
 }
