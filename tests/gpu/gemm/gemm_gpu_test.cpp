@@ -4,6 +4,7 @@
 #include "catch.hpp"
 
 #include "gemm/pad.hpp"
+#include "gemm/lt_runner.hpp"
 #include "gemm/reference.hpp"
 #include "ktune/cache/store.hpp"
 #include "ktune/core/check.hpp"
@@ -113,7 +114,7 @@ tune_options quick() {
 TEST_CASE("a bf16 tune measures checked candidates and never loses to the default") {
     for (const char* lay : {"tn", "nn"}) {
         const problem p = parse_problem("64x2048x1024", "bf16", lay);
-        const tune_result r = tune(p, quick());
+        const tune_result r = gemm::tune(p, quick());
         INFO(format_text(r, 0, ""));
         REQUIRE(r.default_pick.ok());
         REQUIRE(r.winner.ok());
@@ -129,7 +130,7 @@ TEST_CASE("a bf16 tune measures checked candidates and never loses to the defaul
 TEST_CASE("fp8 and a bias epilogue tune and pass the reference check") {
     for (const auto& [shape, type, epi] : {std::tuple{"128x1024x1024", "fp8", "none"},
                                            std::tuple{"64x1024x1024", "bf16", "gelu_bias"}}) {
-        const tune_result r = tune(parse_problem(shape, type, "tn", epi), quick());
+        const tune_result r = gemm::tune(parse_problem(shape, type, "tn", epi), quick());
         INFO(format_text(r, 0, ""));
         CHECK(r.default_pick.ok());
         CHECK(r.winner.ok());
@@ -138,7 +139,7 @@ TEST_CASE("fp8 and a bias epilogue tune and pass the reference check") {
 
 TEST_CASE("the tuned entry drives the run-time call; a stale one falls back to the heuristic") {
     const problem p = parse_problem("32x1024x2048", "bf16", "tn");
-    const tune_result r = tune(p, quick());
+    const tune_result r = gemm::tune(p, quick());
     REQUIRE(r.winner.ok());
     const auto file = temp_cache();
     const auto env = cache::environment::current();
@@ -173,7 +174,7 @@ TEST_CASE("an odd K tunes the padded form, which passes the check and drives the
           std::tuple{"32x256x9001", "bf16", "tn", "none"}, // K over two of the copy's chunks
           std::tuple{"64x1024x1021", "bf16", "tn", "gelu_bias"}}) {
         const problem p = parse_problem(shape, type, lay, epi);
-        const tune_result r = tune(p, quick());
+        const tune_result r = gemm::tune(p, quick());
         INFO(format_text(r, 0, ""));
         REQUIRE(r.default_pick.ok());
         CHECK(r.default_pick.algo.pad_k == 0);
@@ -261,4 +262,66 @@ TEST_CASE("the padded copies write every element and zeros past K, kernel and dr
             expect(sa, ha, a_pad);
             expect(sb, hb, b_pad);
         }
+}
+
+TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and drive the run "
+          "time") {
+    // docs/perf/gemm.md#hopper-template. Partial tiles in both directions, an odd M (D's rows
+    // stored element by element), K not a multiple of the 64-wide slab, clusters, one consumer,
+    // the deferred epilogue, and a single tile.
+    int dev = 0, major = 0, minor = 0;
+    KTUNE_CUDA_CALL(cudaGetDevice(&dev));
+    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (major != 9 || minor != 0) {
+        WARN("skipped: ktune's Hopper template needs an sm_90 GPU, this is sm_" << major << minor);
+        return;
+    }
+    const auto sm90 = [](gemm::sm90_params c) {
+        algo_config a;
+        a.provider = provider::ktune_sm90;
+        a.sm90 = c;
+        return a;
+    };
+    for (const auto& [shape, cfg] :
+         {std::pair{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
+          std::pair{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
+          std::pair{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
+          std::pair{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
+          std::pair{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
+          std::pair{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})}}) {
+        const problem p = parse_problem(shape, "bf16", "tn");
+        INFO(shape << " " << describe(cfg));
+        gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());
+        const gemm::detail::timing t = runner.run(cfg);
+        INFO(t.message);
+        REQUIRE(t.status == ktune::tune::eval_status::ok);
+        CHECK(t.max_error_ratio <= 1.0);
+        CHECK(t.median_us > 0);
+        // As a cached winner: the session launches it, eagerly and captured in a graph.
+        tune_result r;
+        r.prob = p;
+        r.cublaslt_version = 0;
+        r.winner.algo = cfg;
+        r.winner.median_us = t.median_us;
+        const auto file = temp_cache();
+        cache::store(file, to_cache_entry(r, cache::environment::current(), {}));
+        session s({file, std::size_t{32} << 20});
+        CHECK(s.algorithm(p) == cfg);
+        check_session(s, p);
+        check_session_graph(s, p);
+        std::filesystem::remove(file);
+    }
+    // A tune of a large shape measures the template's picks beside cuBLAS's.
+    const problem big = parse_problem("2048x2048x2048", "bf16", "tn");
+    const tune_result r = gemm::tune(big, quick());
+    INFO(format_text(r, 0, ""));
+    CHECK(r.space.sm90 > 1000);
+    std::size_t measured = 0;
+    for (const auto& c : r.evaluated)
+        if (c.algo.provider == provider::ktune_sm90) {
+            ++measured;
+            CHECK(c.ok());
+        }
+    CHECK(measured >= 2);
 }
