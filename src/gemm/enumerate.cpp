@@ -44,6 +44,7 @@ using seen_set = std::set<std::vector<std::uint64_t>>;
 
 std::vector<std::uint64_t> identity(const algo_config& a) {
     const auto u = [](std::int32_t v) { return std::uint64_t(std::uint32_t(v)); };
+    const sm90_params& k = a.sm90;
     return std::vector<std::uint64_t>{u(a.algo_id),       a.tile,
                                       a.stages,           a.inner_shape,
                                       a.cluster,          u(a.splitk),
@@ -51,8 +52,8 @@ std::vector<std::uint64_t> identity(const algo_config& a) {
                                       a.custom,           a.pad_k,
                                       std::uint64_t(a.provider), u(a.sm90.bn),
                                       u(a.sm90.stages),   u(a.sm90.consumers),
-                                      u(a.sm90.group),    u(a.sm90.cluster),
-                                      u(a.sm90.epi_parts)};
+                                      u(k.group),         u(k.cluster),
+                                      u(k.epi_parts),     u(k.tma_store)};
 }
 
 algo_config sm90_algo(const sm90_config& c) {
@@ -211,6 +212,7 @@ constexpr space_axis sm90_axes[] = {
     {"sm90_group", [](const algo_config& a) -> std::int64_t { return a.sm90.group; }},
     {"sm90_cluster", [](const algo_config& a) -> std::int64_t { return a.sm90.cluster; }},
     {"sm90_epi", [](const algo_config& a) -> std::int64_t { return a.sm90.epi_parts; }},
+    {"sm90_tma_store", [](const algo_config& a) -> std::int64_t { return a.sm90.tma_store; }},
 };
 
 tune::axis axis_of(const std::vector<candidate>& cands, const space_axis& ax) {
@@ -266,7 +268,8 @@ algo_config algo_at(const tune::space& s, const tune::point& p) {
                   static_cast<std::int32_t>(get(cfg, "sm90_consumers")),
                   static_cast<std::int32_t>(get(cfg, "sm90_group")),
                   static_cast<std::int32_t>(get(cfg, "sm90_cluster")),
-                  static_cast<std::int32_t>(get(cfg, "sm90_epi"))};
+                  static_cast<std::int32_t>(get(cfg, "sm90_epi")),
+                  static_cast<std::int32_t>(get(cfg, "sm90_tma_store"))};
         return a;
     }
     return algo_from_config(cfg);

@@ -63,7 +63,8 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
 
 /// Axes "algo", "tile", "stages", "inner", "cluster", "splitk", "reduction", "swizzle",
 /// "custom" (and "pad_k" where the padded form is among them; "kernel" and the template's
-/// "sm90_bn", "sm90_stages", "sm90_consumers", "sm90_group", "sm90_cluster", "sm90_epi" where
+/// "sm90_bn", "sm90_stages", "sm90_consumers", "sm90_group", "sm90_cluster", "sm90_epi",
+/// "sm90_tma_store" where
 /// ktune's template is) over the values the candidates use, restricted to exactly the
 /// candidates.
 tune::space to_space(const std::vector<candidate>& cands);

@@ -21,7 +21,7 @@ nlohmann::json algo_json(const algo_config& a) {
         return {{"provider", to_string(a.provider)}, {"bn", a.sm90.bn},
                 {"stages", a.sm90.stages},          {"consumers", a.sm90.consumers},
                 {"group", a.sm90.group},            {"cluster", a.sm90.cluster},
-                {"epi_parts", a.sm90.epi_parts}};
+                {"epi_parts", a.sm90.epi_parts},    {"tma_store", a.sm90.tma_store}};
     nlohmann::json j{{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
                      {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
                      {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};

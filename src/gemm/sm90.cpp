@@ -75,12 +75,16 @@ int sm90_bm(const sm90_config& c) noexcept {
 std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
     const auto slabs = static_cast<std::size_t>(c.stages) *
                        static_cast<std::size_t>(sm90_bm(c) + c.bn) * bk * 2;
-    return slabs + static_cast<std::size_t>(2 * c.stages) * 8 + align_slack;
+    const std::size_t bars = static_cast<std::size_t>(2 * c.stages) * 8;
+    if (c.tma_store == 0) return slabs + bars + align_slack;
+    // The staging area starts on the next 1024-byte boundary: each consumer's 64 x bn of D.
+    const std::size_t staging = static_cast<std::size_t>(c.consumers) * 64 * c.bn * 2;
+    return ((slabs + bars + 1023) / 1024) * 1024 + staging + align_slack;
 }
 
 std::string sm90_name(const sm90_config& c) {
-    return fmt::format("bn{} s{} c{} g{} x{} e{}", c.bn, c.stages, c.consumers, c.group, c.cluster,
-                       c.epi_parts);
+    return fmt::format("bn{} s{} c{} g{} x{} e{} t{}", c.bn, c.stages, c.consumers, c.group,
+                       c.cluster, c.epi_parts, c.tma_store);
 }
 
 std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max_shared) {
@@ -103,6 +107,15 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
         return fmt::format("bn {} with a deferred epilogue: {} accumulators and {} pending words "
                            "do not fit a consumer's registers (bn <= 240)",
                            c.bn, c.bn / 2, c.bn / 4);
+    if (c.tma_store != 0 && c.tma_store != 1)
+        return fmt::format("tma_store {}: 0 or 1", c.tma_store);
+    if (c.tma_store && c.epi_parts != 0)
+        return "tma_store with epi_parts: two forms of one epilogue, pick one";
+    if (c.tma_store && c.bn % 64 != 0)
+        return fmt::format("tma_store with bn {}: the TMA stores 64-column boxes", c.bn);
+    if (c.tma_store && p.m % 8 != 0)
+        return fmt::format("tma_store with M {}: D's columns must be 16-byte rows for the TMA",
+                           p.m);
     if ((c.bn / c.cluster) % 8 != 0)
         return fmt::format("bn {} over a cluster of {}: each block's part of the Q slab must be "
                            "whole 8-row swizzle atoms",
@@ -127,8 +140,9 @@ std::string sm90_source(const sm90_config& c) {
     body.replace(at, marker.size(), wgmma_wrapper(c.bn));
     // The raster group is a kernel argument: configs that differ only in it share a cubin.
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
-                       "#define CLUSTER {}\n#define EPI_PARTS {}\n{}",
-                       sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.epi_parts, body);
+                       "#define CLUSTER {}\n#define EPI_PARTS {}\n#define TMA_STORE {}\n{}",
+                       sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.epi_parts,
+                       c.tma_store, body);
 }
 
 struct sm90_kernel::impl {
@@ -147,14 +161,15 @@ struct sm90_kernel::impl {
         if (module) (void)unload(module);
     }
 
-    // Rows x K bf16, row-major at `base`, in boxes of bk x box_rows, 128-byte swizzled; rows and
-    // K past the ends read as zeros.
-    CUtensorMap map(const void* base, std::int64_t rows, std::int64_t k, int box_rows) const {
+    // Rows x K bf16, row-major at `base`, in boxes of box_cols (64: 128 bytes) x box_rows,
+    // 128-byte swizzled; rows and K past the ends read as zeros (and are not written by a store).
+    CUtensorMap map(const void* base, std::int64_t rows, std::int64_t k, int box_rows,
+                    int box_cols = bk) const {
         CUtensorMap m{};
         const std::array<cuuint64_t, 2> dims{static_cast<cuuint64_t>(k),
                                              static_cast<cuuint64_t>(rows)};
         const std::array<cuuint64_t, 1> strides{static_cast<cuuint64_t>(k) * 2};
-        const std::array<cuuint32_t, 2> box{static_cast<cuuint32_t>(bk),
+        const std::array<cuuint32_t, 2> box{static_cast<cuuint32_t>(box_cols),
                                             static_cast<cuuint32_t>(box_rows)};
         const std::array<cuuint32_t, 2> steps{1, 1};
         check(encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims.data(),
@@ -244,11 +259,20 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
     // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K).
     const CUtensorMap map_p = impl_->map(b, p.n, p.k, sm90_bm(c));
     const CUtensorMap map_q = impl_->map(a, p.m, p.k, c.bn / c.cluster);
+    // D's transpose (N x M row-major) in 64 x 64 boxes for the TMA store; unused without it.
+    const CUtensorMap map_out = c.tma_store ? impl_->map(d, p.n, p.m, 64, 64) : CUtensorMap{};
     int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
     int group = c.group;
     void* out = d;
-    std::array<void*, 8> args{const_cast<CUtensorMap*>(&map_p), const_cast<CUtensorMap*>(&map_q),
-                              &out, &rows, &cols, &k, &group, &alpha};
+    std::array<void*, 9> args{const_cast<CUtensorMap*>(&map_p),
+                              const_cast<CUtensorMap*>(&map_q),
+                              const_cast<CUtensorMap*>(&map_out),
+                              &out,
+                              &rows,
+                              &cols,
+                              &k,
+                              &group,
+                              &alpha};
     // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
     // a SM, persistent.
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);

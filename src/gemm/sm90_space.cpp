@@ -14,7 +14,8 @@ std::vector<sm90_config> sm90_grid() {
                 for (int group : {1, 2, 4, 8, 16, 32})
                     for (int cluster = 1; cluster <= 2; ++cluster)
                         for (int epi : {0, 1, 2, 4, 8})
-                            out.push_back({bn, stages, consumers, group, cluster, epi});
+                            for (int tma = 0; tma <= 1; ++tma)
+                                out.push_back({bn, stages, consumers, group, cluster, epi, tma});
     return out;
 }
 
@@ -41,7 +42,7 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // Too few stages cannot hide a slab's latency; the deferred epilogue hides the stores;
     // a group of 8 is the usual L2 sweet spot (the prior only breaks ties with these).
     const double pipeline = 1.0 + (c.stages < 4 ? 0.08 * (4 - c.stages) : 0.0);
-    const double epilogue = c.epi_parts > 0 ? 0.99 : 1.0;
+    const double epilogue = c.epi_parts > 0 || c.tma_store ? 0.99 : 1.0;
     const double raster = c.group == 8 ? 1.0 : 1.005;
     const double cluster = c.cluster > 1 ? 1.01 : 1.0;
     return waves * tile_time * pipeline * epilogue * raster * cluster;

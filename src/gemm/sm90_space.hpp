@@ -21,7 +21,8 @@ struct sm90_device {
 };
 
 /// Every knob's values: bn 64..256 by 16, stages 2..8, consumers 1..2, group {1, 2, 4, 8, 16,
-/// 32}, cluster 1..2, epi_parts {0, 1, 2, 4, 8}: 10,920 combinations before the rules.
+/// 32}, cluster 1..2, epi_parts {0, 1, 2, 4, 8}, tma_store 0..1: 21,840 combinations before the
+/// rules.
 std::vector<sm90_config> sm90_grid();
 /// The grid's configs the rules keep for p on d, in grid order.
 std::vector<sm90_config> sm90_configs(const problem& p, const sm90_device& d);

@@ -28,6 +28,7 @@ struct sm90_params {
     std::int32_t group = 0;     ///< raster group
     std::int32_t cluster = 0;   ///< blocks sharing a slab by TMA multicast
     std::int32_t epi_parts = 0; ///< epilogue parts deferred into the next tile
+    std::int32_t tma_store = 0; ///< 1: D staged in shared memory and stored by the TMA
     bool operator==(const sm90_params&) const = default;
 };
 
@@ -53,13 +54,14 @@ struct algo_config {
 /// The attributes as a ktune::config ("algo", "tile", "stages", "inner", "cluster", "splitk",
 /// "reduction", "swizzle", "custom"; all integers; "pad_k" 1 only in the padded-K form, so
 /// entries written before it read as unpadded). ktune's template: "provider": "ktune_sm90" and
-/// "bn", "stages", "consumers", "group", "cluster", "epi_parts" instead (docs/formats.md).
+/// "bn", "stages", "consumers", "group", "cluster", "epi_parts", "tma_store" instead
+/// (docs/formats.md).
 config to_config(const algo_config& a);
 /// Throws ktune::error(input) naming an attribute that is missing or not an integer in range,
 /// or a provider it does not know.
 algo_config algo_from_config(const config& c);
 /// "algo 66 tile 20 stages 18 cluster 0 splitk 1 red 0 swz 0 custom 0 inner 0" (+ " pad_k");
-/// "ktune sm90 bn256 s4 c2 g8 x1 e0" for ktune's template.
+/// "ktune sm90 bn256 s3 c2 g8 x1 e0 t1" for ktune's template.
 std::string describe(const algo_config& a);
 /// "cublaslt" | "ktune_sm90".
 std::string_view to_string(provider p) noexcept;

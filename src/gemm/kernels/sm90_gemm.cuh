@@ -25,7 +25,9 @@
 //
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 64..256, multiple of
 // 8), STAGES, CONSUMERS (1 or 2), CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab retires, the tensor cores idle
-// meanwhile; n > 0: stored in n parts while the next tile's first n slabs run). BK is 64: one
+// meanwhile; n > 0: stored in n parts while the next tile's first n slabs run), TMA_STORE (1:
+// a consumer writes its D into a 128-byte-swizzled staging area of shared memory, conflict-free,
+// and one thread hands it to the TMA, which stores it while the next tile runs). BK is 64: one
 // 128-byte swizzle atom of bf16 per row.
 #define BK 64
 #define THREADS (128 * (CONSUMERS + 1))
@@ -96,6 +98,17 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const ktune_tmap* 
                  "l"((unsigned long long)map), "r"(x), "r"(y), "r"(ktune_smem_u32(b)), "h"(mask)
                  : "memory");
 }
+// A 64 x 64 box of shared memory (128-byte swizzled, as the map says) to the tensor at (x, y).
+__device__ __forceinline__ void tma_store(const ktune_tmap* map, const void* src, int x, int y) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                     (unsigned long long)map),
+                 "r"(x), "r"(y), "r"(ktune_smem_u32(src))
+                 : "memory");
+}
+// The 128 threads of consumer warpgroup c (barrier 0 is the block's).
+__device__ __forceinline__ void consumer_sync(int c) {
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");
+}
 // A wgmma operand in shared memory: K-major rows of 128 bytes, 128-byte swizzle, 8-row groups
 // 1024 bytes apart (the stride byte offset); the leading byte offset is unused by this layout.
 __device__ __forceinline__ unsigned long long smem_desc(const void* p) {
@@ -122,6 +135,9 @@ KTUNE_WGMMA_WRAPPER
 // small so a pending tile costs few registers beside its packed words.
 #ifndef EPI_PARTS
 #define EPI_PARTS 0
+#endif
+#ifndef TMA_STORE
+#define TMA_STORE 0
 #endif
 struct out_at {
     unsigned short* row;
@@ -175,7 +191,8 @@ __device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles,
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     ktune_sm90_gemm(const __grid_constant__ ktune_tmap map_p,
-                    const __grid_constant__ ktune_tmap map_q, unsigned short* __restrict__ out,
+                    const __grid_constant__ ktune_tmap map_q,
+                    const __grid_constant__ ktune_tmap map_out, unsigned short* __restrict__ out,
                     int R, int C, int K, int group, float alpha) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // The ring's slabs need 1024-byte alignment (the swizzle atom): align the base by hand. The
@@ -189,6 +206,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     unsigned long long* full =
         reinterpret_cast<unsigned long long*>(smem + STAGES * (P_BYTES + Q_BYTES));
     unsigned long long* empty = full + STAGES;
+#if TMA_STORE
+    // Each consumer's staging area, BN / 64 swizzled boxes of 64 x 64 (1024-aligned).
+    unsigned char* staging = smem + ((STAGES * (P_BYTES + Q_BYTES) + 16 * STAGES + 1023) & ~1023);
+#endif
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
 #if CLUSTER > 1
@@ -291,6 +312,38 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             }
             wgmma_wait<0>();
             if (kb_count > 0) release(&empty[prev], t);
+#if TMA_STORE
+            {
+                // Rows 16 warp + lane / 4 (+ 8) and columns 8 j + 2 (lane % 4) of this consumer's
+                // 64 x BN part, into box col / 64 at its swizzled 16-byte chunk: the 8 rows a
+                // store instruction covers land in 8 distinct chunks (no bank conflict).
+                unsigned char* st = staging + c * (64 * BN * 2);
+                if (t == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+                consumer_sync(c); // the previous tile's store has read the staging area
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int row = warp * 16 + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4);
+                        const int cc = col % 64;
+                        unsigned packed;
+                        asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
+                            : "=r"(packed)
+                            : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
+                        *reinterpret_cast<unsigned*>(st + (col / 64) * 8192 + row * 128 +
+                                                     (((cc / 8) ^ (row % 8)) * 16) + (cc % 8) * 2) =
+                            packed;
+                    }
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                consumer_sync(c);
+                if (t == 0) {
+                    for (int b = 0; b < BN / 64; ++b)
+                        tma_store(&map_out, st + b * 8192, tc * BN + b * 64, tr * BM + c * 64);
+                    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+                }
+            }
+            continue;
+#endif
 #if EPI_PARTS > 0
             // Parts a K of fewer slabs than parts left behind.
             if (pending)
@@ -320,6 +373,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #endif
         }
         if (pending) store_part(pend, pend_at, -1, C);
+#if TMA_STORE
+        if (t == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
     }
 #if CLUSTER > 1
     // No block leaves while a peer may still multicast into its ring or arrive on its barriers.

@@ -268,7 +268,7 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
           "time") {
     // docs/perf/gemm.md#hopper-template. Partial tiles in both directions, an odd M (D's rows
     // stored element by element), K not a multiple of the 64-wide slab, clusters, one consumer,
-    // the deferred epilogue, and a single tile.
+    // the deferred epilogue, a single tile, and the TMA store clipping partial tiles.
     int dev = 0, major = 0, minor = 0;
     KTUNE_CUDA_CALL(cudaGetDevice(&dev));
     KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
@@ -289,7 +289,9 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
           std::pair{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
           std::pair{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
           std::pair{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
-          std::pair{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})}}) {
+          std::pair{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
+          std::pair{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
+          std::pair{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})}}) {
         const problem p = parse_problem(shape, "bf16", "tn");
         INFO(shape << " " << describe(cfg));
         gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());
@@ -304,6 +306,9 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         r.cublaslt_version = 0;
         r.winner.algo = cfg;
         r.winner.median_us = t.median_us;
+        r.winner.ci_lo_us = t.ci_lo_us;
+        r.winner.ci_hi_us = t.ci_hi_us;
+        r.winner.samples = t.samples_us.size();
         const auto file = temp_cache();
         cache::store(file, to_cache_entry(r, cache::environment::current(), {}));
         session s({file, std::size_t{32} << 20});

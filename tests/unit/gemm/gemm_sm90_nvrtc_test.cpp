@@ -19,7 +19,8 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and 
     for (const sm90_config c : {sm90_config{256, 4, 2, 8, 1}, sm90_config{128, 6, 2, 16, 1},
                                 sm90_config{128, 4, 1, 1, 1}, sm90_config{64, 8, 1, 8, 1},
                                 sm90_config{256, 4, 2, 8, 2}, sm90_config{192, 4, 2, 8, 2},
-                                sm90_config{240, 4, 2, 8, 1, 4}, sm90_config{128, 4, 1, 8, 2, 1}}) {
+                                sm90_config{240, 4, 2, 8, 1, 4}, sm90_config{128, 4, 1, 8, 2, 1},
+                                sm90_config{256, 3, 2, 8, 1, 0, 1}, sm90_config{128, 4, 1, 8, 2, 0, 1}}) {
         INFO(sm90_name(c));
         REQUIRE(sm90_rejects(c, p, h100_shared).empty());
         ktune::compile::compile_request req;
@@ -37,6 +38,7 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and 
 TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
     const std::string s = sm90_source({192, 3, 2, 4, 2, 4});
     CHECK(s.find("#define EPI_PARTS 4\n") != std::string::npos);
+    CHECK(s.find("#define TMA_STORE 0\n") != std::string::npos);
     CHECK(s.find("#define CLUSTER 2\n") != std::string::npos);
     CHECK(s.find("#define BM 128\n") != std::string::npos);
     CHECK(s.find("#define BN 192\n") != std::string::npos);
@@ -68,6 +70,18 @@ TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
     CHECK(sm90_rejects({256, 4, 2, 8, 1, 4}, p, h100_shared).find("registers") !=
           std::string::npos);
     CHECK(sm90_rejects({240, 4, 2, 8, 1, 4}, p, h100_shared).empty());
+    // The TMA store: 64-column boxes, 16-byte rows of D's transpose, not with epi_parts, and its
+    // staging area counts: 3 stages of 128 + 256 rows, then 2 x 64 x 256 bf16 on a 1024 boundary.
+    CHECK(sm90_rejects({256, 3, 2, 8, 1, 0, 1}, p, h100_shared).empty());
+    CHECK(sm90_shared_bytes({256, 3, 2, 8, 1, 0, 1}) == 148480 + 65536 + 1024);
+    CHECK(sm90_rejects({256, 4, 2, 8, 1, 0, 1}, p, h100_shared).find("shared memory") !=
+          std::string::npos);
+    CHECK(sm90_rejects({160, 3, 2, 8, 1, 0, 1}, p, h100_shared).find("64-column") !=
+          std::string::npos);
+    CHECK(!sm90_rejects({128, 3, 2, 8, 1, 4, 1}, p, h100_shared).empty());
+    CHECK(!sm90_rejects({128, 3, 2, 8, 1, 0, 2}, p, h100_shared).empty());
+    CHECK(sm90_rejects({128, 3, 2, 8, 1, 0, 1}, parse_problem("100x64x64", "bf16"), h100_shared)
+              .find("16-byte rows") != std::string::npos);
     CHECK(sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x4093", "bf16"), h100_shared)
               .find("multiple of 8") != std::string::npos);
     CHECK(!sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "fp16"), h100_shared).empty());

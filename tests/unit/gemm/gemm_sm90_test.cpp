@@ -40,14 +40,16 @@ algo_config sm90_algo(const sm90_config& c) {
 } // namespace
 
 TEST_CASE("a template config survives the config round trip and says what it is") {
-    const algo_config a = sm90_algo({240, 4, 2, 16, 1, 4});
+    const algo_config a = sm90_algo({240, 4, 2, 16, 1, 4, 0});
     const ktune::config c = to_config(a);
     CHECK(c.get<std::string>("provider") == "ktune_sm90");
     CHECK(c.get<std::int64_t>("bn") == 240);
     CHECK(c.get<std::int64_t>("epi_parts") == 4);
     CHECK(c.find("algo") == nullptr); // no cuBLASLt attribute rides along
     CHECK(algo_from_config(c) == a);
-    CHECK(describe(a) == "ktune sm90 bn240 s4 c2 g16 x1 e4");
+    CHECK(describe(a) == "ktune sm90 bn240 s4 c2 g16 x1 e4 t0");
+    const algo_config staged = sm90_algo({256, 3, 2, 8, 1, 0, 1});
+    CHECK(algo_from_config(to_config(staged)) == staged);
     // A cuBLASLt config names no provider: entries written before the template read as before.
     CHECK(to_config(algo_config{}).find("provider") == nullptr);
     ktune::config bad = c;
@@ -59,7 +61,7 @@ TEST_CASE("a template config survives the config round trip and says what it is"
 }
 
 TEST_CASE("the template's space: every knob, the rules, the prior's order") {
-    CHECK(sm90_grid().size() == 10920);
+    CHECK(sm90_grid().size() == 21840);
     const problem p = parse_problem("4096x4096x4096", "bf16");
     const auto kept = sm90_configs(p, h100);
     CHECK(kept.size() > 3000);
