@@ -50,11 +50,11 @@ std::vector<sm90_config> parse_configs(const std::string& s) {
     std::string item;
     while (std::getline(ss, item, ';')) {
         sm90_config c = sm90_default;
-        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d", &c.bn, &c.stages,
-                                  &c.consumers, &c.group, &c.cluster, &c.epi_parts);
+        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages,
+                                  &c.consumers, &c.group, &c.cluster, &c.epi_parts, &c.tma_store);
         if (n < 4)
             throw error(error_kind::usage,
-                        fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster[,epi_parts]]", item));
+                        fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster[,epi_parts[,tma_store]]]", item));
         out.push_back(c);
     }
     return out;
