@@ -79,6 +79,7 @@ TEST_CASE("the template's space: every knob, the rules, the prior's order") {
         CHECK(sm90_cost(ranked[i - 1], p, h100) <= sm90_cost(ranked[i], p, h100));
     CHECK(ranked.front().bn == 256);
     CHECK(ranked.front().consumers == 2);
+    CHECK(ranked.front().tma_store == 1);
     // Where 256-wide tiles leave a wave two-thirds empty (M = 2048 over 8 of them, N = 11008:
     // 688 tiles on 132 SMs), the prior prefers a width that fills the waves better.
     const problem ffn = parse_problem("2048x11008x4096", "bf16");
