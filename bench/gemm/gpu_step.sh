@@ -140,13 +140,14 @@ step_gemm_sm90_ncu() {
     done | tee "$OUT/gemm_sm90_ncu.txt"
 }
 # `ktune tune gemm` with ktune's Hopper template in the space (docs/perf/gemm.md#hopper-template):
-# per SM90_SHAPES shape, the text report and the JSON (budget SM90_BUDGET, default 32).
+# per SM90_SHAPES shape, the JSON report (budget SM90_BUDGET, default 32; SM90_TUNE_ARGS more
+# arguments), then bench/gemm/sm90_tune_table.py's table.
 step_gemm_sm90_tune() {
     local s
     for s in ${SM90_SHAPES:-4096x4096x4096 8192x8192x8192 2048x11008x4096}; do
-        "$(_gemm_bin)" tune gemm --shape "$s" --dtype bf16 --budget "${SM90_BUDGET:-32}" \
-            --cache "$OUT/gemm_sm90_tune_cache.json" ${SM90_TUNE_ARGS:-}
         "$(_gemm_bin)" tune gemm --shape "$s" --dtype bf16 --budget "${SM90_BUDGET:-32}" --json \
             --cache "$OUT/gemm_sm90_tune_cache.json" ${SM90_TUNE_ARGS:-} >"$OUT/gemm_sm90_tune_$s.json"
-    done 2>&1 | tee "$OUT/gemm_sm90_tune.txt"
+        echo "$s: rc $?"
+    done
+    python3 bench/gemm/sm90_tune_table.py "$OUT"/gemm_sm90_tune_*.json | tee "$OUT/gemm_sm90_tune.md"
 }
