@@ -4,7 +4,8 @@
 // `ktune tune gemm` holds: cuBLAS's best found); each config checked element by element against
 // cuBLAS's D, and both against an fp64 host dot product on sampled elements; then timed
 // back to back (10 launches between two events, 15 rounds alternating with cuBLAS, after
-// warm-up): medians and ranges per launch. One JSON line per (shape, config) on stdout.
+// warm-up): medians and ranges per launch, and the median of each round's cuBLAS / ktune ratio
+// (vs_cublas_paired). One JSON line per (shape, config) on stdout.
 //
 //   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] 4096x4096x4096 ...
 #include "gemm/sm90.hpp"
@@ -158,14 +159,22 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
                 tc.push_back(time_batch(run_cublas, st.get(), e0.get(), e1.get(), 10));
             }
             const spread sk = summarize(tk), sc = summarize(tc);
+            // Each round's cuBLAS batch over its ktune batch, next to each other in time: a drift
+            // of the clocks over the rounds (a long GEMM heats the GPU) cancels in the ratio.
+            std::vector<double> paired;
+            for (std::size_t r = 0; r < tk.size(); ++r)
+                paired.push_back(tc[r] / tk[r]);
+            const spread sp = summarize(paired);
             fmt::print("{}, \"status\": \"{}\", \"bad\": {}, \"max_rel_vs_cublas\": {:.3g}, "
                        "\"max_rel_vs_fp64\": {:.3g}, \"cublas_rel_vs_fp64\": {:.3g}, "
                        "\"us\": [{:.2f}, {:.2f}, {:.2f}], \"cublas_us\": [{:.2f}, {:.2f}, {:.2f}], "
                        "\"tflops\": {:.1f}, \"cublas_tflops\": {:.1f}, \"vs_cublas\": {:.3f}, "
+                       "\"vs_cublas_paired\": [{:.3f}, {:.3f}, {:.3f}], "
                        "\"cublas_algo\": \"{}\", \"resident_units\": {}}}\n",
                        line, bad == 0 ? "ok" : "wrong", bad, worst, ktune_exact, cublas_exact,
                        sk.median, sk.min, sk.max, sc.median, sc.min, sc.max,
                        flop / sk.median * 1e-6, flop / sc.median * 1e-6, sc.median / sk.median,
+                       sp.median, sp.min, sp.max,
                        cublas_algo, k.resident_units());
         } catch (const error& e) {
             std::string msg = e.what();

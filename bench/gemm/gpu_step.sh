@@ -110,8 +110,9 @@ step_gemm_unaligned() {
 }
 # ktune's Hopper GEMM template beside cuBLAS, one process (docs/perf/gemm.md#hopper-template).
 # SM90_SHAPES: MxNxK list (default the issue's three large bf16 shapes); SM90_CONFIGS:
-# "bn,stages,consumers,group;..." (default bench_sm90's list); SM90_BEST=1 first tunes cuBLAS
-# (`ktune tune gemm`, budget 16) and compares with the algorithm that tune picked.
+# "bn,stages,consumers,group[,cluster,epi_parts,tma_store];..." (default bench_sm90's list);
+# SM90_BEST=1 first tunes cuBLAS alone (`ktune tune gemm --cublaslt-only`, budget 16) and
+# compares with the algorithm that tune picked: cuBLAS's best found.
 step_gemm_sm90() {
     local b s cache_args=()
     b=$(find build-gpu -name bench_sm90 -type f | head -1)
@@ -119,7 +120,7 @@ step_gemm_sm90() {
         cache_args=()
         if [ "${SM90_BEST:-0}" = 1 ]; then
             "$(_gemm_bin)" tune gemm --shape "$s" --dtype bf16 --budget 16 --heuristic-count 8 \
-                --cache "$OUT/gemm_sm90_cache.json" >"$OUT/gemm_sm90_tune_$s.txt" 2>&1
+                --cublaslt-only --cache "$OUT/gemm_sm90_cache.json" >"$OUT/gemm_sm90_best_$s.txt" 2>&1
             cache_args=(--cache "$OUT/gemm_sm90_cache.json")
         fi
         "$b" "${cache_args[@]}" ${SM90_CONFIGS:+--configs "$SM90_CONFIGS"} "$s"
