@@ -8,7 +8,16 @@
 // (vs_cublas_paired). One JSON line per (shape, config) on stdout.
 //
 //   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] 4096x4096x4096 ...
+//   bench_sm90 --brute FILE 4096x4096x4096
+//
+// --brute measures every config of the template's space that the rules keep for the shape
+// (sm90_space.hpp), each checked against cuBLAS's D at 4096 sampled elements and timed back to
+// back (5 batches of 5 launches after 2 warm-up launches, the median batch), compiled first on
+// every core; FILE is the space recorded in Kernel Tuner's cache format
+// (docs/formats.md#recorded-spaces), which `ktune tune --space FILE` replays.
 #include "gemm/sm90.hpp"
+#include "gemm/sm90_space.hpp"
+#include "ktune/compile/compile.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/error.hpp"
@@ -16,12 +25,15 @@
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -187,6 +199,152 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
     }
 }
 
+// Kernel Tuner's cache format (docs/formats.md#recorded-spaces) for the template's space.
+void brute(const std::string& shape, const std::filesystem::path& file) {
+    const problem p = parse_problem(shape, "bf16", "tn");
+    int dev = 0, sms = 0, shared = 0;
+    KTUNE_CUDA_CALL(cudaGetDevice(&dev));
+    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    cudaDeviceProp prop{};
+    KTUNE_CUDA_CALL(cudaGetDeviceProperties(&prop, dev));
+    const std::vector<sm90_config> configs =
+        sm90_configs(p, {sms, static_cast<std::size_t>(shared)});
+    // Compile every distinct source first, on every core (configs that differ only in the
+    // raster group share one), so the loop below finds them in the cubin cache.
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+        // Compile servers (ktune-worker processes): NVRTC serialises much of its work inside one
+        // process (docs/perf/tune.md).
+        compile::compile_pool_options po;
+        po.mode = compile::compile_mode::processes;
+        compile::compile_pool pool(po, compile::cubin_cache(compile::cubin_cache::default_dir()));
+        std::vector<std::future<compile::compile_result>> jobs;
+        std::vector<std::string> seen;
+        for (const auto& c : configs) {
+            std::string src = sm90_source(c);
+            if (std::find(seen.begin(), seen.end(), src) != seen.end()) continue;
+            seen.push_back(src);
+            jobs.push_back(pool.submit({std::move(src), sm90_kernel_name, "sm_90a", {}}));
+        }
+        int failed = 0;
+        for (auto& j : jobs)
+            failed += j.get().ok ? 0 : 1;
+        fmt::print(stderr, "brute {}: {} configs, {} sources compiled ({} failed) in {:.1f} s\n",
+                   shape, configs.size(), jobs.size(), failed,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const auto elems_a = static_cast<std::size_t>(p.m * p.k),
+               elems_b = static_cast<std::size_t>(p.n * p.k),
+               elems_d = static_cast<std::size_t>(p.m * p.n);
+    std::vector<std::uint16_t> ha(elems_a), hb(elems_b);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (auto& x : ha)
+        x = to_bf16(u(rng));
+    for (auto& x : hb)
+        x = to_bf16(u(rng));
+    device_buffer a(elems_a * 2), b(elems_b * 2), d_ref(elems_d * 2), d(elems_d * 2);
+    KTUNE_CUDA_CALL(cudaMemcpy(a.data(), ha.data(), elems_a * 2, cudaMemcpyHostToDevice));
+    KTUNE_CUDA_CALL(cudaMemcpy(b.data(), hb.data(), elems_b * 2, cudaMemcpyHostToDevice));
+    cuda_stream st;
+    cuda_event e0, e1;
+    session cublas(session_options{std::filesystem::temp_directory_path() / "ktune_brute_none.json",
+                                   std::size_t{32} << 20});
+    cublas.gemm(p, a.data(), b.data(), d_ref.data(), st.get());
+    KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+    std::vector<std::uint16_t> ref(elems_d), got(elems_d);
+    KTUNE_CUDA_CALL(cudaMemcpy(ref.data(), d_ref.data(), elems_d * 2, cudaMemcpyDeviceToHost));
+    std::vector<std::size_t> sampled;
+    for (int i = 0; i < 4096; ++i)
+        sampled.push_back(rng() % elems_d);
+    nlohmann::json cache = nlohmann::json::object();
+    int ok = 0;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+        const sm90_config& c = configs[i];
+        nlohmann::json e{{"bn", c.bn},       {"stages", c.stages},       {"consumers", c.consumers},
+                         {"group", c.group}, {"cluster", c.cluster},     {"epi_parts", c.epi_parts},
+                         {"tma_store", c.tma_store}};
+        try {
+            const auto tc = std::chrono::steady_clock::now();
+            const sm90_kernel k(c);
+            e["compile_time"] =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tc)
+                    .count();
+            const auto run = [&] { k.run(p, a.data(), b.data(), d.data(), st.get()); };
+            KTUNE_CUDA_CALL(cudaMemsetAsync(d.data(), 0xff, elems_d * 2, st.get()));
+            run();
+            KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+            KTUNE_CUDA_CALL(cudaMemcpy(got.data(), d.data(), elems_d * 2, cudaMemcpyDeviceToHost));
+            int bad = 0;
+            for (const std::size_t q : sampled) {
+                const double r = from_bf16(ref[q]), g = from_bf16(got[q]);
+                if (!(std::abs(g - r) <= 0.02 * std::max(std::abs(r), 1.0))) ++bad;
+            }
+            if (bad > 0) {
+                e["time"] = "RuntimeFailedConfig";
+                e["ktune_status"] = fmt::format("wrong_result: {} of 4096 sampled elements", bad);
+            } else {
+                run();
+                run();
+                std::vector<double> batches;
+                for (int r = 0; r < 5; ++r)
+                    batches.push_back(time_batch(run, st.get(), e0.get(), e1.get(), 5) / 1000.0);
+                e["times"] = batches;
+                std::sort(batches.begin(), batches.end());
+                e["time"] = batches[2];
+                ++ok;
+            }
+        } catch (const error& err) {
+            e["time"] = err.kind() == error_kind::nvrtc ? "CompilationFailedConfig"
+                                                        : "RuntimeFailedConfig";
+            e["ktune_status"] = err.what();
+            (void)cudaGetLastError();
+        }
+        std::string key = fmt::format("{},{},{},{},{},{},{}", c.bn, c.stages, c.consumers, c.group,
+                                      c.cluster, c.epi_parts, c.tma_store);
+        cache[key] = std::move(e);
+        if ((i + 1) % 500 == 0)
+            fmt::print(stderr, "brute {}: {} of {} measured\n", shape, i + 1, configs.size());
+    }
+    // tune_params: every knob's values over the grid (the rules' gaps read as absent configs).
+    const auto values = [](auto field) {
+        std::vector<int> v;
+        for (const auto& c : sm90_grid())
+            if (std::find(v.begin(), v.end(), field(c)) == v.end()) v.push_back(field(c));
+        return v;
+    };
+    nlohmann::json out{
+        {"device_name", prop.name},
+        {"kernel_name", "gemm_sm90_bf16"},
+        {"problem_size", {p.m, p.n, p.k}},
+        {"tune_params_keys",
+         {"bn", "stages", "consumers", "group", "cluster", "epi_parts", "tma_store"}},
+        {"tune_params",
+         {{"bn", values([](const sm90_config& c) { return c.bn; })},
+          {"stages", values([](const sm90_config& c) { return c.stages; })},
+          {"consumers", values([](const sm90_config& c) { return c.consumers; })},
+          {"group", values([](const sm90_config& c) { return c.group; })},
+          {"cluster", values([](const sm90_config& c) { return c.cluster; })},
+          {"epi_parts", values([](const sm90_config& c) { return c.epi_parts; })},
+          {"tma_store", values([](const sm90_config& c) { return c.tma_store; })}}},
+        {"objective", "time"},
+        {"ktune",
+         {{"what", "gemm_sm90"},
+          {"problem", describe(p)},
+          {"flops", 2.0 * double(p.m) * double(p.n) * double(p.k)},
+          {"protocol", "back to back: 2 warm-up launches, 5 batches of 5 launches between two "
+                       "events, the median batch; checked against cuBLAS at 4096 sampled "
+                       "elements"}}},
+        {"cache", std::move(cache)}};
+    std::ofstream(file) << out.dump(1) << "\n";
+    fmt::print("{{\"schema\": \"ktune.bench_sm90_brute\", \"shape\": \"{}\", \"configs\": {}, "
+               "\"ok\": {}, \"seconds\": {:.1f}, \"file\": \"{}\"}}\n",
+               shape, configs.size(), ok,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+               file.string());
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
@@ -194,16 +352,26 @@ int main(int argc, char** argv) try {
     std::vector<sm90_config> configs = {{256, 4, 2, 8, 1}, {256, 3, 2, 16, 1}, {256, 4, 2, 8, 2},
                                         {256, 3, 2, 16, 2}, {128, 6, 2, 8, 2}, {192, 4, 2, 8, 2}};
     std::vector<std::string> shapes;
+    std::filesystem::path brute_file;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--cache" && i + 1 < argc)
             cache = argv[++i];
+        else if (arg == "--brute" && i + 1 < argc)
+            brute_file = argv[++i];
         else if (arg == "--configs" && i + 1 < argc)
             configs = parse_configs(argv[++i]);
         else
             shapes.push_back(arg);
     }
     if (shapes.empty()) shapes = {"4096x4096x4096"};
+    if (!brute_file.empty()) {
+        for (const auto& s : shapes)
+            brute(s, shapes.size() == 1 ? brute_file
+                                        : brute_file.parent_path() /
+                                              (brute_file.stem().string() + "_" + s + ".json"));
+        return 0;
+    }
     for (const auto& s : shapes)
         bench_shape(s, configs, cache);
     return 0;

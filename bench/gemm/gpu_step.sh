@@ -152,3 +152,13 @@ step_gemm_sm90_tune() {
     done
     python3 bench/gemm/sm90_tune_table.py "$OUT"/gemm_sm90_tune_*.json | tee "$OUT/gemm_sm90_tune.md"
 }
+# Brute force of the template's space (docs/perf/gemm.md#hopper-template): every config the rules
+# keep, per SM90_BRUTE_SHAPES shape, recorded as a replayable space (Kernel Tuner's cache
+# format) in $OUT/gemm_sm90_space_<shape>.json; needs ktune-worker built (compile servers).
+step_gemm_sm90_brute() {
+    local b s
+    b=$(find build-gpu -name bench_sm90 -type f | head -1)
+    for s in ${SM90_BRUTE_SHAPES:-4096x4096x4096 2048x11008x4096}; do
+        "$b" --brute "$OUT/gemm_sm90_space_$s.json" "$s"
+    done 2>&1 | tee "$OUT/gemm_sm90_brute.txt"
+}
