@@ -9,6 +9,7 @@
 //
 //   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] 4096x4096x4096 ...
 //   bench_sm90 --brute FILE 4096x4096x4096
+//   bench_sm90 --prior N 4096x4096x4096     (the cost model's first N configs; no GPU)
 //
 // --brute measures every config of the template's space that the rules keep for the shape
 // (sm90_space.hpp), each checked against cuBLAS's D at 4096 sampled elements and timed back to
@@ -353,18 +354,38 @@ int main(int argc, char** argv) try {
                                         {256, 3, 2, 16, 2}, {128, 6, 2, 8, 2}, {192, 4, 2, 8, 2}};
     std::vector<std::string> shapes;
     std::filesystem::path brute_file;
+    int prior = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--cache" && i + 1 < argc)
             cache = argv[++i];
         else if (arg == "--brute" && i + 1 < argc)
             brute_file = argv[++i];
+        else if (arg == "--prior" && i + 1 < argc)
+            prior = std::stoi(argv[++i]);
         else if (arg == "--configs" && i + 1 < argc)
             configs = parse_configs(argv[++i]);
         else
             shapes.push_back(arg);
     }
     if (shapes.empty()) shapes = {"4096x4096x4096"};
+    if (prior > 0) {
+        // The cost model's first picks (sm90_space.hpp) on an H100 / H200 (132 SMs, 227 KiB),
+        // as recorded-space keys: what a tune measures first. No GPU needed.
+        for (const auto& s : shapes) {
+            const auto ranked = sm90_ranked(parse_problem(s, "bf16", "tn"), {132, 232448});
+            std::string keys;
+            for (std::size_t i = 0; i < ranked.size() && i < std::size_t(prior); ++i) {
+                const auto& c = ranked[i];
+                keys += fmt::format("{}\"{},{},{},{},{},{},{}\"", i ? ", " : "", c.bn, c.stages,
+                                    c.consumers, c.group, c.cluster, c.epi_parts, c.tma_store);
+            }
+            fmt::print("{{\"schema\": \"ktune.bench_sm90_prior\", \"shape\": \"{}\", "
+                       "\"picks\": [{}]}}\n",
+                       s, keys);
+        }
+        return 0;
+    }
     if (!brute_file.empty()) {
         for (const auto& s : shapes)
             brute(s, shapes.size() == 1 ? brute_file
