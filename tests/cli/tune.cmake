@@ -19,6 +19,11 @@ ktune_cli_test(tune_space_real RC 0
   ARGS tune --space ${PROJECT_SOURCE_DIR}/examples/data/spaces/pnpoly_RTX_3090.json.gz
        --strategy genetic --repeat 4 --budget 200
   EXPECT "4092 recorded: 3774 ran, 318 failed" "33 configs within 1.05x")
+# ktune's Hopper GEMM template's brute-forced space replays (docs/perf/gemm.md#hopper-template).
+ktune_cli_test(tune_space_gemm_sm90 RC 0
+  ARGS tune --space ${PROJECT_SOURCE_DIR}/examples/data/spaces/gemm_sm90_bf16_4096x4096x4096_H200.json.gz
+       --strategy auto --repeat 3 --budget 400
+  EXPECT "8772 recorded" "12 configs within 1.05x")
 # A shared cache tier with a malformed URL is refused before any GPU work.
 ktune_cli_test(tune_redis_bad_url RC 2 ARGS tune softmax --shape 64x64 --redis localhost:6379
   EXPECT "redis://host:port/db")

@@ -10,6 +10,8 @@ if(KTUNE_PYTHON3)
   add_test(NAME gemm_sbs_py COMMAND ${KTUNE_PYTHON3} ${PROJECT_SOURCE_DIR}/bench/gemm/sbs_test.py)
   add_test(NAME gemm_unaligned_py
            COMMAND ${KTUNE_PYTHON3} ${PROJECT_SOURCE_DIR}/bench/gemm/unaligned_test.py)
+  # bench/gemm/sm90_tune_table.py and sm90_search.py's composition (ktune's Hopper template).
+  add_test(NAME gemm_sm90_py COMMAND ${KTUNE_PYTHON3} ${PROJECT_SOURCE_DIR}/bench/gemm/sm90_test.py)
 endif()
 # The padded-K copy kernel and the Hopper GEMM template through real NVRTC (label nvrtc, which
 # the sanitizer pass skips).
