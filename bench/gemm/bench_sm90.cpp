@@ -29,10 +29,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -68,7 +68,9 @@ std::vector<sm90_config> parse_configs(const std::string& s) {
                                   &c.consumers, &c.group, &c.cluster, &c.epi_parts, &c.tma_store);
         if (n < 4)
             throw error(error_kind::usage,
-                        fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster[,epi_parts[,tma_store]]]", item));
+                        fmt::format("--configs: '{}' is not "
+                                    "bn,stages,consumers,group[,cluster[,epi_parts[,tma_store]]]",
+                                    item));
         out.push_back(c);
     }
     return out;
@@ -127,7 +129,9 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             s += double(from_bf16(ha[m * p.k + k])) * from_bf16(hb[n * p.k + k]);
         return s;
     };
-    const auto off = [&](double x, double r) { return std::abs(x - r) / std::max(std::abs(r), 1.0); };
+    const auto off = [&](double x, double r) {
+        return std::abs(x - r) / std::max(std::abs(r), 1.0);
+    };
     std::vector<std::pair<std::int64_t, std::int64_t>> samples;
     for (int i = 0; i < 64; ++i)
         samples.emplace_back(std::int64_t(rng() % p.m), std::int64_t(rng() % p.n));
@@ -136,12 +140,14 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
         cublas_exact = std::max(cublas_exact, off(from_bf16(ref[m + n * p.m]), exact(m, n)));
     int dev = 0, max_shared = 0;
     KTUNE_CUDA_CALL(cudaGetDevice(&dev));
-    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    KTUNE_CUDA_CALL(
+        cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     const double flop = 2.0 * double(p.m) * double(p.n) * double(p.k);
     const std::string cublas_algo = describe(cublas.algorithm(p));
     for (const sm90_config& c : configs) {
-        std::string line = fmt::format(R"({{"schema": "ktune.bench_sm90", "shape": "{}", "config": "{}")",
-                                       shape, sm90_name(c));
+        std::string line =
+            fmt::format(R"({{"schema": "ktune.bench_sm90", "shape": "{}", "config": "{}")", shape,
+                        sm90_name(c));
         if (auto why = sm90_rejects(c, p, static_cast<std::size_t>(max_shared)); !why.empty()) {
             fmt::print("{}, \"status\": \"rejected\", \"why\": \"{}\"}}\n", line, why);
             continue;
@@ -187,8 +193,7 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
                        line, bad == 0 ? "ok" : "wrong", bad, worst, ktune_exact, cublas_exact,
                        sk.median, sk.min, sk.max, sc.median, sc.min, sc.max,
                        flop / sk.median * 1e-6, flop / sc.median * 1e-6, sc.median / sk.median,
-                       sp.median, sp.min, sp.max,
-                       cublas_algo, k.resident_units());
+                       sp.median, sp.min, sp.max, cublas_algo, k.resident_units());
         } catch (const error& e) {
             std::string msg = e.what();
             std::replace(msg.begin(), msg.end(), '"', '\'');
@@ -263,8 +268,12 @@ void brute(const std::string& shape, const std::filesystem::path& file) {
     int ok = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) {
         const sm90_config& c = configs[i];
-        nlohmann::json e{{"bn", c.bn},       {"stages", c.stages},       {"consumers", c.consumers},
-                         {"group", c.group}, {"cluster", c.cluster},     {"epi_parts", c.epi_parts},
+        nlohmann::json e{{"bn", c.bn},
+                         {"stages", c.stages},
+                         {"consumers", c.consumers},
+                         {"group", c.group},
+                         {"cluster", c.cluster},
+                         {"epi_parts", c.epi_parts},
                          {"tma_store", c.tma_store}};
         try {
             const auto tc = std::chrono::steady_clock::now();
@@ -297,8 +306,8 @@ void brute(const std::string& shape, const std::filesystem::path& file) {
                 ++ok;
             }
         } catch (const error& err) {
-            e["time"] = err.kind() == error_kind::nvrtc ? "CompilationFailedConfig"
-                                                        : "RuntimeFailedConfig";
+            e["time"] =
+                err.kind() == error_kind::nvrtc ? "CompilationFailedConfig" : "RuntimeFailedConfig";
             e["ktune_status"] = err.what();
             (void)cudaGetLastError();
         }
@@ -349,9 +358,10 @@ void brute(const std::string& shape, const std::filesystem::path& file) {
 } // namespace
 
 int main(int argc, char** argv) try {
-    std::filesystem::path cache = std::filesystem::temp_directory_path() / "ktune_bench_sm90_none.json";
-    std::vector<sm90_config> configs = {{256, 4, 2, 8, 1}, {256, 3, 2, 16, 1}, {256, 4, 2, 8, 2},
-                                        {256, 3, 2, 16, 2}, {128, 6, 2, 8, 2}, {192, 4, 2, 8, 2}};
+    std::filesystem::path cache =
+        std::filesystem::temp_directory_path() / "ktune_bench_sm90_none.json";
+    std::vector<sm90_config> configs = {{256, 4, 2, 8, 1},  {256, 3, 2, 16, 1}, {256, 4, 2, 8, 2},
+                                        {256, 3, 2, 16, 2}, {128, 6, 2, 8, 2},  {192, 4, 2, 8, 2}};
     std::vector<std::string> shapes;
     std::filesystem::path brute_file;
     int prior = 0;

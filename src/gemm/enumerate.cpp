@@ -45,15 +45,24 @@ using seen_set = std::set<std::vector<std::uint64_t>>;
 std::vector<std::uint64_t> identity(const algo_config& a) {
     const auto u = [](std::int32_t v) { return std::uint64_t(std::uint32_t(v)); };
     const sm90_params& k = a.sm90;
-    return std::vector<std::uint64_t>{u(a.algo_id),       a.tile,
-                                      a.stages,           a.inner_shape,
-                                      a.cluster,          u(a.splitk),
-                                      a.reduction,        a.swizzle,
-                                      a.custom,           a.pad_k,
-                                      std::uint64_t(a.provider), u(a.sm90.bn),
-                                      u(a.sm90.stages),   u(a.sm90.consumers),
-                                      u(k.group),         u(k.cluster),
-                                      u(k.epi_parts),     u(k.tma_store)};
+    return std::vector<std::uint64_t>{u(a.algo_id),
+                                      a.tile,
+                                      a.stages,
+                                      a.inner_shape,
+                                      a.cluster,
+                                      u(a.splitk),
+                                      a.reduction,
+                                      a.swizzle,
+                                      a.custom,
+                                      a.pad_k,
+                                      std::uint64_t(a.provider),
+                                      u(a.sm90.bn),
+                                      u(a.sm90.stages),
+                                      u(a.sm90.consumers),
+                                      u(k.group),
+                                      u(k.cluster),
+                                      u(k.epi_parts),
+                                      u(k.tma_store)};
 }
 
 algo_config sm90_algo(const sm90_config& c) {
@@ -233,7 +242,8 @@ tune::space to_space(const std::vector<candidate>& cands) {
     for (const space_axis& ax : lt_axes)
         s.add(axis_of(cands, ax));
     const auto any = [&](bool (*f)(const algo_config&)) {
-        return std::any_of(cands.begin(), cands.end(), [&](const candidate& c) { return f(c.algo); });
+        return std::any_of(cands.begin(), cands.end(),
+                           [&](const candidate& c) { return f(c.algo); });
     };
     if (any([](const algo_config& a) { return a.pad_k != 0; })) s.add(axis_of(cands, pad_axis));
     if (any(is_sm90))

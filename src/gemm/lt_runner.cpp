@@ -229,7 +229,8 @@ struct lt_runner::impl {
         }
         return run_with([&](int set) -> std::string {
             const cublasStatus_t st = launch(algo, set, pad);
-            return st == CUBLAS_STATUS_SUCCESS ? std::string() : "cublasLtMatmul: " + lt_status_name(st);
+            return st == CUBLAS_STATUS_SUCCESS ? std::string()
+                                               : "cublasLtMatmul: " + lt_status_name(st);
         });
     }
 
@@ -265,7 +266,8 @@ struct lt_runner::impl {
         if (shared_optin == 0) {
             int dev = 0, v = 0;
             KTUNE_CUDA_CALL(cudaGetDevice(&dev));
-            KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            KTUNE_CUDA_CALL(
+                cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
             shared_optin = static_cast<std::size_t>(v);
         }
         return shared_optin;

@@ -18,10 +18,14 @@ double gbs(const problem& p, double us) {
 
 nlohmann::json algo_json(const algo_config& a) {
     if (a.provider == provider::ktune_sm90)
-        return {{"provider", to_string(a.provider)}, {"bn", a.sm90.bn},
-                {"stages", a.sm90.stages},          {"consumers", a.sm90.consumers},
-                {"group", a.sm90.group},            {"cluster", a.sm90.cluster},
-                {"epi_parts", a.sm90.epi_parts},    {"tma_store", a.sm90.tma_store}};
+        return {{"provider", to_string(a.provider)},
+                {"bn", a.sm90.bn},
+                {"stages", a.sm90.stages},
+                {"consumers", a.sm90.consumers},
+                {"group", a.sm90.group},
+                {"cluster", a.sm90.cluster},
+                {"epi_parts", a.sm90.epi_parts},
+                {"tma_store", a.sm90.tma_store}};
     nlohmann::json j{{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
                      {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
                      {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};

@@ -15,7 +15,7 @@
 namespace ktune::gemm::detail {
 namespace {
 
-constexpr int bk = 64;                  // elements of K a slab holds: one 128-byte swizzle row
+constexpr int bk = 64;                    // elements of K a slab holds: one 128-byte swizzle row
 constexpr std::size_t align_slack = 1024; // the kernel aligns the ring to the swizzle atom
 
 // wgmma.m64nNk16 on N / 2 accumulators: the operand list is as long as N, so it is written out
@@ -44,17 +44,16 @@ template <class Fn>
 Fn need(const char* symbol) {
     auto f = ktune::detail::driver_fn<Fn>(symbol);
     if (!f)
-        throw error(error_kind::no_device,
-                    fmt::format("sm90 GEMM: the CUDA driver has no {} (no driver installed?)",
-                                symbol));
+        throw error(
+            error_kind::no_device,
+            fmt::format("sm90 GEMM: the CUDA driver has no {} (no driver installed?)", symbol));
     return f;
 }
 
 void check(CUresult rc, const char* call, std::string_view what) {
     if (rc != CUDA_SUCCESS)
-        throw error(error_kind::cuda,
-                    fmt::format("sm90 GEMM: {} ({}): {}", call, what,
-                                ktune::detail::driver_error_name(rc)));
+        throw error(error_kind::cuda, fmt::format("sm90 GEMM: {} ({}): {}", call, what,
+                                                  ktune::detail::driver_error_name(rc)));
 }
 
 int device_attribute(cudaDeviceAttr a) {
@@ -73,8 +72,8 @@ int sm90_bm(const sm90_config& c) noexcept {
 }
 
 std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
-    const auto slabs = static_cast<std::size_t>(c.stages) *
-                       static_cast<std::size_t>(sm90_bm(c) + c.bn) * bk * 2;
+    const auto slabs =
+        static_cast<std::size_t>(c.stages) * static_cast<std::size_t>(sm90_bm(c) + c.bn) * bk * 2;
     const std::size_t bars = static_cast<std::size_t>(2 * c.stages) * 8;
     if (c.tma_store == 0) return slabs + bars + align_slack;
     // The staging area starts on the next 1024-byte boundary: each consumer's 64 x bn of D.
@@ -125,7 +124,8 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
                            max_shared);
     if (p.type != dtype::bf16 || p.op != layout::tn || p.epi != epilogue::none)
         return "bf16 tn problems without an epilogue only";
-    if (p.k % 8 != 0) return fmt::format("K {} is not a multiple of 8 (the TMA's 16-byte rows)", p.k);
+    if (p.k % 8 != 0)
+        return fmt::format("K {} is not a multiple of 8 (the TMA's 16-byte rows)", p.k);
     if (p.m > 0x7fffffff || p.n > 0x7fffffff || p.k > 0x7fffffff)
         return "a dimension over 2^31 - 1";
     return "";
@@ -141,8 +141,8 @@ std::string sm90_source(const sm90_config& c) {
     // The raster group is a kernel argument: configs that differ only in it share a cubin.
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
                        "#define CLUSTER {}\n#define EPI_PARTS {}\n#define TMA_STORE {}\n{}",
-                       sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.epi_parts,
-                       c.tma_store, body);
+                       sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.epi_parts, c.tma_store,
+                       body);
 }
 
 struct sm90_kernel::impl {
@@ -232,8 +232,8 @@ sm90_kernel::sm90_kernel(const sm90_config& c) : impl_(std::make_unique<impl>())
         int n = 0;
         check(occupancy(&n, impl_->function, &cfg), "cuOccupancyMaxActiveClusters", sm90_name(c));
         if (n < 1)
-            throw error(error_kind::unsupported,
-                        fmt::format("sm90 GEMM {}: no cluster of {} fits", sm90_name(c), c.cluster));
+            throw error(error_kind::unsupported, fmt::format("sm90 GEMM {}: no cluster of {} fits",
+                                                             sm90_name(c), c.cluster));
         impl_->resident_units = n;
     }
 }
@@ -250,12 +250,12 @@ int sm90_kernel::resident_units() const noexcept {
     return impl_->resident_units;
 }
 
-void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
-                      CUstream_st* stream, float alpha) const {
+void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
+                      float alpha) const {
     const sm90_config& c = impl_->cfg;
     if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
-        throw error(error_kind::input, fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c),
-                                                   describe(p), why));
+        throw error(error_kind::input,
+                    fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c), describe(p), why));
     // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K).
     const CUtensorMap map_p = impl_->map(b, p.n, p.k, sm90_bm(c));
     const CUtensorMap map_q = impl_->map(a, p.m, p.k, c.bn / c.cluster);
@@ -276,7 +276,8 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d,
     // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
     // a SM, persistent.
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);
-    const std::int64_t units = ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn);
+    const std::int64_t units =
+        ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn);
     CUlaunchConfig cfg{};
     cfg.gridDimX = static_cast<unsigned>(
         std::min<std::int64_t>(units, c.cluster > 1 ? impl_->resident_units : impl_->sms) *

@@ -1,6 +1,6 @@
 // ktune's own Hopper GEMM (docs/perf/gemm.md#hopper-template), compiled by NVRTC for sm_90a.
-// OUT (R x C, row-major, bf16) = alpha P (R x K, row-major) Q (C x K, row-major)^T, fp32 accumulate:
-// both operands K-major, as a "tn" problem is stored (P = B, R = N; Q = A, C = M), so a
+// OUT (R x C, row-major, bf16) = alpha P (R x K, row-major) Q (C x K, row-major)^T, fp32
+// accumulate: both operands K-major, as a "tn" problem is stored (P = B, R = N; Q = A, C = M), so a
 // consumer's accumulator pairs are two neighbouring elements of OUT's rows.
 //
 // Shape of the kernel:
@@ -24,11 +24,11 @@
 // R, C and K % 8 == 0 (16-byte rows) runs.
 //
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 64..256, multiple of
-// 8), STAGES, CONSUMERS (1 or 2), CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab retires, the tensor cores idle
-// meanwhile; n > 0: stored in n parts while the next tile's first n slabs run), TMA_STORE (1:
-// a consumer writes its D into a 128-byte-swizzled staging area of shared memory, conflict-free,
-// and one thread hands it to the TMA, which stores it while the next tile runs). BK is 64: one
-// 128-byte swizzle atom of bf16 per row.
+// 8), STAGES, CONSUMERS (1 or 2), CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab
+// retires, the tensor cores idle meanwhile; n > 0: stored in n parts while the next tile's first n
+// slabs run), TMA_STORE (1: a consumer writes its D into a 128-byte-swizzled staging area of shared
+// memory, conflict-free, and one thread hands it to the TMA, which stores it while the next tile
+// runs). BK is 64: one 128-byte swizzle atom of bf16 per row.
 #define BK 64
 #define THREADS (128 * (CONSUMERS + 1))
 
@@ -44,8 +44,7 @@ __device__ __forceinline__ void bar_init(unsigned long long* b, unsigned count) 
                  : "memory");
 }
 __device__ __forceinline__ void bar_expect(unsigned long long* b, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                     ktune_smem_u32(b)),
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(ktune_smem_u32(b)),
                  "r"(bytes)
                  : "memory");
 }
@@ -100,10 +99,11 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const ktune_tmap* 
 }
 // A 64 x 64 box of shared memory (128-byte swizzled, as the map says) to the tensor at (x, y).
 __device__ __forceinline__ void tma_store(const ktune_tmap* map, const void* src, int x, int y) {
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-                     (unsigned long long)map),
-                 "r"(x), "r"(y), "r"(ktune_smem_u32(src))
-                 : "memory");
+    asm volatile(
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+            (unsigned long long)map),
+        "r"(x), "r"(y), "r"(ktune_smem_u32(src))
+        : "memory");
 }
 // The 128 threads of consumer warpgroup c (barrier 0 is the block's).
 __device__ __forceinline__ void consumer_sync(int c) {
@@ -180,8 +180,8 @@ __device__ __forceinline__ void release(unsigned long long* b, int t) {
 }
 
 // Tile t's (row tile, column tile) in the grouped raster order.
-__device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles, int group,
-                                            int& tr, int& tc) {
+__device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles, int group, int& tr,
+                                            int& tc) {
     const int per_group = group * col_tiles;
     const int first = (t / per_group) * group;
     const int size = row_tiles - first < group ? row_tiles - first : group;
@@ -254,8 +254,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     bar_expect(&full[s], P_BYTES + Q_BYTES);
                     tma_load(slab_p + s * P_BYTES, &map_p, kb * BK, tr * BM, &full[s]);
 #if CLUSTER > 1
-                    tma_load_multicast(slab_q + s * Q_BYTES + rank * (Q_BYTES / CLUSTER), &map_q, kb * BK,
-                                       tc * BN + (int)rank * (BN / CLUSTER), &full[s],
+                    tma_load_multicast(slab_q + s * Q_BYTES + rank * (Q_BYTES / CLUSTER), &map_q,
+                                       kb * BK, tc * BN + (int)rank * (BN / CLUSTER), &full[s],
                                        (unsigned short)((1u << CLUSTER) - 1));
 #else
                     tma_load(slab_q + s * Q_BYTES, &map_q, kb * BK, tc * BN, &full[s]);

@@ -3,8 +3,8 @@
 // and a stale entry falls back to the heuristic; the padded-K form copies exactly.
 #include "catch.hpp"
 
-#include "gemm/pad.hpp"
 #include "gemm/lt_runner.hpp"
+#include "gemm/pad.hpp"
 #include "gemm/reference.hpp"
 #include "ktune/cache/store.hpp"
 #include "ktune/core/check.hpp"
@@ -283,15 +283,14 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         a.sm90 = c;
         return a;
     };
-    for (const auto& [shape, cfg] :
-         {std::pair{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
-          std::pair{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
-          std::pair{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
-          std::pair{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
-          std::pair{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
-          std::pair{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
-          std::pair{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
-          std::pair{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})}}) {
+    for (const auto& [shape, cfg] : {std::pair{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
+                                     std::pair{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
+                                     std::pair{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
+                                     std::pair{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
+                                     std::pair{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
+                                     std::pair{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
+                                     std::pair{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
+                                     std::pair{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})}}) {
         const problem p = parse_problem(shape, "bf16", "tn");
         INFO(shape << " " << describe(cfg));
         gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());

@@ -16,11 +16,11 @@ constexpr std::size_t h100_shared = 232448; // cudaDevAttrMaxSharedMemoryPerBloc
 TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and wide tiles, "
           "clusters of one and two") {
     const problem p = parse_problem("4096x4096x4096", "bf16");
-    for (const sm90_config c : {sm90_config{256, 4, 2, 8, 1}, sm90_config{128, 6, 2, 16, 1},
-                                sm90_config{128, 4, 1, 1, 1}, sm90_config{64, 8, 1, 8, 1},
-                                sm90_config{256, 4, 2, 8, 2}, sm90_config{192, 4, 2, 8, 2},
-                                sm90_config{240, 4, 2, 8, 1, 4}, sm90_config{128, 4, 1, 8, 2, 1},
-                                sm90_config{256, 3, 2, 8, 1, 0, 1}, sm90_config{128, 4, 1, 8, 2, 0, 1}}) {
+    for (const sm90_config c :
+         {sm90_config{256, 4, 2, 8, 1}, sm90_config{128, 6, 2, 16, 1}, sm90_config{128, 4, 1, 1, 1},
+          sm90_config{64, 8, 1, 8, 1}, sm90_config{256, 4, 2, 8, 2}, sm90_config{192, 4, 2, 8, 2},
+          sm90_config{240, 4, 2, 8, 1, 4}, sm90_config{128, 4, 1, 8, 2, 1},
+          sm90_config{256, 3, 2, 8, 1, 0, 1}, sm90_config{128, 4, 1, 8, 2, 0, 1}}) {
         INFO(sm90_name(c));
         REQUIRE(sm90_rejects(c, p, h100_shared).empty());
         ktune::compile::compile_request req;
@@ -55,7 +55,8 @@ TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
     const problem p = parse_problem("4096x4096x4096", "bf16");
     CHECK(sm90_rejects({256, 4, 2, 8, 1}, p, h100_shared).empty());
     // 5 stages of 128 + 256 rows of 128 bytes: 245,760 bytes of ring.
-    CHECK(sm90_rejects({256, 5, 2, 8, 1}, p, h100_shared).find("shared memory") != std::string::npos);
+    CHECK(sm90_rejects({256, 5, 2, 8, 1}, p, h100_shared).find("shared memory") !=
+          std::string::npos);
     CHECK(!sm90_rejects({260, 4, 2, 8, 1}, p, h100_shared).empty());
     CHECK(!sm90_rejects({100, 4, 2, 8, 1}, p, h100_shared).empty());
     CHECK(!sm90_rejects({128, 4, 3, 8, 1}, p, h100_shared).empty());
