@@ -58,6 +58,32 @@ float from_bf16(std::uint16_t h) {
     return f;
 }
 
+// Random bf16 A and B of p on the host and the GPU, and two D buffers (cuBLAS's, ktune's).
+struct operands {
+    std::vector<std::uint16_t> ha, hb;
+    device_buffer a, b, d_ref, d;
+    std::mt19937 rng{1};
+    std::size_t elems_d = 0;
+    explicit operands(const problem& p) {
+        const auto elems_a = static_cast<std::size_t>(p.m * p.k),
+                   elems_b = static_cast<std::size_t>(p.n * p.k);
+        elems_d = static_cast<std::size_t>(p.m * p.n);
+        ha.resize(elems_a);
+        hb.resize(elems_b);
+        std::uniform_real_distribution<float> u(-1.f, 1.f);
+        for (auto& x : ha)
+            x = to_bf16(u(rng));
+        for (auto& x : hb)
+            x = to_bf16(u(rng));
+        a = device_buffer(elems_a * 2);
+        b = device_buffer(elems_b * 2);
+        d_ref = device_buffer(elems_d * 2);
+        d = device_buffer(elems_d * 2);
+        KTUNE_CUDA_CALL(cudaMemcpy(a.data(), ha.data(), elems_a * 2, cudaMemcpyHostToDevice));
+        KTUNE_CUDA_CALL(cudaMemcpy(b.data(), hb.data(), elems_b * 2, cudaMemcpyHostToDevice));
+    }
+};
+
 std::vector<sm90_config> parse_configs(const std::string& s) {
     std::vector<sm90_config> out;
     std::stringstream ss(s);
@@ -99,19 +125,8 @@ double time_batch(F&& launch, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1, i
 void bench_shape(const std::string& shape, const std::vector<sm90_config>& configs,
                  const std::filesystem::path& cache) {
     const problem p = parse_problem(shape, "bf16", "tn");
-    const auto elems_a = static_cast<std::size_t>(p.m * p.k),
-               elems_b = static_cast<std::size_t>(p.n * p.k),
-               elems_d = static_cast<std::size_t>(p.m * p.n);
-    std::vector<std::uint16_t> ha(elems_a), hb(elems_b);
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.f, 1.f);
-    for (auto& x : ha)
-        x = to_bf16(u(rng));
-    for (auto& x : hb)
-        x = to_bf16(u(rng));
-    device_buffer a(elems_a * 2), b(elems_b * 2), d_ref(elems_d * 2), d(elems_d * 2);
-    KTUNE_CUDA_CALL(cudaMemcpy(a.data(), ha.data(), elems_a * 2, cudaMemcpyHostToDevice));
-    KTUNE_CUDA_CALL(cudaMemcpy(b.data(), hb.data(), elems_b * 2, cudaMemcpyHostToDevice));
+    operands ops(p);
+    auto& [ha, hb, a, b, d_ref, d, rng, elems_d] = ops;
     cuda_stream st;
     cuda_event e0, e1;
     session_options so;
@@ -240,19 +255,8 @@ void brute(const std::string& shape, const std::filesystem::path& file) {
                    shape, configs.size(), jobs.size(), failed,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    const auto elems_a = static_cast<std::size_t>(p.m * p.k),
-               elems_b = static_cast<std::size_t>(p.n * p.k),
-               elems_d = static_cast<std::size_t>(p.m * p.n);
-    std::vector<std::uint16_t> ha(elems_a), hb(elems_b);
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.f, 1.f);
-    for (auto& x : ha)
-        x = to_bf16(u(rng));
-    for (auto& x : hb)
-        x = to_bf16(u(rng));
-    device_buffer a(elems_a * 2), b(elems_b * 2), d_ref(elems_d * 2), d(elems_d * 2);
-    KTUNE_CUDA_CALL(cudaMemcpy(a.data(), ha.data(), elems_a * 2, cudaMemcpyHostToDevice));
-    KTUNE_CUDA_CALL(cudaMemcpy(b.data(), hb.data(), elems_b * 2, cudaMemcpyHostToDevice));
+    operands ops(p);
+    auto& [ha, hb, a, b, d_ref, d, rng, elems_d] = ops;
     cuda_stream st;
     cuda_event e0, e1;
     session cublas(session_options{std::filesystem::temp_directory_path() / "ktune_brute_none.json",

@@ -189,6 +189,15 @@ __device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles,
     tc = (t % per_group) / size;
 }
 
+// The tile a block of cluster rank `rank` takes in unit `unit` (CLUSTER neighbouring row tiles
+// of one column tile).
+__device__ __forceinline__ void unit_tile(int unit, int unit_rows, int col_tiles, int group,
+                                          unsigned rank, int& tr, int& tc) {
+    int ur;
+    tile_coords(unit, unit_rows, col_tiles, group, ur, tc);
+    tr = ur * CLUSTER + (int)rank;
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     ktune_sm90_gemm(const __grid_constant__ ktune_tmap map_p,
                     const __grid_constant__ ktune_tmap map_q,
@@ -246,9 +255,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             int s = 0;
             unsigned phase = 0;
             for (int unit = first_unit; unit < units; unit += unit_step) {
-                int ur, tc;
-                tile_coords(unit, unit_rows, col_tiles, group, ur, tc);
-                const int tr = ur * CLUSTER + (int)rank;
+                int tr, tc;
+                unit_tile(unit, unit_rows, col_tiles, group, rank, tr, tc);
                 for (int kb = 0; kb < kb_count; ++kb) {
                     bar_wait(&empty[s], phase ^ 1);
                     bar_expect(&full[s], P_BYTES + Q_BYTES);
@@ -283,9 +291,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         int s = 0;
         unsigned phase = 0;
         for (int unit = first_unit; unit < units; unit += unit_step) {
-            int ur, tc;
-            tile_coords(unit, unit_rows, col_tiles, group, ur, tc);
-            const int tr = ur * CLUSTER + (int)rank;
+            int tr, tc;
+            unit_tile(unit, unit_rows, col_tiles, group, rank, tr, tc);
             int prev = 0;
             for (int kb = 0; kb < kb_count; ++kb) {
                 bar_wait(&full[s], phase);

@@ -2,6 +2,7 @@
 // A synthetic cuBLASLt for the enumeration seam: capability tables and an AlgoCheck rule the
 // test writes, so enumeration, pruning, the space and the cache's re-validation run without a GPU.
 #include "gemm/lt_backend.hpp"
+#include "gemm/lt_runner.hpp"
 
 #include <functional>
 #include <map>
@@ -10,6 +11,16 @@ namespace gemm_test {
 
 using namespace ktune::gemm;
 using namespace ktune::gemm::detail;
+
+/// A measurement of `median` µs with a CI of ± half_ci and 16 samples, as the GPU runner reports.
+inline timing timed(double median, double half_ci = 1) {
+    timing t;
+    t.median_us = median;
+    t.ci_lo_us = median - half_ci;
+    t.ci_hi_us = median + half_ci;
+    t.samples_us.assign(16, median);
+    return t;
+}
 
 struct fake_lt final : lt_backend {
     std::size_t lib_version = 130400;

@@ -16,19 +16,6 @@
 
 using namespace gemm_test;
 
-namespace {
-
-timing timed(double median) {
-    timing t;
-    t.median_us = median;
-    t.ci_lo_us = median - 1;
-    t.ci_hi_us = median + 1;
-    t.samples_us.assign(16, median);
-    return t;
-}
-
-} // namespace
-
 TEST_CASE("K pads to a multiple of 8 for bf16 and fp16, never for fp8 or aligned K") {
     const problem odd = parse_problem("16x4096x4097", "bf16", "tn");
     CHECK(pads_k(odd));

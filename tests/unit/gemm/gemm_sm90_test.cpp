@@ -19,15 +19,6 @@ using namespace gemm_test;
 
 namespace {
 
-timing timed(double median) {
-    timing t;
-    t.median_us = median;
-    t.ci_lo_us = median - 1;
-    t.ci_hi_us = median + 1;
-    t.samples_us.assign(16, median);
-    return t;
-}
-
 const sm90_device h100{132, 232448};
 
 algo_config sm90_algo(const sm90_config& c) {

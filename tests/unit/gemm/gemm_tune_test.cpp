@@ -23,15 +23,6 @@ using namespace gemm_test;
 
 namespace {
 
-timing timed(double median, double half_ci) {
-    timing t;
-    t.median_us = median;
-    t.ci_lo_us = median - half_ci;
-    t.ci_hi_us = median + half_ci;
-    t.samples_us.assign(16, median);
-    return t;
-}
-
 // Synthetic times: 100 us for everything, `fast` for one configuration, failures for splitk 2.
 tune_hooks hooks_with(const algo_config& fast_algo, double fast, double half_ci, int* runs) {
     return {[=](const algo_config& a) {
