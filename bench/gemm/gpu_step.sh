@@ -162,3 +162,14 @@ step_gemm_sm90_brute() {
         "$b" --brute "$OUT/gemm_sm90_space_$s.json" "$s"
     done 2>&1 | tee "$OUT/gemm_sm90_brute.txt"
 }
+# ncu on cuBLAS's GEMM and the template's, the first launches of one bench_sm90 shape
+# (SM90_NCU_SHAPE, SM90_NCU_CONFIGS' first config): tensor-pipe activity, clocks, L2 and DRAM
+# bytes, warp stalls side by side (docs/perf/gemm.md#hopper-template).
+step_gemm_sm90_ncu_vs() {
+    local b
+    b=$(find build-gpu -name bench_sm90 -type f | head -1)
+    ncu -c 3 --section SpeedOfLight --section WarpStateStats \
+        --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,lts__t_bytes.sum,dram__bytes.sum,smsp__average_warp_latency_issue_stalled_barrier,smsp__average_warp_latency_issue_stalled_long_scoreboard,smsp__average_warp_latency_issue_stalled_wait \
+        "$b" --configs "${SM90_NCU_CONFIGS:-256,3,2,8,1,0,1}" "${SM90_NCU_SHAPE:-4096x4096x4096}" 2>&1 |
+        grep -vE '^\{|^==PROF==|^ +(INF|OPT|WRN)|^          ' | tee "$OUT/gemm_sm90_ncu_vs.txt"
+}
