@@ -175,6 +175,20 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
     };
     s += line("cuBLAS default", r.default_pick);
     s += line("ktune", r.winner);
+    // Where ktune's template was measured: its best beside the best cuBLASLt candidate (search
+    // figures, one measurement each), so a user sees how close the template came.
+    const candidate_result* own = nullptr;
+    const candidate_result* lt = nullptr;
+    for (const auto& c : r.evaluated) {
+        if (!c.ok()) continue;
+        auto& best = c.algo.provider == provider::ktune_sm90 ? own : lt;
+        if (!best || c.median_us < best->median_us) best = &c;
+    }
+    if (own && lt)
+        s += fmt::format("  {:<16} best measured {:.2f} us ({}), {:.3f}x the best cuBLASLt "
+                         "candidate's {:.2f} us\n",
+                         "ktune template", own->median_us, describe(own->algo),
+                         lt->median_us / own->median_us, lt->median_us);
     if (r.winner.algo.pad_k != 0)
         s += fmt::format("  {:<16} K padded {} -> {}: A and B copied, zeros past K, the copies "
                          "timed with the GEMM (docs/perf/gemm.md#padded-k)\n",
