@@ -84,6 +84,12 @@ struct operands {
     }
 };
 
+sm90_device device_here() {
+    const auto d = sm90_device_here();
+    if (!d) throw error(error_kind::no_device, "bench_sm90 needs an sm_90 GPU");
+    return *d;
+}
+
 std::vector<sm90_config> parse_configs(const std::string& s) {
     std::vector<sm90_config> out;
     std::stringstream ss(s);
@@ -153,17 +159,14 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
     double cublas_exact = 0;
     for (auto [m, n] : samples)
         cublas_exact = std::max(cublas_exact, off(from_bf16(ref[m + n * p.m]), exact(m, n)));
-    int dev = 0, max_shared = 0;
-    KTUNE_CUDA_CALL(cudaGetDevice(&dev));
-    KTUNE_CUDA_CALL(
-        cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const sm90_device here = device_here();
     const double flop = 2.0 * double(p.m) * double(p.n) * double(p.k);
     const std::string cublas_algo = describe(cublas.algorithm(p));
     for (const sm90_config& c : configs) {
         std::string line =
             fmt::format(R"({{"schema": "ktune.bench_sm90", "shape": "{}", "config": "{}")", shape,
                         sm90_name(c));
-        if (auto why = sm90_rejects(c, p, static_cast<std::size_t>(max_shared)); !why.empty()) {
+        if (auto why = sm90_rejects(c, p, here.max_shared); !why.empty()) {
             fmt::print("{}, \"status\": \"rejected\", \"why\": \"{}\"}}\n", line, why);
             continue;
         }
@@ -223,14 +226,11 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
 // Kernel Tuner's cache format (docs/formats.md#recorded-spaces) for the template's space.
 void brute(const std::string& shape, const std::filesystem::path& file) {
     const problem p = parse_problem(shape, "bf16", "tn");
-    int dev = 0, sms = 0, shared = 0;
-    KTUNE_CUDA_CALL(cudaGetDevice(&dev));
-    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    KTUNE_CUDA_CALL(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const std::vector<sm90_config> configs = sm90_configs(p, device_here());
+    int dev = 0;
     cudaDeviceProp prop{};
+    KTUNE_CUDA_CALL(cudaGetDevice(&dev));
     KTUNE_CUDA_CALL(cudaGetDeviceProperties(&prop, dev));
-    const std::vector<sm90_config> configs =
-        sm90_configs(p, {sms, static_cast<std::size_t>(shared)});
     // Compile every distinct source first, on every core (configs that differ only in the
     // raster group share one), so the loop below finds them in the cubin cache.
     const auto t0 = std::chrono::steady_clock::now();

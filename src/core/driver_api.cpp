@@ -1,7 +1,10 @@
 #include "core/driver_api.hpp"
 
+#include "ktune/core/error.hpp"
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 
 namespace ktune::detail {
 
@@ -22,6 +25,18 @@ std::string driver_error_name(int code) {
         if (get_name(static_cast<CUresult>(code), &name) == CUDA_SUCCESS && name) return name;
     }
     return "CUresult " + std::to_string(code);
+}
+
+void throw_no_driver_symbol(std::string_view who, const char* symbol) {
+    throw error(error_kind::no_device,
+                fmt::format("{}: the CUDA driver has no {} (no driver installed?)", who, symbol));
+}
+
+void check_driver(int code, std::string_view who, const char* call, std::string_view what) {
+    if (code == CUDA_SUCCESS) return;
+    const std::string where = who.empty() ? std::string() : fmt::format("{}: ", who);
+    throw error(error_kind::cuda,
+                fmt::format("{}{} ({}): {}", where, call, what, driver_error_name(code)));
 }
 
 } // namespace ktune::detail

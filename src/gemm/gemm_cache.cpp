@@ -81,20 +81,20 @@ resolved resolve(lt_backend& lt, std::span<const cache::entry> entries, const pr
                  const std::optional<sm90_device>& sm90) {
     bool exact = false;
     if (const auto e = find_entry(entries, p, lt.version(), env, exact)) {
+        // Whether this entry's algorithm runs here: ktune's template where the GPU and its rules
+        // take it, cuBLASLt's where AlgoCheck does (the padded form on the padded problem,
+        // pad.hpp).
+        const auto runs = [&](const algo_config& a) {
+            if (a.provider == provider::ktune_sm90)
+                return sm90 && sm90_rejects(a.sm90, p, sm90->max_shared).empty();
+            const check_result c = lt.check(a.pad_k ? padded(p) : p, a);
+            return c.ok && c.workspace <= max_workspace;
+        };
         try {
             const algo_config a = algo_from_config(e->cfg);
-            if (a.provider == provider::ktune_sm90) {
-                if (sm90 && sm90_rejects(a.sm90, p, sm90->max_shared).empty())
-                    return {a, exact ? algo_source::cache : algo_source::revalidated, true};
-                throw error(error_kind::unsupported, "ktune's template does not run here");
-            }
-            // The padded form's algorithm runs on the padded problem (pad.hpp).
-            const check_result c = lt.check(a.pad_k ? padded(p) : p, a);
-            if (c.ok && c.workspace <= max_workspace)
-                return {a, exact ? algo_source::cache : algo_source::revalidated, true};
+            if (runs(a)) return {a, exact ? algo_source::cache : algo_source::revalidated, true};
         } catch (const error&) {
-            // A malformed entry, or one of ktune's template where it cannot run, is no reason to
-            // fail the application: the heuristic answers.
+            // A malformed entry is no reason to fail the application: the heuristic answers.
         }
     }
     const auto picks = lt.heuristic(p, 1, max_workspace);

@@ -84,9 +84,9 @@ struct lt_runner::impl {
     std::vector<reference_value> refs;
     int graph_fallbacks = 0; ///< candidates timed without a graph (capture failed)
     // ktune's template: the configs loaded so far (a tune measures a config once, the
-    // confirmation twice more), and the device's opt-in shared memory (0 until asked).
+    // confirmation twice more), and the device's limits (nullopt: not an sm_90 GPU).
     std::vector<std::pair<sm90_config, std::unique_ptr<sm90_kernel>>> sm90_kernels;
-    std::size_t shared_optin = 0;
+    std::optional<sm90_device> sm90_here = sm90_device_here();
     using launch_fn = std::function<std::string(int)>;
 
     impl(const problem& prob, std::size_t ws, const measure::measure_policy& pol)
@@ -238,7 +238,12 @@ struct lt_runner::impl {
     // it), then checked and timed as any candidate.
     timing run_sm90(const sm90_config& c) {
         timing out;
-        if (auto why = sm90_rejects(c, p, max_shared()); !why.empty()) {
+        if (!sm90_here) {
+            out.status = tune::eval_status::invalid;
+            out.message = "ktune's Hopper template needs an sm_90 GPU";
+            return out;
+        }
+        if (auto why = sm90_rejects(c, p, sm90_here->max_shared); !why.empty()) {
             out.status = tune::eval_status::invalid;
             out.message = why;
             return out;
@@ -260,17 +265,6 @@ struct lt_runner::impl {
                 return e.what();
             }
         });
-    }
-
-    std::size_t max_shared() {
-        if (shared_optin == 0) {
-            int dev = 0, v = 0;
-            KTUNE_CUDA_CALL(cudaGetDevice(&dev));
-            KTUNE_CUDA_CALL(
-                cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-            shared_optin = static_cast<std::size_t>(v);
-        }
-        return shared_optin;
     }
 
     const sm90_kernel& sm90_for(const sm90_config& c) {

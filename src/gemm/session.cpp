@@ -46,24 +46,8 @@ struct plan {
     CUstream_st* last_stream = nullptr;
     // ktune's template: the loaded config (compiled when the problem is first resolved, not
     // inside a call the application may be capturing).
-    std::shared_ptr<detail::sm90_kernel> sm90;
+    std::unique_ptr<detail::sm90_kernel> sm90;
 };
-
-// The device's limits where ktune's template can run (sm_90), else nullopt.
-std::optional<detail::sm90_device> sm90_here() {
-    int dev = 0, major = 0, minor = 0, sms = 0, shared = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        return std::nullopt;
-    }
-    if (major != 9 || minor != 0) return std::nullopt;
-    return detail::sm90_device{sms, static_cast<std::size_t>(shared)};
-}
 
 } // namespace
 
@@ -86,11 +70,11 @@ struct session::impl {
     plan& get(const problem& p) {
         if (auto it = plans.find(p); it != plans.end()) return it->second;
         plan pl;
-        detail::resolved r =
-            detail::resolve(*backend, entries, p, env, opt.max_workspace, sm90_here());
+        detail::resolved r = detail::resolve(*backend, entries, p, env, opt.max_workspace,
+                                             detail::sm90_device_here());
         if (r.found && r.algo.provider == provider::ktune_sm90) {
             try {
-                pl.sm90 = std::make_shared<detail::sm90_kernel>(r.algo.sm90);
+                pl.sm90 = std::make_unique<detail::sm90_kernel>(r.algo.sm90);
                 pl.attrs = r.algo;
                 pl.source = r.source;
                 return plans.emplace(p, std::move(pl)).first->second;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace ktune::gemm::detail {
 namespace {
@@ -42,30 +43,29 @@ std::string wgmma_wrapper(int n) {
 
 template <class Fn>
 Fn need(const char* symbol) {
-    auto f = ktune::detail::driver_fn<Fn>(symbol);
-    if (!f)
-        throw error(
-            error_kind::no_device,
-            fmt::format("sm90 GEMM: the CUDA driver has no {} (no driver installed?)", symbol));
-    return f;
+    return ktune::detail::need_driver_fn<Fn>("sm90 GEMM", symbol);
 }
 
 void check(CUresult rc, const char* call, std::string_view what) {
-    if (rc != CUDA_SUCCESS)
-        throw error(error_kind::cuda, fmt::format("sm90 GEMM: {} ({}): {}", call, what,
-                                                  ktune::detail::driver_error_name(rc)));
-}
-
-int device_attribute(cudaDeviceAttr a) {
-    int dev = 0, v = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, a, dev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        throw error(error_kind::no_device, "sm90 GEMM: no CUDA device");
-    }
-    return v;
+    ktune::detail::check_driver(rc, "sm90 GEMM", call, what);
 }
 
 } // namespace
+
+std::optional<sm90_device> sm90_device_here() noexcept {
+    int dev = 0, major = 0, minor = 0, sms = 0, shared = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return std::nullopt;
+    }
+    if (major != 9 || minor != 0) return std::nullopt;
+    return sm90_device{sms, static_cast<std::size_t>(shared)};
+}
 
 int sm90_bm(const sm90_config& c) noexcept {
     return 64 * c.consumers;
@@ -156,6 +156,16 @@ struct sm90_kernel::impl {
     decltype(&cuLaunchKernelEx) launch = need<decltype(&cuLaunchKernelEx)>("cuLaunchKernelEx");
     decltype(&cuModuleUnload) unload = need<decltype(&cuModuleUnload)>("cuModuleUnload");
     int resident_units = 0; // clusters (blocks where cluster = 1) that fit on the GPU at once
+    // The last call's problem, operands and tensor maps: a caller that repeats them (an
+    // application's layer, the tuner's rotation) pays neither the rules nor the encoding again.
+    struct bound {
+        problem p;
+        const void* a = nullptr;
+        const void* b = nullptr;
+        void* d = nullptr;
+        std::array<CUtensorMap, 3> maps{}; // P, Q, OUT
+    };
+    std::optional<bound> last;
 
     ~impl() {
         if (module) (void)unload(module);
@@ -179,19 +189,37 @@ struct sm90_kernel::impl {
               "cuTensorMapEncodeTiled", fmt::format("{} x {} operand", rows, k));
         return m;
     }
+
+    // One launch of `grid` blocks (whole clusters) of the config on `stream`; `cluster` holds
+    // the cluster attribute the config points at.
+    CUlaunchConfig launch_config(unsigned grid, CUstream stream, CUlaunchAttribute& cluster) const {
+        CUlaunchConfig l{};
+        l.gridDimX = grid;
+        l.gridDimY = l.gridDimZ = 1;
+        l.blockDimX = static_cast<unsigned>(128 * (cfg.consumers + 1));
+        l.blockDimY = l.blockDimZ = 1;
+        l.sharedMemBytes = static_cast<unsigned>(sm90_shared_bytes(cfg));
+        l.hStream = stream;
+        if (cfg.cluster > 1) {
+            cluster = CUlaunchAttribute{};
+            cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            cluster.value.clusterDim.x = static_cast<unsigned>(cfg.cluster);
+            cluster.value.clusterDim.y = cluster.value.clusterDim.z = 1;
+            l.attrs = &cluster;
+            l.numAttrs = 1;
+        }
+        return l;
+    }
 };
 
 sm90_kernel::sm90_kernel(const sm90_config& c) : impl_(std::make_unique<impl>()) {
     impl_->cfg = c;
-    const int major = device_attribute(cudaDevAttrComputeCapabilityMajor);
-    const int minor = device_attribute(cudaDevAttrComputeCapabilityMinor);
-    if (major != 9 || minor != 0)
+    const std::optional<sm90_device> here = sm90_device_here();
+    if (!here)
         throw error(error_kind::unsupported,
-                    fmt::format("sm90 GEMM: needs an sm_90 GPU (wgmma, TMA), this is sm_{}{}",
-                                major, minor));
-    impl_->sms = device_attribute(cudaDevAttrMultiProcessorCount);
-    impl_->max_shared =
-        static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+                    "sm90 GEMM: needs an sm_90 GPU (wgmma, TMA); this device is not one");
+    impl_->sms = here->sms;
+    impl_->max_shared = here->max_shared;
     compile::compile_request req;
     req.source = sm90_source(c);
     req.name_expression = sm90_kernel_name;
@@ -217,18 +245,9 @@ sm90_kernel::sm90_kernel(const sm90_config& c) : impl_(std::make_unique<impl>())
         // SMs the driver keeps), so ask the driver how many clusters fit.
         auto occupancy =
             need<decltype(&cuOccupancyMaxActiveClusters)>("cuOccupancyMaxActiveClusters");
-        CUlaunchConfig cfg{};
-        cfg.gridDimX = static_cast<unsigned>(impl_->sms / c.cluster * c.cluster);
-        cfg.gridDimY = cfg.gridDimZ = 1;
-        cfg.blockDimX = static_cast<unsigned>(128 * (c.consumers + 1));
-        cfg.blockDimY = cfg.blockDimZ = 1;
-        cfg.sharedMemBytes = static_cast<unsigned>(sm90_shared_bytes(c));
         CUlaunchAttribute cluster{};
-        cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        cluster.value.clusterDim.x = static_cast<unsigned>(c.cluster);
-        cluster.value.clusterDim.y = cluster.value.clusterDim.z = 1;
-        cfg.attrs = &cluster;
-        cfg.numAttrs = 1;
+        const CUlaunchConfig cfg = impl_->launch_config(
+            static_cast<unsigned>(impl_->sms / c.cluster * c.cluster), nullptr, cluster);
         int n = 0;
         check(occupancy(&n, impl_->function, &cfg), "cuOccupancyMaxActiveClusters", sm90_name(c));
         if (n < 1)
@@ -253,48 +272,37 @@ int sm90_kernel::resident_units() const noexcept {
 void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
                       float alpha) const {
     const sm90_config& c = impl_->cfg;
-    if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
-        throw error(error_kind::input,
-                    fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c), describe(p), why));
-    // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K).
-    const CUtensorMap map_p = impl_->map(b, p.n, p.k, sm90_bm(c));
-    const CUtensorMap map_q = impl_->map(a, p.m, p.k, c.bn / c.cluster);
-    // D's transpose (N x M row-major) in 64 x 64 boxes for the TMA store; unused without it.
-    const CUtensorMap map_out = c.tma_store ? impl_->map(d, p.n, p.m, 64, 64) : CUtensorMap{};
+    auto& last = impl_->last;
+    if (!last || !(last->p == p)) {
+        if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
+            throw error(error_kind::input,
+                        fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c), describe(p), why));
+    }
+    if (!last || !(last->p == p) || last->a != a || last->b != b || last->d != d) {
+        // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K); OUT in
+        // 64 x 64 boxes for the TMA store (unused without it).
+        last = impl::bound{p,
+                           a,
+                           b,
+                           d,
+                           {impl_->map(b, p.n, p.k, sm90_bm(c)),
+                            impl_->map(a, p.m, p.k, c.bn / c.cluster),
+                            c.tma_store ? impl_->map(d, p.n, p.m, 64, 64) : CUtensorMap{}}};
+    }
     int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
     int group = c.group;
     void* out = d;
-    std::array<void*, 9> args{const_cast<CUtensorMap*>(&map_p),
-                              const_cast<CUtensorMap*>(&map_q),
-                              const_cast<CUtensorMap*>(&map_out),
-                              &out,
-                              &rows,
-                              &cols,
-                              &k,
-                              &group,
-                              &alpha};
+    std::array<void*, 9> args{
+        &last->maps[0], &last->maps[1], &last->maps[2], &out, &rows, &cols, &k, &group, &alpha};
     // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
-    // a SM, persistent.
+    // a SM (or the clusters that fit), persistent.
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);
     const std::int64_t units =
         ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn);
-    CUlaunchConfig cfg{};
-    cfg.gridDimX = static_cast<unsigned>(
-        std::min<std::int64_t>(units, c.cluster > 1 ? impl_->resident_units : impl_->sms) *
-        c.cluster);
-    cfg.gridDimY = cfg.gridDimZ = 1;
-    cfg.blockDimX = static_cast<unsigned>(128 * (c.consumers + 1));
-    cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = static_cast<unsigned>(sm90_shared_bytes(c));
-    cfg.hStream = stream;
     CUlaunchAttribute cluster{};
-    if (c.cluster > 1) {
-        cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        cluster.value.clusterDim.x = static_cast<unsigned>(c.cluster);
-        cluster.value.clusterDim.y = cluster.value.clusterDim.z = 1;
-        cfg.attrs = &cluster;
-        cfg.numAttrs = 1;
-    }
+    const CUlaunchConfig cfg = impl_->launch_config(
+        static_cast<unsigned>(std::min<std::int64_t>(units, impl_->resident_units) * c.cluster),
+        stream, cluster);
     check(impl_->launch(&cfg, impl_->function, args.data(), nullptr), "cuLaunchKernelEx",
           sm90_name(c));
 }

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 struct CUstream_st;
@@ -22,6 +23,14 @@ namespace ktune::gemm::detail {
 using sm90_config = sm90_params;
 /// The config bench_sm90 starts from: bn 256, 4 stages, 2 consumers, group 8, no cluster.
 inline constexpr sm90_config sm90_default{256, 4, 2, 8, 1, 0};
+
+/// What the rules and the prior need of the device.
+struct sm90_device {
+    int sms = 132;
+    std::size_t max_shared = 232448; ///< opt-in shared memory a block (sm_90)
+};
+/// The current device's, where it is sm_90 (wgmma, TMA); nullopt elsewhere or without a GPU.
+std::optional<sm90_device> sm90_device_here() noexcept;
 
 /// Tile rows: 64 a consumer warpgroup.
 int sm90_bm(const sm90_config& c) noexcept;
@@ -38,7 +47,8 @@ std::string sm90_source(const sm90_config& c);
 inline constexpr const char* sm90_kernel_name = "ktune_sm90_gemm";
 
 /// One config compiled (cubin cache), loaded into the current context and ready to launch.
-/// Move-only; the module is unloaded with it.
+/// Move-only; the module is unloaded with it. One caller at a time (it keeps the last call's
+/// tensor maps), as the session and the tuner's runner that own one.
 class sm90_kernel {
 public:
     /// Throws error{nvrtc} (the compile log), error{cuda}, error{no_device} (no driver), or

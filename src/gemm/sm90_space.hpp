@@ -14,12 +14,6 @@
 
 namespace ktune::gemm::detail {
 
-/// What the rules and the prior need of the device.
-struct sm90_device {
-    int sms = 132;
-    std::size_t max_shared = 232448; ///< opt-in shared memory a block (sm_90)
-};
-
 /// Every knob's values: bn 64..256 by 16, stages 2..8, consumers 1..2, group {1, 2, 4, 8, 16,
 /// 32}, cluster 1..2, epi_parts {0, 1, 2, 4, 8}, tma_store 0..1: 21,840 combinations before the
 /// rules.

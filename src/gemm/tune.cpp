@@ -7,7 +7,6 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
-#include <optional>
 
 namespace ktune::gemm {
 
@@ -21,10 +20,7 @@ tune_result tune(const problem& p, const tune_options& o) {
     cudaDeviceProp prop{};
     KTUNE_CUDA_CALL(cudaGetDevice(&dev));
     KTUNE_CUDA_CALL(cudaGetDeviceProperties(&prop, dev));
-    std::optional<detail::sm90_device> sm90;
-    if (prop.major == 9 && prop.minor == 0)
-        sm90 = detail::sm90_device{prop.multiProcessorCount, prop.sharedMemPerBlockOptin};
-    tune_result r = detail::tune_loop(*lt, p, o, hooks, sm90);
+    tune_result r = detail::tune_loop(*lt, p, o, hooks, detail::sm90_device_here());
     r.gpu = prop.name;
     r.rotation_sets = runner.rotation_sets();
     r.graph_fallbacks = runner.graph_fallbacks();

@@ -15,18 +15,11 @@ namespace {
 
 template <class Fn>
 Fn need(const char* symbol) {
-    auto f = ktune::detail::driver_fn<Fn>(symbol);
-    if (!f)
-        throw error(error_kind::no_device,
-                    fmt::format("kernel launcher: the CUDA driver has no {} (no driver installed?)",
-                                symbol));
-    return f;
+    return ktune::detail::need_driver_fn<Fn>("kernel launcher", symbol);
 }
 
 void check(CUresult rc, const char* call, std::string_view what) {
-    if (rc != CUDA_SUCCESS)
-        throw error(error_kind::cuda,
-                    fmt::format("{} ({}): {}", call, what, ktune::detail::driver_error_name(rc)));
+    ktune::detail::check_driver(rc, "", call, what);
 }
 
 class cuda_driver final : public launch_driver {

@@ -44,8 +44,9 @@ device_buffer upload(dtype t, std::uint64_t seed, std::size_t count) {
     return d;
 }
 
-// Checks D (column-major, D's type) against the fp64 reference at spread positions.
-void check_d(const problem& p, const void* d) {
+// Checks D (column-major, D's type) against alpha times the fp64 reference at spread positions
+// (alpha a power of two: the scaling is exact in bf16 and fp16).
+void check_d(const problem& p, const void* d, float alpha = 1.0f) {
     const gemm::detail::input_seeds seeds;
     std::vector<std::uint16_t> host(std::size_t(p.m * p.n));
     KTUNE_CUDA_CALL(cudaMemcpy(host.data(), d, host.size() * 2, cudaMemcpyDeviceToHost));
@@ -53,7 +54,7 @@ void check_d(const problem& p, const void* d) {
         const auto ref = gemm::detail::reference_at(p, seeds, i, j);
         const double got = gemm::detail::decode_output(
             p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16, host[std::size_t(i + j * p.m)]);
-        CHECK(std::fabs(got - ref.value) <= gemm::detail::tolerance(p, ref));
+        CHECK(std::fabs(got / alpha - ref.value) <= gemm::detail::tolerance(p, ref));
     }
 }
 
@@ -92,13 +93,14 @@ void check_session_graph(session& s, const problem& p) {
     KTUNE_CUDA_CALL(cudaGraphDestroy(graph));
 }
 
-// Runs p through a session and checks D against the fp64 reference at spread positions.
-void check_session(session& s, const problem& p) {
+// Runs p through a session (D = alpha op(A) op(B)) and checks D against the fp64 reference at
+// spread positions.
+void check_session(session& s, const problem& p, float alpha = 1.0f) {
     auto [a, b, d] = operands_for(p);
     cuda_stream st;
-    s.gemm(p, a.data(), b.data(), d.data(), st.get());
+    s.gemm(p, a.data(), b.data(), d.data(), st.get(), nullptr, alpha);
     KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
-    check_d(p, d.data());
+    check_d(p, d.data(), alpha);
 }
 
 tune_options quick() {
@@ -313,6 +315,7 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         session s({file, std::size_t{32} << 20});
         CHECK(s.algorithm(p) == cfg);
         check_session(s, p);
+        check_session(s, p, 2.0f); // alpha reaches the template's epilogue
         check_session_graph(s, p);
         std::filesystem::remove(file);
     }
