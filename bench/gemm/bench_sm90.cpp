@@ -90,18 +90,26 @@ sm90_device device_here() {
     return *d;
 }
 
+// A config as a recorded space's key: "bn,stages,consumers,group,cluster,epi_parts,tma_store"
+// (",splits" where it splits K; the recorded spaces hold unsplit configs only).
+std::string key_of(const sm90_config& c) {
+    return fmt::format("{},{},{},{},{},{},{}{}", c.bn, c.stages, c.consumers, c.group, c.cluster,
+                       c.epi_parts, c.tma_store, c.splits != 1 ? fmt::format(",{}", c.splits) : "");
+}
+
 std::vector<sm90_config> parse_configs(const std::string& s) {
     std::vector<sm90_config> out;
     std::stringstream ss(s);
     std::string item;
     while (std::getline(ss, item, ';')) {
         sm90_config c = sm90_default;
-        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages,
-                                  &c.consumers, &c.group, &c.cluster, &c.epi_parts, &c.tma_store);
+        const int n =
+            std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages, &c.consumers,
+                        &c.group, &c.cluster, &c.epi_parts, &c.tma_store, &c.splits);
         if (n < 4)
             throw error(error_kind::usage,
-                        fmt::format("--configs: '{}' is not "
-                                    "bn,stages,consumers,group[,cluster[,epi_parts[,tma_store]]]",
+                        fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster[,"
+                                    "epi_parts[,tma_store[,splits]]]]",
                                     item));
         out.push_back(c);
     }
@@ -226,7 +234,9 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
 // Kernel Tuner's cache format (docs/formats.md#recorded-spaces) for the template's space.
 void brute(const std::string& shape, const std::filesystem::path& file) {
     const problem p = parse_problem(shape, "bf16", "tn");
-    const std::vector<sm90_config> configs = sm90_configs(p, device_here());
+    // Unsplit configs: the recorded spaces' keys have no splits (key_of).
+    std::vector<sm90_config> configs = sm90_configs(p, device_here());
+    std::erase_if(configs, [](const sm90_config& c) { return c.splits != 1; });
     int dev = 0;
     cudaDeviceProp prop{};
     KTUNE_CUDA_CALL(cudaGetDevice(&dev));
@@ -315,8 +325,7 @@ void brute(const std::string& shape, const std::filesystem::path& file) {
             e["ktune_status"] = err.what();
             (void)cudaGetLastError();
         }
-        std::string key = fmt::format("{},{},{},{},{},{},{}", c.bn, c.stages, c.consumers, c.group,
-                                      c.cluster, c.epi_parts, c.tma_store);
+        std::string key = key_of(c);
         cache[key] = std::move(e);
         if ((i + 1) % 500 == 0)
             fmt::print(stderr, "brute {}: {} of {} measured\n", shape, i + 1, configs.size());
@@ -384,16 +393,15 @@ int main(int argc, char** argv) try {
     }
     if (shapes.empty()) shapes = {"4096x4096x4096"};
     if (prior > 0) {
-        // The cost model's first picks (sm90_space.hpp) on an H100 / H200 (132 SMs, 227 KiB),
-        // as recorded-space keys: what a tune measures first. No GPU needed.
+        // The cost model's picks (sm90_space.hpp) on an H100 (132 SMs, 227 KiB, its DRAM), as
+        // recorded-space keys: what a tune measures first. No GPU needed.
         for (const auto& s : shapes) {
-            const auto ranked = sm90_ranked(parse_problem(s, "bf16", "tn"), {132, 232448});
+            const problem p = parse_problem(s, "bf16", "tn");
+            const sm90_device h100;
+            const auto picks = sm90_picks(sm90_ranked(p, h100), p, h100, std::size_t(prior));
             std::string keys;
-            for (std::size_t i = 0; i < ranked.size() && i < std::size_t(prior); ++i) {
-                const auto& c = ranked[i];
-                keys += fmt::format("{}\"{},{},{},{},{},{},{}\"", i ? ", " : "", c.bn, c.stages,
-                                    c.consumers, c.group, c.cluster, c.epi_parts, c.tma_store);
-            }
+            for (std::size_t i = 0; i < picks.size(); ++i)
+                keys += fmt::format("{}\"{}\"", i ? ", " : "", key_of(picks[i]));
             fmt::print("{{\"schema\": \"ktune.bench_sm90_prior\", \"shape\": \"{}\", "
                        "\"picks\": [{}]}}\n",
                        s, keys);

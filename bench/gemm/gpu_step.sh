@@ -126,6 +126,49 @@ step_gemm_sm90() {
         "$b" "${cache_args[@]}" ${SM90_CONFIGS:+--configs "$SM90_CONFIGS"} "$s"
     done | tee "$OUT/gemm_sm90.jsonl"
 }
+# Decode GEMMs through the template's split-K (docs/perf/gemm.md#hopper-split-k): `ktune tune
+# gemm` (cuBLASLt and the template in one space, graph-timed over rotated operand sets so the
+# weights come from DRAM) on M in $SM90_DECODE_M x N x K in $SM90_DECODE_NK (default Llama-7B's
+# projections), budget $SM90_DECODE_BUDGET (24); the table gives each time as % of the copy roof
+# that `ktune device --measure` measures first.
+step_gemm_sm90_decode() {
+    local kt d m nk s
+    kt=$(_gemm_bin)
+    d=$OUT/gemm_sm90_decode
+    mkdir -p "$d"
+    "$kt" device --measure --json >"$d/device.json" 2>"$d/device.err" ||
+        echo "gemm_sm90_decode: device --measure rc $?"
+    for m in ${SM90_DECODE_M:-1 8 16 32 64}; do
+        for nk in ${SM90_DECODE_NK:-4096x4096 11008x4096 4096x11008}; do
+            s=${m}x$nk
+            "$kt" tune gemm --shape "$s" --dtype bf16 --budget "${SM90_DECODE_BUDGET:-24}" \
+                --heuristic-count 8 --json --cache "$d/cache.json" >"$d/r_$s.json" \
+                2>"$d/r_$s.err" || echo "gemm_sm90_decode: $s rc $?"
+            python3 bench/gemm/sm90_tune_table.py --copy "$d/device.json" "$d/r_$s.json" | tail -1
+        done
+    done
+    python3 bench/gemm/sm90_tune_table.py --copy "$d/device.json" "$d"/r_*.json |
+        tee "$OUT/gemm_sm90_decode.md"
+}
+# The correctness gate under planted bugs (docs/perf/gemm.md#hopper-faults): `ktune tune gemm
+# --inject-faults $SM90_FAULT_RATE` (0.3 of the template's candidates) on $SM90_FAULT_SHAPES,
+# seeds 1..$SM90_FAULT_SEEDS (3); the table counts the planted faults, the rejected ones and
+# planted winners (bench/gemm/sm90_faults_table.py).
+step_gemm_sm90_faults() {
+    local kt d s seed
+    kt=$(_gemm_bin)
+    d=$OUT/gemm_sm90_faults
+    mkdir -p "$d"
+    for s in ${SM90_FAULT_SHAPES:-4096x4096x4096 2048x11008x4096 1x4096x4096 16x4096x11008 200x300x136}; do
+        for seed in $(seq 1 "${SM90_FAULT_SEEDS:-3}"); do
+            "$kt" tune gemm --shape "$s" --dtype bf16 --budget 24 --heuristic-count 8 \
+                --inject-faults "${SM90_FAULT_RATE:-0.3}" --seed "$seed" --json \
+                --cache "$d/cache.json" >"$d/f_${s}_$seed.json" 2>"$d/f_${s}_$seed.err" ||
+                echo "gemm_sm90_faults: $s seed $seed rc $?"
+        done
+    done
+    python3 bench/gemm/sm90_faults_table.py "$d"/f_*.json | tee "$OUT/gemm_sm90_faults.md"
+}
 # ncu on one launch of the sm90 template per config (SM90_NCU_CONFIGS, ';'-separated as
 # SM90_CONFIGS; SM90_NCU_SHAPE): throughput, warp stalls, L2 traffic (docs/perf/gemm.md#hopper-template).
 step_gemm_sm90_ncu() {

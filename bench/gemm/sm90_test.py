@@ -38,6 +38,36 @@ def main():
             json.dump({"schema": "ktune.cache", "entries": []}, f)  # a glob catches it: skipped
         out = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), path,
                               cache], check=True, capture_output=True, text=True).stdout
+        # As % of the copy roof (decode shapes): 2 (4096^2 * 3) bytes in 160 us at 3000 GB/s.
+        dev = os.path.join(d, "device.json")
+        with open(dev, "w") as f:
+            json.dump({"schema": "ktune.device_measure", "measured_peaks": {"dram_gbs": 3000.0}}, f)
+        split = dict(doc, evaluated=doc["evaluated"] + [
+            {"algo": dict(sm90, bn=8, tma_store=0, splits=4), "status": "ok", "median_us": 150.0}])
+        with open(path, "w") as f:
+            json.dump(split, f)
+        pct = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), "--copy",
+                              dev, path], check=True, capture_output=True, text=True).stdout
+        # The fault table: planted candidates, rejected or not, and a planted winner.
+        faulty = dict(doc, evaluated=doc["evaluated"] + [
+            {"algo": dict(sm90, bn=128), "status": "wrong_result", "injected_fault": "skip_slab"},
+            {"algo": dict(sm90, bn=192), "status": "ok", "median_us": 150.0,
+             "injected_fault": "drop_tile"}],
+            winner={"median_us": 150.0, "algo": dict(sm90, bn=192), "injected_fault": "drop_tile"})
+        fpath = os.path.join(d, "f_4096.json")
+        with open(fpath, "w") as f:
+            json.dump(faulty, f)
+        ftab = subprocess.run([sys.executable, os.path.join(HERE, "sm90_faults_table.py"), fpath],
+                              check=True, capture_output=True, text=True).stdout
+    prow = [r for r in pct.splitlines() if r.startswith("| 4096")]
+    assert len(prow) == 1, pct
+    assert "| 160.00 (21.0 %) |" in prow[0], prow[0]
+    assert "| 150.00 (22.4 %) |" in prow[0], prow[0]
+    assert "sm90 bn8 s3 c2 g8 x1 e0 t0 k4" in prow[0], prow[0]
+    assert "| 1.067 | 1.053 |" in prow[0], prow[0]
+    assert "| f_4096.json | 4 | 2 (drop_tile 1, skip_slab 1) | 1 | 1 | yes |" in ftab, ftab
+    assert "1 tunes: 2 faults planted in 4 template candidates, 1 rejected, 1 passed the check, " \
+        "1 wrong winners" in ftab, ftab
     rows = [r for r in out.splitlines() if r.startswith("| 4096")]
     assert len(rows) == 1, out
     row = rows[0]

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Summarises `ktune tune gemm --json` reports with ktune's Hopper template in the space
 (docs/perf/gemm.md#hopper-template): per shape, cuBLAS's default, the best cuBLASLt candidate
-measured, the best template config measured, their ratio, the winner and the tune time.
+measured, the best template config measured, their ratio, the winner and the tune time. With
+--copy (a `ktune device --measure --json` report), each time also as % of the copy roof: the
+bf16 bytes of A, B and D once over the measured copy bandwidth (decode shapes,
+docs/perf/gemm.md#hopper-split-k).
 
-    sm90_tune_table.py out/gemm_sm90_tune_*.json
+    sm90_tune_table.py [--copy device.json] out/gemm_sm90_tune_*.json
 """
 import json
 import sys
@@ -11,12 +14,19 @@ import sys
 
 def describe(a):
     if a.get("provider") == "ktune_sm90":
-        return "sm90 bn{bn} s{stages} c{consumers} g{group} x{cluster} e{epi_parts} t{t}".format(
-            t=a.get("tma_store", 0), **a)
+        splits = a.get("splits", 1)
+        return "sm90 bn{bn} s{stages} c{consumers} g{group} x{cluster} e{epi_parts} t{t}{k}".format(
+            t=a.get("tma_store", 0), k=f" k{splits}" if splits != 1 else "", **a)
     return "cublaslt algo {algo} tile {tile}".format(**a)
 
 
-def row(doc):
+def copy_pct(p, us, copy_gbs):
+    """% of the copy roof: A, B and D's bf16 bytes once in `us`."""
+    moved = 2.0 * (p["m"] * p["k"] + p["n"] * p["k"] + p["m"] * p["n"])
+    return 100.0 * moved / (us * 1e-6) / (copy_gbs * 1e9)
+
+
+def row(doc, copy_gbs=None):
     p = doc["problem"]
     shape = f'{p["m"]}x{p["n"]}x{p["k"]}'
     ok = [c for c in doc["evaluated"] if c["status"] == "ok"]
@@ -26,6 +36,14 @@ def row(doc):
     best_own = min(own, key=lambda c: c["median_us"]) if own else None
     ratio = best_lt["median_us"] / best_own["median_us"] if best_lt and best_own else float("nan")
     n_own = sum(1 for c in doc["evaluated"] if c["algo"].get("provider") == "ktune_sm90")
+    if copy_gbs:
+        pct = [copy_pct(p, c["median_us"], copy_gbs) if c else float("nan")
+               for c in (doc["default"], best_lt, best_own)]
+        return (f'| {shape} | {doc["default"]["median_us"]:.2f} ({pct[0]:.1f} %) | '
+                f'{best_lt["median_us"]:.2f} ({pct[1]:.1f} %) | '
+                f'{best_own["median_us"]:.2f} ({pct[2]:.1f} %) | '
+                f'{doc["default"]["median_us"] / best_own["median_us"]:.3f} | {ratio:.3f} | '
+                f'{describe(best_own["algo"])} | {doc["tune_seconds"]:.1f} |')
     return (f'| {shape} | {doc["default"]["median_us"]:.1f} | '
             f'{best_lt["median_us"]:.1f} | '
             f'{best_own["median_us"]:.1f} ({describe(best_own["algo"])}) | {ratio:.3f} | '
@@ -33,15 +51,25 @@ def row(doc):
             f'{doc["winner"].get("median_us", 0):.1f} | {doc["tune_seconds"]:.1f} |')
 
 
-def main(paths):
-    print("| shape | cuBLAS default µs | best cuBLASLt µs | best template µs (config) | "
-          "template vs best cuBLASLt | template configs measured | winner µs | tune s |")
+def main(args):
+    copy_gbs = None
+    if args[:1] == ["--copy"]:
+        with open(args[1]) as f:
+            copy_gbs = json.load(f)["measured_peaks"]["dram_gbs"]
+        args = args[2:]
+        print(f"copy roof {copy_gbs:.0f} GB/s (ktune device --measure)")
+        print("| shape | cuBLAS default µs (% copy) | best cuBLASLt µs (% copy) | best template µs "
+              "(% copy) | template vs default | template vs best cuBLASLt | template config | "
+              "tune s |")
+    else:
+        print("| shape | cuBLAS default µs | best cuBLASLt µs | best template µs (config) | "
+              "template vs best cuBLASLt | template configs measured | winner µs | tune s |")
     print("|---|---|---|---|---|---|---|---|")
-    for path in paths:
+    for path in args:
         with open(path) as f:
             doc = json.load(f)
         if doc.get("schema") == "ktune.tune.gemm":  # a glob may catch the cache file too
-            print(row(doc))
+            print(row(doc, copy_gbs))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ config to_config(const algo_config& a) {
         c.set("cluster", std::int64_t{a.sm90.cluster});
         c.set("epi_parts", std::int64_t{a.sm90.epi_parts});
         c.set("tma_store", std::int64_t{a.sm90.tma_store});
+        // Only where split: entries written before split-K read as one slice.
+        if (a.sm90.splits != 1) c.set("splits", std::int64_t{a.sm90.splits});
         return c;
     }
     c.set("algo", std::int64_t{a.algo_id});
@@ -73,6 +75,7 @@ algo_config algo_from_config(const config& c) {
             a.sm90.cluster = get_int<std::int32_t>(c, "cluster");
             a.sm90.epi_parts = get_int<std::int32_t>(c, "epi_parts");
             a.sm90.tma_store = get_int<std::int32_t>(c, "tma_store");
+            if (c.find("splits") != nullptr) a.sm90.splits = get_int<std::int32_t>(c, "splits");
             return a;
         }
     }
@@ -96,9 +99,10 @@ algo_config algo_from_config(const config& c) {
 
 std::string describe(const algo_config& a) {
     if (a.provider == provider::ktune_sm90)
-        return fmt::format("ktune sm90 bn{} s{} c{} g{} x{} e{} t{}", a.sm90.bn, a.sm90.stages,
+        return fmt::format("ktune sm90 bn{} s{} c{} g{} x{} e{} t{}{}", a.sm90.bn, a.sm90.stages,
                            a.sm90.consumers, a.sm90.group, a.sm90.cluster, a.sm90.epi_parts,
-                           a.sm90.tma_store);
+                           a.sm90.tma_store,
+                           a.sm90.splits != 1 ? fmt::format(" k{}", a.sm90.splits) : "");
     return fmt::format("algo {} tile {} stages {} cluster {} splitk {} red {} swz {} custom {} "
                        "inner {}",
                        a.algo_id, a.tile, a.stages, a.cluster, a.splitk, a.reduction, a.swizzle,

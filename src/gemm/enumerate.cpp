@@ -62,7 +62,8 @@ std::vector<std::uint64_t> identity(const algo_config& a) {
                                       u(k.group),
                                       u(k.cluster),
                                       u(k.epi_parts),
-                                      u(k.tma_store)};
+                                      u(k.tma_store),
+                                      u(k.splits)};
 }
 
 algo_config sm90_algo(const sm90_config& c) {
@@ -171,8 +172,9 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
     const std::vector<sm90_config> own =
         o.sm90 ? sm90_ranked(p, *o.sm90) : std::vector<sm90_config>{};
     int rank = static_cast<int>(out.heuristic.size());
-    for (std::size_t i = 0; i < own.size() && i < o.sm90_picks; ++i) {
-        const candidate c{sm90_algo(own[i]), 0, 0, rank++};
+    for (const sm90_config& pick :
+         o.sm90 ? sm90_picks(own, p, *o.sm90, o.sm90_picks) : std::vector<sm90_config>{}) {
+        const candidate c{sm90_algo(pick), 0, 0, rank++};
         if (!seen.insert(identity(c.algo)).second) continue;
         out.heuristic.push_back(c);
         out.all.push_back(c);
@@ -223,6 +225,9 @@ constexpr space_axis sm90_axes[] = {
     {"sm90_epi", [](const algo_config& a) -> std::int64_t { return a.sm90.epi_parts; }},
     {"sm90_tma_store", [](const algo_config& a) -> std::int64_t { return a.sm90.tma_store; }},
 };
+// Only where a candidate splits K, so spaces recorded before split-K keep their axes.
+constexpr space_axis sm90_splits_axis = {
+    "sm90_splits", [](const algo_config& a) -> std::int64_t { return a.sm90.splits; }};
 
 tune::axis axis_of(const std::vector<candidate>& cands, const space_axis& ax) {
     std::set<std::int64_t> values;
@@ -249,6 +254,8 @@ tune::space to_space(const std::vector<candidate>& cands) {
     if (any(is_sm90))
         for (const space_axis& ax : sm90_axes)
             s.add(axis_of(cands, ax));
+    if (any([](const algo_config& a) { return a.sm90.splits != 1; }))
+        s.add(axis_of(cands, sm90_splits_axis));
     std::vector<tune::point> members;
     members.reserve(cands.size());
     for (const auto& c : cands)
@@ -265,6 +272,8 @@ tune::point point_of(const tune::space& s, const algo_config& a) {
     if (s.axis_index("kernel"))
         for (const space_axis& ax : sm90_axes)
             cfg.set(ax.name, ax.value(a));
+    if (s.axis_index(sm90_splits_axis.name))
+        cfg.set(sm90_splits_axis.name, sm90_splits_axis.value(a));
     return s.from_config(cfg);
 }
 
@@ -280,6 +289,8 @@ algo_config algo_at(const tune::space& s, const tune::point& p) {
                   static_cast<std::int32_t>(get(cfg, "sm90_cluster")),
                   static_cast<std::int32_t>(get(cfg, "sm90_epi")),
                   static_cast<std::int32_t>(get(cfg, "sm90_tma_store"))};
+        if (s.axis_index(sm90_splits_axis.name))
+            a.sm90.splits = static_cast<std::int32_t>(get(cfg, sm90_splits_axis.name));
         return a;
     }
     return algo_from_config(cfg);

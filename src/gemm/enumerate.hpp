@@ -25,8 +25,8 @@ struct enumerate_options {
     /// AlgoCheck calls at most (each costs microseconds; the product can reach millions).
     std::size_t max_checks = 200000;
     /// ktune's Hopper template joins the space where set (an sm_90 device): its configs the
-    /// rules keep for the problem (sm90_space.hpp), the prior's first `sm90_picks` measured
-    /// beside the heuristic's picks.
+    /// rules keep for the problem (sm90_space.hpp), `sm90_picks` of them (the prior's picks,
+    /// sm90_space.hpp's sm90_picks) measured beside the heuristic's picks.
     std::optional<sm90_device> sm90;
     std::size_t sm90_picks = 2;
 };
@@ -64,8 +64,8 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
 /// Axes "algo", "tile", "stages", "inner", "cluster", "splitk", "reduction", "swizzle",
 /// "custom" (and "pad_k" where the padded form is among them; "kernel" and the template's
 /// "sm90_bn", "sm90_stages", "sm90_consumers", "sm90_group", "sm90_cluster", "sm90_epi",
-/// "sm90_tma_store" where
-/// ktune's template is) over the values the candidates use, restricted to exactly the
+/// "sm90_tma_store" where ktune's template is, and "sm90_splits" where one of its candidates
+/// splits K) over the values the candidates use, restricted to exactly the
 /// candidates.
 tune::space to_space(const std::vector<candidate>& cands);
 /// The point of to_space(cands) a candidate stands at.

@@ -85,7 +85,12 @@ struct lt_runner::impl {
     int graph_fallbacks = 0; ///< candidates timed without a graph (capture failed)
     // ktune's template: the configs loaded so far (a tune measures a config once, the
     // confirmation twice more), and the device's limits (nullopt: not an sm_90 GPU).
-    std::vector<std::pair<sm90_config, std::unique_ptr<sm90_kernel>>> sm90_kernels;
+    struct planted {
+        sm90_config cfg;
+        sm90_fault fault;
+        std::unique_ptr<sm90_kernel> kernel;
+    };
+    std::vector<planted> sm90_kernels;
     std::optional<sm90_device> sm90_here = sm90_device_here();
     using launch_fn = std::function<std::string(int)>;
 
@@ -236,7 +241,7 @@ struct lt_runner::impl {
 
     // A config of ktune's template (sm90.hpp): compiled on its first use (the cubin cache keeps
     // it), then checked and timed as any candidate.
-    timing run_sm90(const sm90_config& c) {
+    timing run_sm90(const sm90_config& c, sm90_fault fault) {
         timing out;
         if (!sm90_here) {
             out.status = tune::eval_status::invalid;
@@ -250,7 +255,7 @@ struct lt_runner::impl {
         }
         const sm90_kernel* k = nullptr;
         try {
-            k = &sm90_for(c);
+            k = &sm90_for(c, fault);
         } catch (const error& e) {
             out.status = e.kind() == error_kind::nvrtc ? tune::eval_status::compile_error
                                                        : tune::eval_status::launch_error;
@@ -267,11 +272,11 @@ struct lt_runner::impl {
         });
     }
 
-    const sm90_kernel& sm90_for(const sm90_config& c) {
-        for (const auto& [cfg, k] : sm90_kernels)
-            if (cfg == c) return *k;
-        sm90_kernels.emplace_back(c, std::make_unique<sm90_kernel>(c));
-        return *sm90_kernels.back().second;
+    const sm90_kernel& sm90_for(const sm90_config& c, sm90_fault fault) {
+        for (const auto& k : sm90_kernels)
+            if (k.cfg == c && k.fault == fault) return *k.kernel;
+        sm90_kernels.push_back({c, fault, std::make_unique<sm90_kernel>(c, fault)});
+        return *sm90_kernels.back().kernel;
     }
 
     // Checks then times one candidate, `launch(set)` enqueuing its GEMM on rotation set `set`
@@ -399,8 +404,8 @@ lt_runner::lt_runner(const problem& p, std::size_t max_workspace,
     : impl_(std::make_unique<impl>(p, max_workspace, policy)) {}
 lt_runner::~lt_runner() = default;
 
-timing lt_runner::run(const algo_config& a) {
-    if (a.provider == provider::ktune_sm90) return impl_->run_sm90(a.sm90);
+timing lt_runner::run(const algo_config& a, sm90_fault fault) {
+    if (a.provider == provider::ktune_sm90) return impl_->run_sm90(a.sm90, fault);
     cublasLtMatmulAlgo_t algo{};
     try {
         algo = make_algo(impl_->handle.get(), a.pad_k ? padded(impl_->p) : impl_->p, a);

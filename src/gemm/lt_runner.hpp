@@ -13,6 +13,7 @@
 // A candidate in the padded-K form (algo_config::pad_k, pad.hpp) is timed with its copies of A
 // and B inside the same window: the application pays them on every call.
 
+#include "gemm/sm90.hpp"
 #include "ktune/gemm/algo.hpp"
 #include "ktune/gemm/problem.hpp"
 #include "ktune/measure/candidate.hpp"
@@ -33,6 +34,7 @@ struct timing {
     double max_error = 0;          ///< largest |got - ref| over the checked positions
     double max_error_ratio = 0;    ///< largest |got - ref| / tolerance (≤ 1 passes)
     std::int64_t bad_elements = 0; ///< checked positions outside tolerance
+    std::string injected_fault;    ///< the bug planted in the kernel ("": none; sm90_fault)
     bool operator==(const timing&) const = default;
 };
 
@@ -43,8 +45,9 @@ public:
     lt_runner(const lt_runner&) = delete;
     lt_runner& operator=(const lt_runner&) = delete;
 
-    /// Checks then times the algorithm with these attributes; failures are a status.
-    timing run(const algo_config& a);
+    /// Checks then times the algorithm with these attributes; failures are a status. A template
+    /// config runs with `fault` planted (the correctness gate's test; cuBLASLt's ignore it).
+    timing run(const algo_config& a, sm90_fault fault = sm90_fault::none);
     /// The same for cublasLtMatmulAlgoGetHeuristic's first answer exactly as returned (the
     /// blob, not rebuilt from attributes): "cuBLAS's default pick".
     timing run_default();

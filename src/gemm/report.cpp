@@ -17,15 +17,18 @@ double gbs(const problem& p, double us) {
 }
 
 nlohmann::json algo_json(const algo_config& a) {
-    if (a.provider == provider::ktune_sm90)
-        return {{"provider", to_string(a.provider)},
-                {"bn", a.sm90.bn},
-                {"stages", a.sm90.stages},
-                {"consumers", a.sm90.consumers},
-                {"group", a.sm90.group},
-                {"cluster", a.sm90.cluster},
-                {"epi_parts", a.sm90.epi_parts},
-                {"tma_store", a.sm90.tma_store}};
+    if (a.provider == provider::ktune_sm90) {
+        nlohmann::json j{{"provider", to_string(a.provider)},
+                         {"bn", a.sm90.bn},
+                         {"stages", a.sm90.stages},
+                         {"consumers", a.sm90.consumers},
+                         {"group", a.sm90.group},
+                         {"cluster", a.sm90.cluster},
+                         {"epi_parts", a.sm90.epi_parts},
+                         {"tma_store", a.sm90.tma_store}};
+        if (a.sm90.splits != 1) j["splits"] = a.sm90.splits; // as the cache entry (algo.cpp)
+        return j;
+    }
     nlohmann::json j{{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
                      {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
                      {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};
@@ -37,6 +40,7 @@ nlohmann::json candidate_json(const problem& p, const candidate_result& c, doubl
     nlohmann::json j{
         {"algo", algo_json(c.algo)}, {"heuristic_rank", c.heuristic_rank}, {"status", c.status}};
     if (!c.message.empty()) j["message"] = c.message;
+    if (!c.injected_fault.empty()) j["injected_fault"] = c.injected_fault;
     if (c.ok()) {
         j["median_us"] = c.median_us;
         j["ci_us"] = {c.ci_lo_us, c.ci_hi_us};
@@ -59,7 +63,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.3.0"},
+                     {"version", "1.4.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},
@@ -161,6 +165,16 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
                      r.rotation_sets > 1
                          ? fmt::format("rotated over {} copies in a CUDA graph", r.rotation_sets)
                          : std::string("L2 flushed per launch"));
+    std::size_t planted = 0, passed = 0;
+    for (const auto& c : r.evaluated)
+        if (!c.injected_fault.empty()) {
+            ++planted;
+            passed += c.ok() ? 1 : 0;
+        }
+    if (planted > 0)
+        s += fmt::format("  {:<16} {} planted in template candidates, {} rejected by the check, "
+                         "{} passed it (docs/perf/gemm.md#hopper-faults)\n",
+                         "injected faults", planted, planted - passed, passed);
     const auto line = [&](const char* what, const candidate_result& c) {
         if (!c.ok()) return fmt::format("  {:<16} {}: {}\n", what, c.status, c.message);
         std::string roof;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <vector>
 
 namespace ktune::gemm::detail {
 namespace {
@@ -53,8 +54,10 @@ void check(CUresult rc, const char* call, std::string_view what) {
 } // namespace
 
 std::optional<sm90_device> sm90_device_here() noexcept {
-    int dev = 0, major = 0, minor = 0, sms = 0, shared = 0;
+    int dev = 0, major = 0, minor = 0, sms = 0, shared = 0, mem_khz = 0, bus_bits = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
@@ -64,7 +67,9 @@ std::optional<sm90_device> sm90_device_here() noexcept {
         return std::nullopt;
     }
     if (major != 9 || minor != 0) return std::nullopt;
-    return sm90_device{sms, static_cast<std::size_t>(shared)};
+    sm90_device d{sms, static_cast<std::size_t>(shared)};
+    if (mem_khz > 0 && bus_bits > 0) d.dram_gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) * 1e-9;
+    return d;
 }
 
 int sm90_bm(const sm90_config& c) noexcept {
@@ -82,8 +87,30 @@ std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
 }
 
 std::string sm90_name(const sm90_config& c) {
-    return fmt::format("bn{} s{} c{} g{} x{} e{} t{}", c.bn, c.stages, c.consumers, c.group,
-                       c.cluster, c.epi_parts, c.tma_store);
+    return fmt::format("bn{} s{} c{} g{} x{} e{} t{}{}", c.bn, c.stages, c.consumers, c.group,
+                       c.cluster, c.epi_parts, c.tma_store,
+                       c.splits != 1 ? fmt::format(" k{}", c.splits) : "");
+}
+
+namespace {
+// Split-K's two buffers on p: an fp32 partial of every (tile, slice), a counter a (tile,
+// consumer); none unsplit.
+struct split_bytes {
+    std::size_t partials = 0, counters = 0;
+};
+split_bytes split_bytes_of(const sm90_config& c, const problem& p) noexcept {
+    if (c.splits <= 1) return {};
+    const auto tiles = static_cast<std::size_t>((p.n + sm90_bm(c) - 1) / sm90_bm(c)) *
+                       static_cast<std::size_t>((p.m + c.bn - 1) / c.bn);
+    return {tiles * static_cast<std::size_t>(sm90_bm(c) * c.bn) *
+                static_cast<std::size_t>(c.splits) * sizeof(float),
+            tiles * static_cast<std::size_t>(c.consumers) * sizeof(int)};
+}
+} // namespace
+
+std::size_t sm90_workspace_bytes(const sm90_config& c, const problem& p) noexcept {
+    const split_bytes b = split_bytes_of(c, p);
+    return b.partials + b.counters;
 }
 
 std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max_shared) {
@@ -94,6 +121,23 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
     if (c.stages < 2 || c.stages > 8) return fmt::format("stages {}: 2 to 8", c.stages);
     if (c.group < 1) return fmt::format("group {}: at least 1", c.group);
     if (c.cluster != 1 && c.cluster != 2) return fmt::format("cluster {}: 1 or 2", c.cluster);
+    if (c.splits < 1 || c.splits > sm90_max_splits)
+        return fmt::format("splits {}: 1 to {}", c.splits, sm90_max_splits);
+    if (c.splits > 1 && (c.tma_store != 0 || c.epi_parts != 0 || c.cluster != 1))
+        return fmt::format("splits {} with a TMA-store, deferred or cluster epilogue: split-K "
+                           "sums its slices in the direct-store epilogue of one block",
+                           c.splits);
+    // The slices' sum beside bn / 2 accumulators (ptxas -v: bn 224 fits, 240 spills).
+    if (c.splits > 1 && c.bn > 224)
+        return fmt::format("splits {} with bn {}: the split-K epilogue spills a consumer's "
+                           "registers over bn 224",
+                           c.splits, c.bn);
+    if (c.splits > 1 && c.splits > (p.k + bk - 1) / bk)
+        return fmt::format("splits {} over K {}: fewer {}-element slabs than slices", c.splits, p.k,
+                           bk);
+    if (sm90_workspace_bytes(c, p) > sm90_max_workspace)
+        return fmt::format("splits {}: a {} MiB workspace, over the {} MiB the template allows",
+                           c.splits, sm90_workspace_bytes(c, p) >> 20, sm90_max_workspace >> 20);
     if (c.epi_parts != 0 && c.epi_parts != 1 && c.epi_parts != 2 && c.epi_parts != 4 &&
         c.epi_parts != 8)
         return fmt::format("epi_parts {}: 0, 1, 2, 4 or 8", c.epi_parts);
@@ -131,7 +175,34 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
     return "";
 }
 
-std::string sm90_source(const sm90_config& c) {
+const char* to_string(sm90_fault f) noexcept {
+    switch (f) {
+    case sm90_fault::skip_slab:
+        return "skip_slab";
+    case sm90_fault::drop_tile:
+        return "drop_tile";
+    case sm90_fault::none:
+        break;
+    }
+    return "none";
+}
+
+sm90_fault sm90_fault_for(const sm90_config& c, double rate, std::uint64_t seed) noexcept {
+    if (rate <= 0) return sm90_fault::none;
+    // FNV-1a over the knobs and the seed: the same on every platform and run.
+    std::uint64_t h = 1469598103934665603ull ^ seed;
+    for (const std::int32_t v :
+         {c.bn, c.stages, c.consumers, c.group, c.cluster, c.epi_parts, c.tma_store, c.splits})
+        for (int byte = 0; byte < 4; ++byte) {
+            h ^= (static_cast<std::uint32_t>(v) >> (8 * byte)) & 0xffu;
+            h *= 1099511628211ull;
+        }
+    const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+    if (u >= rate) return sm90_fault::none;
+    return (h & 1) ? sm90_fault::skip_slab : sm90_fault::drop_tile;
+}
+
+std::string sm90_source(const sm90_config& c, sm90_fault fault) {
     std::string body = kernels::sm90_gemm;
     const std::string marker = "KTUNE_WGMMA_WRAPPER";
     const auto at = body.find(marker);
@@ -139,9 +210,15 @@ std::string sm90_source(const sm90_config& c) {
         throw error(error_kind::internal, "sm90_gemm.cuh has no KTUNE_WGMMA_WRAPPER line");
     body.replace(at, marker.size(), wgmma_wrapper(c.bn));
     // The raster group is a kernel argument: configs that differ only in it share a cubin.
+    // So are the slices: split configs share one compile, unsplit ones leave its code out.
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
-                       "#define CLUSTER {}\n#define EPI_PARTS {}\n#define TMA_STORE {}\n{}",
+                       "#define CLUSTER {}\n#define EPI_PARTS {}\n#define TMA_STORE {}\n"
+                       "#define SPLIT_K {}\n{}{}",
                        sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.epi_parts, c.tma_store,
+                       c.splits > 1 ? 1 : 0,
+                       fault == sm90_fault::none
+                           ? std::string()
+                           : fmt::format("#define KTUNE_FAULT {}\n", static_cast<int>(fault)),
                        body);
 }
 
@@ -166,9 +243,55 @@ struct sm90_kernel::impl {
         std::array<CUtensorMap, 3> maps{}; // P, Q, OUT
     };
     std::optional<bound> last;
+    // Split-K's device memory: fp32 partials (any contents) and counters (zero between launches:
+    // each tile's last slice sets its counter back). Grown, never shrunk or freed before the
+    // kernel: a graph captured earlier keeps pointing at the older buffers.
+    std::vector<void*> held;
+    float* partials = nullptr;
+    std::size_t partials_bytes = 0;
+    int* arrivals = nullptr;
+    std::size_t arrivals_bytes = 0;
 
     ~impl() {
+        for (void* p : held)
+            (void)cudaFree(p);
         if (module) (void)unload(module);
+    }
+
+    // Device memory of at least `bytes`, zeroed, kept in `held`. Allowed while the caller's
+    // stream is being captured (relaxed capture for this thread; the zeroing on a private
+    // non-blocking stream, which joins no capture), so a first call inside a graph works.
+    void* grow(std::size_t bytes) {
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        (void)cudaThreadExchangeStreamCaptureMode(&mode);
+        void* p = nullptr;
+        cudaStream_t zeroing = nullptr;
+        cudaError_t rc = cudaMalloc(&p, bytes);
+        if (rc == cudaSuccess) rc = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
+        if (rc == cudaSuccess) rc = cudaMemsetAsync(p, 0, bytes, zeroing);
+        if (rc == cudaSuccess) rc = cudaStreamSynchronize(zeroing);
+        if (zeroing) (void)cudaStreamDestroy(zeroing);
+        (void)cudaThreadExchangeStreamCaptureMode(&mode);
+        if (rc != cudaSuccess) {
+            if (p) (void)cudaFree(p);
+            throw error(error_kind::cuda,
+                        fmt::format("sm90 GEMM {}: a {}-byte split-K workspace: {}", sm90_name(cfg),
+                                    bytes, cudaGetErrorString(rc)));
+        }
+        held.push_back(p);
+        return p;
+    }
+
+    void reserve_split(const problem& p) {
+        const split_bytes need = split_bytes_of(cfg, p);
+        if (need.partials > partials_bytes) {
+            partials = static_cast<float*>(grow(need.partials));
+            partials_bytes = need.partials;
+        }
+        if (need.counters > arrivals_bytes) {
+            arrivals = static_cast<int*>(grow(need.counters));
+            arrivals_bytes = need.counters;
+        }
     }
 
     // Rows x K bf16, row-major at `base`, in boxes of box_cols (64: 128 bytes) x box_rows,
@@ -212,7 +335,7 @@ struct sm90_kernel::impl {
     }
 };
 
-sm90_kernel::sm90_kernel(const sm90_config& c) : impl_(std::make_unique<impl>()) {
+sm90_kernel::sm90_kernel(const sm90_config& c, sm90_fault fault) : impl_(std::make_unique<impl>()) {
     impl_->cfg = c;
     const std::optional<sm90_device> here = sm90_device_here();
     if (!here)
@@ -221,7 +344,7 @@ sm90_kernel::sm90_kernel(const sm90_config& c) : impl_(std::make_unique<impl>())
     impl_->sms = here->sms;
     impl_->max_shared = here->max_shared;
     compile::compile_request req;
-    req.source = sm90_source(c);
+    req.source = sm90_source(c, fault);
     req.name_expression = sm90_kernel_name;
     req.arch = "sm_90a";
     const compile::cubin_cache cache(compile::cubin_cache::default_dir());
@@ -277,6 +400,7 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
         if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
             throw error(error_kind::input,
                         fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c), describe(p), why));
+        impl_->reserve_split(p);
     }
     if (!last || !(last->p == p) || last->a != a || last->b != b || last->d != d) {
         // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K); OUT in
@@ -290,15 +414,18 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
                             c.tma_store ? impl_->map(d, p.n, p.m, 64, 64) : CUtensorMap{}}};
     }
     int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
-    int group = c.group;
+    int group = c.group, splits = c.splits;
     void* out = d;
-    std::array<void*, 9> args{
-        &last->maps[0], &last->maps[1], &last->maps[2], &out, &rows, &cols, &k, &group, &alpha};
+    float* partials = impl_->partials;
+    int* arrivals = impl_->arrivals;
+    std::array<void*, 12> args{
+        &last->maps[0], &last->maps[1], &last->maps[2], &out,      &rows,    &cols, &k,
+        &group,         &alpha,         &splits,        &partials, &arrivals};
     // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
     // a SM (or the clusters that fit), persistent.
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);
     const std::int64_t units =
-        ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn);
+        ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn) * c.splits;
     CUlaunchAttribute cluster{};
     const CUlaunchConfig cfg = impl_->launch_config(
         static_cast<unsigned>(std::min<std::int64_t>(units, impl_->resident_units) * c.cluster),

@@ -11,6 +11,7 @@
 #include "ktune/gemm/problem.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@ inline constexpr sm90_config sm90_default{256, 4, 2, 8, 1, 0};
 struct sm90_device {
     int sms = 132;
     std::size_t max_shared = 232448; ///< opt-in shared memory a block (sm_90)
+    double dram_gbs = 3352.3;        ///< theoretical DRAM bandwidth (H100 SXM: 2619 MHz x 5120 bit)
 };
 /// The current device's, where it is sm_90 (wgmma, TMA); nullopt elsewhere or without a GPU.
 std::optional<sm90_device> sm90_device_here() noexcept;
@@ -36,13 +38,29 @@ std::optional<sm90_device> sm90_device_here() noexcept;
 int sm90_bm(const sm90_config& c) noexcept;
 /// Dynamic shared memory of a launch: the ring, its barriers and the alignment slack.
 std::size_t sm90_shared_bytes(const sm90_config& c) noexcept;
-/// "bn256 s4 c2 g8 x2 e4".
+/// "bn256 s4 c2 g8 x2 e4 t0" (" k4" where it splits K in 4).
 std::string sm90_name(const sm90_config& c);
+/// Most slices of K a config may split into.
+inline constexpr int sm90_max_splits = 16;
+/// Largest split-K workspace a config may need (a decode GEMM's is a few MiB).
+inline constexpr std::size_t sm90_max_workspace = std::size_t{256} << 20;
+/// Bytes of device memory c's split-K needs on p (fp32 partials and counters); 0 unsplit.
+std::size_t sm90_workspace_bytes(const sm90_config& c, const problem& p) noexcept;
 /// Why c cannot be built, or cannot run p with `max_shared` bytes of opt-in shared memory a
 /// block; "" where it can. Checked before compiling (docs/perf/gemm.md#hopper-template).
 std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max_shared);
-/// The NVRTC source of c (the .cuh with its defines and c's wgmma wrapper).
-std::string sm90_source(const sm90_config& c);
+/// A bug planted in the kernel to test the tuner's correctness gate (`ktune tune gemm
+/// --inject-faults`, docs/perf/gemm.md#hopper-faults): the last K slab of every unit left out of
+/// the sum, or the last tile never stored.
+enum class sm90_fault : std::uint8_t { none, skip_slab, drop_tile };
+/// "none", "skip_slab", "drop_tile".
+const char* to_string(sm90_fault f) noexcept;
+/// Which fault, if any, a tune that plants them in `rate` of the template's candidates plants in
+/// c: a hash of c and `seed`, so a re-run plants the same ones.
+sm90_fault sm90_fault_for(const sm90_config& c, double rate, std::uint64_t seed) noexcept;
+
+/// The NVRTC source of c (the .cuh with its defines and c's wgmma wrapper), with `fault` planted.
+std::string sm90_source(const sm90_config& c, sm90_fault fault = sm90_fault::none);
 /// The kernel's name in that source.
 inline constexpr const char* sm90_kernel_name = "ktune_sm90_gemm";
 
@@ -53,7 +71,7 @@ class sm90_kernel {
 public:
     /// Throws error{nvrtc} (the compile log), error{cuda}, error{no_device} (no driver), or
     /// error{unsupported} (the device is not sm_90).
-    explicit sm90_kernel(const sm90_config& c);
+    explicit sm90_kernel(const sm90_config& c, sm90_fault fault = sm90_fault::none);
     ~sm90_kernel();
     sm90_kernel(sm90_kernel&&) noexcept;
     sm90_kernel& operator=(sm90_kernel&&) noexcept;

@@ -7,15 +7,22 @@
 namespace ktune::gemm::detail {
 
 std::vector<sm90_config> sm90_grid() {
-    std::vector<sm90_config> out;
+    std::vector<int> bns{8, 16, 32, 48}; // decode GEMMs' token counts (M <= 64)
     for (int bn = 64; bn <= 256; bn += 16)
+        bns.push_back(bn);
+    std::vector<sm90_config> out;
+    for (const int bn : bns)
         for (int stages = 2; stages <= 8; ++stages)
             for (int consumers = 1; consumers <= 2; ++consumers)
-                for (int group : {1, 2, 4, 8, 16, 32})
+                for (int group : {1, 2, 4, 8, 16, 32}) {
                     for (int cluster = 1; cluster <= 2; ++cluster)
                         for (int epi : {0, 1, 2, 4, 8})
                             for (int tma = 0; tma <= 1; ++tma)
                                 out.push_back({bn, stages, consumers, group, cluster, epi, tma});
+                    // Split-K sums its slices in the direct-store epilogue (sm90_rejects).
+                    for (int splits : {2, 3, 4, 6, 8, 12, 16})
+                        out.push_back({bn, stages, consumers, group, 1, 0, 0, splits});
+                }
     return out;
 }
 
@@ -27,27 +34,59 @@ std::vector<sm90_config> sm90_configs(const problem& p, const sm90_device& d) {
 }
 
 double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
-    // D's transpose in BM x BN tiles (rows: N, columns: M), persistent over the SMs (clusters:
-    // pairs of tiles over half of them).
-    const double bm = sm90_bm(c), bn = c.bn;
-    const double tiles = std::ceil(double(p.n) / bm) * std::ceil(double(p.m) / bn);
+    // A roofline of one launch, wave by wave, in seconds (only the order of the configs means
+    // anything): a wave takes as long as its slowest of the tensor cores, the feed of each
+    // block's ring from L2, and the DRAM stream of the wave's share of the operands; then
+    // split-K's reduction. Constants from H100 / H200 measurements
+    // (docs/perf/gemm.md#hopper-split-k).
+    constexpr double flops_sm = 5.0e12; // dense bf16 a SM (~660 TFLOP/s over 132)
+    constexpr double feed_sm = 1.2e11;  // L2 -> SM bytes/s a block sustains at most
+    constexpr double latency = 1.4e-6;  // a slab's load under load: the ring must cover it
+    constexpr double dram_share = 0.72; // of the theoretical bandwidth a read stream reaches
+    const double dram = d.dram_gbs * 1e9 * dram_share;
+    const double bm = sm90_bm(c), bn = c.bn, k = double(p.k), m = double(p.m), n = double(p.n);
+    // D's transpose in bm x bn tiles (rows: N, columns: M), each cut into `splits` slices of K,
+    // persistent over the SMs (clusters: pairs of tiles over half of them).
+    const double row_tiles = std::ceil(n / bm), col_tiles = std::ceil(m / bn);
+    const double units = row_tiles * col_tiles * c.splits;
     const double slots = std::max(1, d.sms / c.cluster * c.cluster);
-    const double waves = std::ceil(tiles / slots);
-    // Each wave costs one tile's time; a tile's time grows with its area and with the operand
-    // bytes a FLOP needs (bm + bn per bm * bn), which the smem ring and L2 must feed: a small
-    // tile runs under the tensor cores' rate. Normalised to 128 x 256.
-    const double area = bm * bn / (128.0 * 256.0);
-    const double feed = (bm + bn) / (bm * bn) / ((128.0 + 256.0) / (128.0 * 256.0));
-    const double tile_time = area * std::max(1.0, 0.75 + 0.25 * feed);
-    // Two stages cannot hide a slab's latency (three measure as four); the epilogue through
-    // the TMA store overlaps the next tile (0.90x at 4096^3 on an H200), the deferred one part
-    // of it; clusters measured slower (docs/perf/gemm.md#hopper-template); a group of 8 is the
-    // usual L2 sweet spot.
+    const double slice = std::ceil(std::ceil(k / 64.0) / c.splits) * 64.0;
+    // A small tile runs under the tensor cores' rate: it needs more operand bytes a FLOP (bm + bn
+    // per bm * bn) than the ring and L2 feed at full rate (normalised to 128 x 256). Two stages
+    // cannot hide a slab's latency (three measure as four); the epilogue through the TMA store
+    // overlaps the next tile (0.90x at 4096^3 on an H200), the deferred one part of it
+    // (docs/perf/gemm.md#hopper-template: set where the tensor cores bind, so they scale that
+    // term only).
+    const double per_flop = (bm + bn) / (bm * bn) / ((128.0 + 256.0) / (128.0 * 256.0));
     const double pipeline = c.stages == 2 ? 1.15 : 1.0;
     const double epilogue = c.tma_store ? 0.90 : c.epi_parts > 0 ? 0.97 : 1.0;
-    const double raster = c.group == 8 ? 1.0 : 1.005;
+    const double compute = 2.0 * bm * bn * slice / flops_sm *
+                           std::max(1.0, 0.75 + 0.25 * per_flop) * pipeline * epilogue;
+    // The bytes in flight a block keeps (its ring) over the latency bound what it can pull.
+    const double ring = c.stages * (bm + bn) * 64.0 * 2.0;
+    const double feed = (bm + bn) * slice * 2.0 / std::min(feed_sm, ring / latency);
+    // A unit's share of the bytes only DRAM has: A's rows once over the row tiles, B's rows
+    // once over the column tiles where there are many (a large GEMM's raster keeps a row tile
+    // in L2 for them), else once a column tile: a decode GEMM split into two column tiles ran
+    // as if it read its weights twice (H200: 16 x 4096 x 4096 with bn 8, 16.0 us; with bn 16,
+    // one column tile, 12.3 us at M = 8).
+    const double b_reads = col_tiles > 4 ? 1.0 : col_tiles;
+    const double unique = 2.0 * slice * (bm * b_reads / col_tiles + bn / row_tiles);
+    const auto wave = [&](double active) {
+        return std::max({compute, feed, active * unique / dram});
+    };
+    const double full = std::floor(units / slots), rest = units - full * slots;
+    const double waves = full + (rest > 0 ? 1.0 : 0.0);
+    // A deeper ring still helps where DRAM binds (H200, 1 x 4096 x 11008, bn 8 split in two:
+    // 8 stages 26.3 us, 6 stages 27.1 us): a tenth of the feed time on top.
+    double time = full * wave(slots) + (rest > 0 ? wave(rest) : 0.0) + 0.1 * waves * feed;
+    // Split-K writes each slice's fp32 partial and the last slice reads them all back.
+    if (c.splits > 1) time += 2.0 * c.splits * bm * bn * 4.0 / feed_sm;
+    // Clusters measured slower everywhere (docs/perf/gemm.md#hopper-template); a raster group
+    // of 8 is the usual L2 sweet spot, and breaks the ties of a DRAM-bound shape.
     const double cluster = c.cluster > 1 ? 1.25 : 1.0;
-    return waves * tile_time * pipeline * epilogue * raster * cluster;
+    const double raster = c.group == 8 ? 1.0 : 1.005;
+    return time * cluster * raster;
 }
 
 std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d) {
@@ -63,6 +102,27 @@ std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d) {
     out.reserve(cs.size());
     for (const std::size_t i : order)
         out.push_back(cs[i]);
+    return out;
+}
+
+std::vector<sm90_config> sm90_picks(const std::vector<sm90_config>& ranked, const problem& p,
+                                    const sm90_device& d, std::size_t count) {
+    std::vector<sm90_config> out;
+    if (ranked.empty() || count == 0) return out;
+    out.push_back(ranked.front());
+    const bool split = ranked.front().splits > 1;
+    const double best = sm90_cost(ranked.front(), p, d);
+    for (const sm90_config& c : p.m <= 64 ? ranked : std::vector<sm90_config>{}) {
+        if (sm90_cost(c, p, d) > 1.15 * best) break;
+        if ((c.splits > 1) != split) {
+            if (count > 1) out.push_back(c);
+            break;
+        }
+    }
+    for (const sm90_config& c : ranked) {
+        if (out.size() >= count) break;
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
     return out;
 }
 

@@ -2,7 +2,8 @@
 // The search space of ktune's Hopper GEMM template (docs/perf/gemm.md#hopper-template): every
 // knob's values, the configs the rules (sm90_rejects) keep for a problem, and a cost-model prior
 // that ranks them before anything is measured, as DeepGEMM ranks its configs: waves of tiles
-// over the SMs and the work wasted on partial tiles, then the tile's operand bytes per FLOP.
+// (and K slices) over the SMs and the work wasted on partial tiles, the tile's operand bytes per
+// FLOP, and the bytes a block's ring keeps in flight where DRAM's stream binds (decode shapes).
 //
 //   auto configs = ktune::gemm::detail::sm90_configs(p, {132, 232448});
 //   auto best_first = ktune::gemm::detail::sm90_ranked(p, {132, 232448});
@@ -14,9 +15,10 @@
 
 namespace ktune::gemm::detail {
 
-/// Every knob's values: bn 64..256 by 16, stages 2..8, consumers 1..2, group {1, 2, 4, 8, 16,
-/// 32}, cluster 1..2, epi_parts {0, 1, 2, 4, 8}, tma_store 0..1: 21,840 combinations before the
-/// rules.
+/// Every knob's values: bn {8, 16, 32, 48} and 64..256 by 16, stages 2..8, consumers 1..2, group
+/// {1, 2, 4, 8, 16, 32}, then cluster 1..2 x epi_parts {0, 1, 2, 4, 8} x tma_store 0..1 unsplit
+/// or splits {2, 3, 4, 6, 8, 12, 16} with the direct-store epilogue: 38,556 combinations before
+/// the rules.
 std::vector<sm90_config> sm90_grid();
 /// The grid's configs the rules keep for p on d, in grid order.
 std::vector<sm90_config> sm90_configs(const problem& p, const sm90_device& d);
@@ -25,5 +27,12 @@ std::vector<sm90_config> sm90_configs(const problem& p, const sm90_device& d);
 double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d);
 /// sm90_configs ranked by the prior, best first (ties: grid order).
 std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d);
+/// The first `count` configs a tune measures, from `ranked` (sm90_ranked(p, d)): the prior's
+/// best, then, for a decode GEMM (M <= 64), the best of the other split-K regime (split where
+/// the best is not, or the other way) where the prior puts it within 1.15x of the best (DRAM-
+/// bound ties, which the prior cannot order: docs/perf/gemm.md#hopper-split-k), then the
+/// ranked order.
+std::vector<sm90_config> sm90_picks(const std::vector<sm90_config>& ranked, const problem& p,
+                                    const sm90_device& d, std::size_t count);
 
 } // namespace ktune::gemm::detail

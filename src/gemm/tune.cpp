@@ -14,7 +14,16 @@ tune_result tune(const problem& p, const tune_options& o) {
     const auto t0 = std::chrono::steady_clock::now();
     auto lt = detail::make_real_backend();
     detail::lt_runner runner(p, o.max_workspace, o.policy);
-    detail::tune_hooks hooks{[&](const algo_config& a) { return runner.run(a); },
+    detail::tune_hooks hooks{[&](const algo_config& a) {
+                                 const detail::sm90_fault f =
+                                     a.provider == provider::ktune_sm90
+                                         ? detail::sm90_fault_for(a.sm90, o.inject_faults, o.seed)
+                                         : detail::sm90_fault::none;
+                                 detail::timing t = runner.run(a, f);
+                                 if (f != detail::sm90_fault::none)
+                                     t.injected_fault = detail::to_string(f);
+                                 return t;
+                             },
                              [&] { return runner.run_default(); }};
     int dev = 0;
     cudaDeviceProp prop{};

@@ -28,6 +28,7 @@ candidate_result to_candidate(const algo_config& a, int rank, const timing& t) {
     c.ci_hi_us = t.ci_hi_us;
     c.samples = t.samples_us.size();
     c.max_error_ratio = t.max_error_ratio;
+    c.injected_fault = t.injected_fault;
     return c;
 }
 

@@ -76,6 +76,11 @@ std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* app) {
     app->add_flag("--cublaslt-only", g->cublaslt_only,
                   "gemm: search cuBLASLt's algorithms only, not ktune's own Hopper GEMM template "
                   "(which joins the space on sm_90 GPUs for bf16 tn problems with K % 8 == 0)");
+    app->add_option(
+           "--inject-faults", g->inject_faults,
+           "gemm: test the correctness gate: plant a bug in this share (0..1) of the "
+           "template's candidates; each must be rejected (docs/perf/gemm.md#hopper-faults)")
+        ->check(CLI::Range(0.0, 1.0));
     app->add_option("--max-seconds", g->max_seconds,
                     "gemm: leave out candidates that would end a tune past this many seconds "
                     "(0: no limit)")
@@ -103,6 +108,7 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
         to.heuristic_count = g.heuristic_count;
         to.max_seconds = g.max_seconds;
         to.own_kernels = !g.cublaslt_only;
+        to.inject_faults = g.inject_faults;
         const gemm::tune_result r = gemm::tune(pl.prob, to);
         const auto [roof, roof_source] =
             metrics::find_tensor_roof(r.gpu, pl.prob.type == gemm::dtype::fp8_e4m3);

@@ -18,10 +18,11 @@ struct gemm_cli_options {
     int heuristic_count = 16;
     double max_seconds = 10;
     bool cublaslt_only = false;
+    double inject_faults = 0; ///< --inject-faults: share of template candidates with a planted bug
 };
 
 /// Registers --layout, --epilogue, --workspace-mib, --heuristic-count, --max-seconds,
-/// --cublaslt-only on
+/// --inject-faults, --cublaslt-only on
 /// `ktune tune`.
 std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* tune_app);
 

@@ -29,6 +29,7 @@ struct sm90_params {
     std::int32_t cluster = 0;   ///< blocks sharing a slab by TMA multicast
     std::int32_t epi_parts = 0; ///< epilogue parts deferred into the next tile
     std::int32_t tma_store = 0; ///< 1: D staged in shared memory and stored by the TMA
+    std::int32_t splits = 1;    ///< slices of K, summed through a workspace (split-K)
     bool operator==(const sm90_params&) const = default;
 };
 

@@ -46,6 +46,10 @@ struct tune_options {
     /// Search ktune's own Hopper GEMM template beside cuBLASLt where the GPU is sm_90 and the
     /// problem fits it (docs/perf/gemm.md#hopper-template).
     bool own_kernels = true;
+    /// Tests the correctness gate: this share (0..1) of the template's candidates run a kernel
+    /// with a planted bug (docs/perf/gemm.md#hopper-faults), chosen by a hash of the config and
+    /// `seed`; each must be rejected. 0: none.
+    double inject_faults = 0;
     measure::measure_policy policy = gemm_policy();
     bool operator==(const tune_options&) const = default;
 };
@@ -60,6 +64,9 @@ struct candidate_result {
     double median_us = 0, ci_lo_us = 0, ci_hi_us = 0;
     std::size_t samples = 0;
     double max_error_ratio = 0; ///< worst |error| / tolerance of the correctness check
+    /// The bug tune_options::inject_faults planted in this candidate's kernel ("skip_slab",
+    /// "drop_tile"; "" for none): a candidate that has one and passes is a wrong winner.
+    std::string injected_fault;
     [[nodiscard]] bool ok() const noexcept { return status == "ok"; }
     bool operator==(const candidate_result&) const = default;
 };

@@ -23,6 +23,14 @@
 // as __grid_constant__ parameters; out-of-range rows and K are zero-filled by the TMA, so any
 // R, C and K % 8 == 0 (16-byte rows) runs.
 //
+// - split-K (the `splits` argument, 1 where unused): a unit of work is a tile and one of `splits`
+//   slices of K; each slice's consumers write their fp32 partial D to a workspace, and the last
+//   slice of a tile to finish (a counter a tile, which that slice sets back to 0 for the next
+//   launch) sums the slices in slice order (the result does not depend on which finished last)
+//   and stores D. What a decode GEMM (M <= 64) needs: its few tiles alone leave most SMs idle
+//   (docs/perf/gemm.md#hopper-split-k). Direct stores only, no cluster (the host's rules).
+//   Compiled in only where SPLIT_K is 1: its code costs an unsplit bn 256 tile ~500 bytes of
+//   spills (ptxas -v), so an unsplit config's kernel has none of it.
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 64..256, multiple of
 // 8), STAGES, CONSUMERS (1 or 2), CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab
 // retires, the tensor cores idle meanwhile; n > 0: stored in n parts while the next tile's first n
@@ -30,6 +38,14 @@
 // memory, conflict-free, and one thread hands it to the TMA, which stores it while the next tile
 // runs). BK is 64: one 128-byte swizzle atom of bf16 per row.
 #define BK 64
+// A planted bug (the host's sm90_fault, to test the tuner's correctness gate): 1 leaves each
+// unit's last K slab out of the sum, 2 never stores the last tile.
+#ifndef KTUNE_FAULT
+#define KTUNE_FAULT 0
+#endif
+#ifndef SPLIT_K
+#define SPLIT_K 0
+#endif
 #define THREADS (128 * (CONSUMERS + 1))
 
 struct __align__(64) ktune_tmap {
@@ -198,12 +214,58 @@ __device__ __forceinline__ void unit_tile(int unit, int unit_rows, int col_tiles
     tr = ur * CLUSTER + (int)rank;
 }
 
+#if SPLIT_K
+// Split-K: consumer warpgroup c's fp32 partial of (tile, slice) into the workspace (float4 i of
+// thread t at i * 128 + t: each store instruction writes 2 KiB contiguously), then one arrival on
+// the (tile, c) counter. The slice that arrives last adds every slice's partial in slice order
+// into d and returns true (and sets the counter back to 0); the others return false.
+__device__ __forceinline__ bool last_slice(float (&d)[BN / 2], float* partials, int* arrivals,
+                                           int tile, int c, int slice, int splits, int t,
+                                           int* arrived) {
+    const int at = tile * CONSUMERS + c;
+    float4* part = reinterpret_cast<float4*>(partials) + (long long)at * splits * (16 * BN);
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i)
+        __stcg(part + slice * (16 * BN) + i * 128 + t,
+               make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
+    __threadfence(); // the partial is visible GPU-wide before the counter says so
+    consumer_sync(c);
+    if (t == 0) arrived[c] = atomicAdd(arrivals + at, 1);
+    consumer_sync(c);
+    const bool last = arrived[c] == splits - 1;
+    consumer_sync(c); // every thread has read arrived[c] before the next tile's arrival
+    if (!last) return false;
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i) {
+        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int s = 0; s < splits; ++s) {
+            const float4 v = s == slice
+                                 ? make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3])
+                                 : __ldcg(part + s * (16 * BN) + i * 128 + t);
+            sum.x += v.x;
+            sum.y += v.y;
+            sum.z += v.z;
+            sum.w += v.w;
+        }
+        d[4 * i] = sum.x;
+        d[4 * i + 1] = sum.y;
+        d[4 * i + 2] = sum.z;
+        d[4 * i + 3] = sum.w;
+    }
+    if (t == 0) arrivals[at] = 0;
+    return true;
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     ktune_sm90_gemm(const __grid_constant__ ktune_tmap map_p,
                     const __grid_constant__ ktune_tmap map_q,
                     const __grid_constant__ ktune_tmap map_out, unsigned short* __restrict__ out,
-                    int R, int C, int K, int group, float alpha) {
+                    int R, int C, int K, int group, float alpha, int splits,
+                    float* __restrict__ partials, int* __restrict__ arrivals) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const int slices = SPLIT_K ? splits : 1; // a constant where split-K is not compiled in
     // The ring's slabs need 1024-byte alignment (the swizzle atom): align the base by hand. The
     // offset is the same in every block of a cluster (same kernel, same dynamic size), which
     // the multicast relies on.
@@ -242,7 +304,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     // A cluster takes CLUSTER neighbouring row tiles of one column tile: "units" of tiles.
     const int row_tiles = (R + BM - 1) / BM, col_tiles = (C + BN - 1) / BN;
     const int unit_rows = (row_tiles + CLUSTER - 1) / CLUSTER;
-    const int units = unit_rows * col_tiles, kb_count = (K + BK - 1) / BK;
+    const int units = unit_rows * col_tiles * slices, kb_count = (K + BK - 1) / BK;
     const int first_unit = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
 
     if (wg == 0) {
@@ -256,8 +318,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             unsigned phase = 0;
             for (int unit = first_unit; unit < units; unit += unit_step) {
                 int tr, tc;
-                unit_tile(unit, unit_rows, col_tiles, group, rank, tr, tc);
-                for (int kb = 0; kb < kb_count; ++kb) {
+                unit_tile(unit / slices, unit_rows, col_tiles, group, rank, tr, tc);
+                const int slice = unit % slices;
+                const int kb_end = (slice + 1) * kb_count / slices;
+                for (int kb = slice * kb_count / slices; kb < kb_end; ++kb) {
                     bar_wait(&empty[s], phase ^ 1);
                     bar_expect(&full[s], P_BYTES + Q_BYTES);
                     tma_load(slab_p + s * P_BYTES, &map_p, kb * BK, tr * BM, &full[s]);
@@ -286,28 +350,35 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         // tile's first slabs (EPI_PARTS > 0): part q of it after slab q's wgmmas are issued.
         // Word 2 j + h: row r0 + 8 h, columns c0 + 8 j, + 1 (the accumulator layout below).
         unsigned pend[BN / 4];
+#if SPLIT_K
+        __shared__ int arrived[CONSUMERS]; // what each consumer's counter read, for its threads
+#endif
         out_at pend_at{};
         bool pending = false;
         int s = 0;
         unsigned phase = 0;
         for (int unit = first_unit; unit < units; unit += unit_step) {
             int tr, tc;
-            unit_tile(unit, unit_rows, col_tiles, group, rank, tr, tc);
+            unit_tile(unit / slices, unit_rows, col_tiles, group, rank, tr, tc);
+            const int slice = unit % slices;
+            const int kb_begin = slice * kb_count / slices,
+                      kb_end = (slice + 1) * kb_count / slices;
             int prev = 0;
-            for (int kb = 0; kb < kb_count; ++kb) {
+            for (int kb = kb_begin; kb < kb_end; ++kb) {
                 bar_wait(&full[s], phase);
                 const unsigned long long dp = smem_desc(slab_p + s * P_BYTES + c * 64 * BK * 2);
                 const unsigned long long dq = smem_desc(slab_q + s * Q_BYTES);
                 wgmma_fence();
+                if (!(KTUNE_FAULT == 1 && kb == kb_end - 1 && kb > kb_begin))
 #pragma unroll
-                for (int kk = 0; kk < BK / 16; ++kk) // 16 elements: 32 bytes, 2 in the address
-                    wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > 0 || kk > 0);
+                    for (int kk = 0; kk < BK / 16; ++kk) // 16 elements: 32 bytes, 2 in the address
+                        wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > kb_begin || kk > 0);
                 wgmma_commit();
 #if EPI_PARTS > 0
                 if (kb < EPI_PARTS && pending) store_part(pend, pend_at, kb, C);
 #endif
                 // The previous slab's wgmmas have retired once at most this one is in flight.
-                if (kb > 0) {
+                if (kb > kb_begin) {
                     wgmma_wait<1>();
                     release(&empty[prev], t);
                 }
@@ -318,7 +389,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 }
             }
             wgmma_wait<0>();
-            if (kb_count > 0) release(&empty[prev], t);
+#if SPLIT_K
+            if (kb_end > kb_begin) {
+                release(&empty[prev], t);
+            } else { // a slice of no slabs adds nothing
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i)
+                    d[i] = 0.0f;
+            }
+            if (!last_slice(d, partials, arrivals, tr * col_tiles + tc, c, slice, slices, t,
+                            arrived))
+                continue; // another slice of this tile finishes it
+#else
+            if (kb_end > kb_begin) release(&empty[prev], t);
+#endif
+            if (KTUNE_FAULT == 2 && tr == row_tiles - 1 && tc == col_tiles - 1) continue;
 #if TMA_STORE
             {
                 // Rows 16 warp + lane / 4 (+ 8) and columns 8 j + 2 (lane % 4) of this consumer's

@@ -292,7 +292,15 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
                                      std::pair{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
                                      std::pair{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
                                      std::pair{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
-                                     std::pair{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})}}) {
+                                     std::pair{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})},
+                                     // Split-K (docs/perf/gemm.md#hopper-split-k): slices of
+                                     // one slab, of uneven counts, several column tiles, and
+                                     // repeated calls (each tile's counter back at 0).
+                                     std::pair{"1x4096x4096", sm90({8, 6, 1, 8, 1, 0, 0, 4})},
+                                     std::pair{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3})},
+                                     std::pair{"33x777x200", sm90({16, 4, 1, 8, 1, 0, 0, 4})},
+                                     std::pair{"64x2048x4096", sm90({64, 6, 2, 8, 1, 0, 0, 8})},
+                                     std::pair{"16x4096x136", sm90({16, 4, 2, 2, 1, 0, 0, 3})}}) {
         const problem p = parse_problem(shape, "bf16", "tn");
         INFO(shape << " " << describe(cfg));
         gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());
@@ -331,4 +339,32 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
             CHECK(c.ok());
         }
     CHECK(measured >= 2);
+    // A decode tune: the prior's picks split K, and pass the check.
+    const tune_result dec = gemm::tune(parse_problem("8x4096x4096", "bf16", "tn"), quick());
+    INFO(format_text(dec, 0, ""));
+    std::size_t split = 0;
+    for (const auto& c : dec.evaluated)
+        if (c.algo.provider == provider::ktune_sm90 && c.algo.sm90.splits > 1) {
+            ++split;
+            CHECK(c.ok());
+        }
+    CHECK(split >= 1);
+    // The correctness gate under planted bugs (docs/perf/gemm.md#hopper-faults): with every
+    // template candidate faulty, each is rejected and cuBLAS keeps the win.
+    for (const char* shape : {"2048x2048x2048", "8x4096x4096"}) {
+        tune_options o = quick();
+        o.inject_faults = 1.0;
+        const tune_result f = gemm::tune(parse_problem(shape, "bf16", "tn"), o);
+        INFO(shape << "\n" << format_text(f, 0, ""));
+        std::size_t planted = 0;
+        for (const auto& c : f.evaluated)
+            if (c.algo.provider == provider::ktune_sm90) {
+                ++planted;
+                CHECK(!c.injected_fault.empty());
+                CHECK(c.status == "wrong_result");
+            }
+        CHECK(planted >= 2);
+        CHECK(f.winner.algo.provider == provider::cublaslt);
+        CHECK(f.winner.injected_fault.empty());
+    }
 }

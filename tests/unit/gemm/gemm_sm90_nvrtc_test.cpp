@@ -35,6 +35,42 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and 
     }
 }
 
+TEST_CASE("the sm90 GEMM compiles for sm_90a with split-K and decode-narrow tiles") {
+    const problem decode = parse_problem("16x4096x4096", "bf16");
+    for (const sm90_config c :
+         {sm90_config{8, 8, 1, 8, 1, 0, 0, 4}, sm90_config{16, 6, 2, 8, 1, 0, 0, 8},
+          sm90_config{48, 4, 1, 1, 1, 0, 0, 16}, sm90_config{8, 4, 1, 8, 1}}) {
+        INFO(sm90_name(c));
+        REQUIRE(sm90_rejects(c, decode, h100_shared).empty());
+        ktune::compile::compile_request req;
+        req.source = sm90_source(c);
+        req.name_expression = sm90_kernel_name;
+        req.arch = "sm_90a";
+        const auto r = ktune::compile::nvrtc_compile(req);
+        INFO(r.log);
+        CHECK(r.ok);
+    }
+    // A planted fault (the correctness gate's test) compiles too, into its own source.
+    for (const sm90_fault f : {sm90_fault::skip_slab, sm90_fault::drop_tile})
+        for (const sm90_config c :
+             {sm90_config{8, 8, 1, 8, 1, 0, 0, 4}, sm90_config{256, 3, 2, 8, 1, 0, 1},
+              sm90_config{240, 4, 2, 8, 1, 4}}) {
+            INFO(sm90_name(c) << " " << to_string(f));
+            ktune::compile::compile_request req;
+            req.source = sm90_source(c, f);
+            CHECK(req.source != sm90_source(c));
+            CHECK(req.source.find("#define KTUNE_FAULT " + std::to_string(int(f)) + "\n") !=
+                  std::string::npos);
+            req.name_expression = sm90_kernel_name;
+            req.arch = "sm_90a";
+            const auto r = ktune::compile::nvrtc_compile(req);
+            INFO(r.log);
+            CHECK(r.ok);
+        }
+    // The slices are an argument: configs that differ only in them share one compile.
+    CHECK(sm90_source({8, 8, 1, 8, 1, 0, 0, 4}) == sm90_source({8, 8, 1, 8, 1, 0, 0, 12}));
+}
+
 TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
     const std::string s = sm90_source({192, 3, 2, 4, 2, 4});
     CHECK(s.find("#define EPI_PARTS 4\n") != std::string::npos);

@@ -52,7 +52,7 @@ TEST_CASE("a template config survives the config round trip and says what it is"
 }
 
 TEST_CASE("the template's space: every knob, the rules, the prior's order") {
-    CHECK(sm90_grid().size() == 21840);
+    CHECK(sm90_grid().size() == 38556);
     const problem p = parse_problem("4096x4096x4096", "bf16");
     const auto kept = sm90_configs(p, h100);
     CHECK(kept.size() > 3000);
@@ -76,6 +76,68 @@ TEST_CASE("the template's space: every knob, the rules, the prior's order") {
     const problem ffn = parse_problem("2048x11008x4096", "bf16");
     CHECK(sm90_cost(sm90_config{128, 6, 2, 8, 1, 4}, ffn, h100) <
           sm90_cost(sm90_config{256, 4, 2, 8, 1, 0}, ffn, h100));
+}
+
+TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks for decode") {
+    const problem decode = parse_problem("1x4096x4096", "bf16");
+    const sm90_config split{8, 6, 1, 8, 1, 0, 0, 4};
+    CHECK(sm90_rejects(split, decode, h100.max_shared).empty());
+    CHECK(sm90_name(split) == "bn8 s6 c1 g8 x1 e0 t0 k4");
+    CHECK(sm90_name(sm90_default) == "bn256 s4 c2 g8 x1 e0 t0"); // unsplit names as before
+    // 64 tiles of 64 x 8, four fp32 partials each, and a counter a tile.
+    CHECK(sm90_workspace_bytes(split, decode) == 64 * (64 * 8 * 4 * 4) + 64 * 4);
+    CHECK(sm90_workspace_bytes(sm90_default, decode) == 0);
+    const auto rejects = [&](sm90_config c, const problem& p, const char* why) {
+        const std::string got = sm90_rejects(c, p, h100.max_shared);
+        INFO(sm90_name(c) << ": " << got);
+        CHECK(got.find(why) != std::string::npos);
+    };
+    rejects({64, 4, 1, 8, 1, 0, 1, 2}, decode, "direct-store epilogue");
+    rejects({64, 4, 1, 8, 1, 2, 0, 2}, decode, "direct-store epilogue");
+    rejects({64, 4, 1, 8, 2, 0, 0, 2}, decode, "direct-store epilogue");
+    rejects({8, 4, 1, 8, 1, 0, 0, 17}, decode, "1 to 16");
+    rejects({8, 4, 1, 8, 1, 0, 0, 0}, decode, "1 to 16");
+    rejects({8, 4, 1, 8, 1, 0, 0, 4}, parse_problem("1x4096x192", "bf16"), "fewer 64-element");
+    rejects({224, 4, 2, 8, 1, 0, 0, 16}, parse_problem("8192x8192x8192", "bf16"), "MiB workspace");
+    rejects({240, 4, 2, 8, 1, 0, 0, 2}, decode, "spills");
+    // The cache entry and the report say "splits" only where it splits, so older entries read
+    // as one slice.
+    const ktune::config c = to_config(sm90_algo(split));
+    CHECK(c.get<std::int64_t>("splits") == 4);
+    CHECK(algo_from_config(c) == sm90_algo(split));
+    CHECK(describe(sm90_algo(split)) == "ktune sm90 bn8 s6 c1 g8 x1 e0 t0 k4");
+    CHECK(to_config(sm90_algo(sm90_default)).find("splits") == nullptr);
+    // A decode GEMM's 64 tiles fill half the SMs: the prior splits K to fill them, with the
+    // narrowest tile that holds the tokens; at 4096^3 it never splits.
+    const sm90_config pick = sm90_ranked(decode, h100).front();
+    CHECK(pick.splits > 1);
+    CHECK(pick.bn == 8);
+    for (const auto& big : {"4096x4096x4096", "2048x11008x4096", "8192x8192x8192"}) {
+        const auto ranked = sm90_ranked(parse_problem(big, "bf16"), h100);
+        for (std::size_t i = 0; i < 16; ++i)
+            CHECK(ranked[i].splits == 1);
+    }
+    // Where the prior cannot order the split and unsplit forms (DRAM-bound ties), a tune
+    // measures the best of each; at 4096^3 its first two picks are the ranked order.
+    const problem ffn_decode = parse_problem("8x11008x4096", "bf16");
+    const auto ffn_ranked = sm90_ranked(ffn_decode, h100);
+    const auto ffn_picks = sm90_picks(ffn_ranked, ffn_decode, h100, 2);
+    REQUIRE(ffn_picks.size() == 2);
+    CHECK(ffn_picks[0] == ffn_ranked[0]);
+    CHECK((ffn_picks[0].splits > 1) != (ffn_picks[1].splits > 1));
+    const problem big = parse_problem("4096x4096x4096", "bf16");
+    const auto big_ranked = sm90_ranked(big, h100);
+    const auto big_picks = sm90_picks(big_ranked, big, h100, 3);
+    REQUIRE(big_picks.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i)
+        CHECK(big_picks[i] == big_ranked[i]);
+    CHECK(sm90_picks(big_ranked, big, h100, 0).empty());
+    // A space with split candidates has the axis; each candidate stands at its own point.
+    std::vector<candidate> cands{{sm90_algo(split), 0, 0, -1}, {sm90_algo(sm90_default), 0, 0, -1}};
+    const ktune::tune::space s = to_space(cands);
+    CHECK(s.axis_index("sm90_splits"));
+    for (const auto& cand : cands)
+        CHECK(algo_at(s, point_of(s, cand.algo)) == cand.algo);
 }
 
 TEST_CASE("an sm_90 device adds the template: the prior's picks after the heuristic's") {
@@ -152,6 +214,51 @@ TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the defau
     // The template's best beside the best cuBLASLt candidate: 80 µs against 100 µs.
     CHECK(text.find("best measured 80.00 us (ktune sm90 bn") != std::string::npos);
     CHECK(text.find("1.250x the best cuBLASLt candidate's 100.00 us") != std::string::npos);
+}
+
+TEST_CASE("faults planted in a share of the template's configs, and the report counts them") {
+    const problem p = parse_problem("4096x4096x4096", "bf16");
+    const auto configs = sm90_configs(p, h100);
+    std::size_t planted = 0, skip = 0;
+    for (const auto& c : configs) {
+        CHECK(sm90_fault_for(c, 0.0, 7) == sm90_fault::none);
+        CHECK(sm90_fault_for(c, 1.0, 7) != sm90_fault::none);
+        const sm90_fault f = sm90_fault_for(c, 0.3, 7);
+        CHECK(sm90_fault_for(c, 0.3, 7) == f); // the same config, the same seed: the same fault
+        planted += f != sm90_fault::none ? 1 : 0;
+        skip += f == sm90_fault::skip_slab ? 1 : 0;
+    }
+    const double share = double(planted) / double(configs.size());
+    CHECK(share > 0.27);
+    CHECK(share < 0.33);
+    CHECK(skip > planted / 3); // both kinds
+    CHECK(skip < 2 * planted / 3);
+    CHECK(std::string(to_string(sm90_fault::skip_slab)) == "skip_slab");
+    CHECK(std::string(to_string(sm90_fault::drop_tile)) == "drop_tile");
+
+    // The report: the planted ones, how many the check rejected, how many passed it.
+    tune_result r;
+    r.prob = p;
+    r.default_pick.algo = algo_config{};
+    r.default_pick.median_us = 100;
+    r.winner = r.default_pick;
+    candidate_result caught;
+    caught.algo = sm90_algo(configs[0]);
+    caught.status = "wrong_result";
+    caught.message = "512 of 516 checked elements outside tolerance";
+    caught.injected_fault = "skip_slab";
+    candidate_result missed = caught;
+    missed.status = "ok";
+    missed.median_us = 90;
+    missed.injected_fault = "drop_tile";
+    r.evaluated = {r.default_pick, caught, missed};
+    const std::string text = format_text(r, 0, "");
+    INFO(text);
+    CHECK(text.find("injected faults  2 planted in template candidates, 1 rejected by the check, "
+                    "1 passed it") != std::string::npos);
+    const std::string json = to_json(r, 0, "");
+    CHECK(json.find("\"injected_fault\": \"skip_slab\"") != std::string::npos);
+    CHECK(json.find("\"injected_fault\": \"drop_tile\"") != std::string::npos);
 }
 
 TEST_CASE("a template cache entry is used where the template runs, else the heuristic answers") {
