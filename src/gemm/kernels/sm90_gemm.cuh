@@ -369,10 +369,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 const unsigned long long dp = smem_desc(slab_p + s * P_BYTES + c * 64 * BK * 2);
                 const unsigned long long dq = smem_desc(slab_q + s * Q_BYTES);
                 wgmma_fence();
-                if (!(KTUNE_FAULT == 1 && kb == kb_end - 1 && kb > kb_begin))
+                if (KTUNE_FAULT == 1 && kb == kb_end - 1) {
+                    if (kb == kb_begin) // a unit of one slab: its sum left at zero
+#pragma unroll
+                        for (int i = 0; i < BN / 2; ++i)
+                            d[i] = 0.0f;
+                } else {
 #pragma unroll
                     for (int kk = 0; kk < BK / 16; ++kk) // 16 elements: 32 bytes, 2 in the address
                         wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > kb_begin || kk > 0);
+                }
                 wgmma_commit();
 #if EPI_PARTS > 0
                 if (kb < EPI_PARTS && pending) store_part(pend, pend_at, kb, C);
