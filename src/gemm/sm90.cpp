@@ -118,7 +118,7 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
         return fmt::format("bn {} is not a wgmma N (a multiple of 8 from 8 to 256)", c.bn);
     if (c.consumers != 1 && c.consumers != 2)
         return fmt::format("consumers {}: 1 or 2 warpgroups", c.consumers);
-    if (c.stages < 2 || c.stages > 16) return fmt::format("stages {}: 2 to 16", c.stages);
+    if (c.stages < 2 || c.stages > 24) return fmt::format("stages {}: 2 to 24", c.stages);
     if (c.group < 1) return fmt::format("group {}: at least 1", c.group);
     if (c.cluster != 1 && c.cluster != 2) return fmt::format("cluster {}: 1 or 2", c.cluster);
     if (c.splits < 1 || c.splits > sm90_max_splits)

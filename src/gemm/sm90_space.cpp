@@ -12,7 +12,7 @@ std::vector<sm90_config> sm90_grid() {
         bns.push_back(bn);
     std::vector<sm90_config> out;
     for (const int bn : bns)
-        for (int stages : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16}) // deep rings: narrow decode tiles
+        for (int stages : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24}) // deep: narrow decode tiles
             for (int consumers = 1; consumers <= 2; ++consumers)
                 for (int group : {1, 2, 4, 8, 16, 32}) {
                     for (int cluster = 1; cluster <= 2; ++cluster)

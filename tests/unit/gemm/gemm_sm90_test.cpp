@@ -52,7 +52,7 @@ TEST_CASE("a template config survives the config round trip and says what it is"
 }
 
 TEST_CASE("the template's space: every knob, the rules, the prior's order") {
-    CHECK(sm90_grid().size() == 55080);
+    CHECK(sm90_grid().size() == 66096);
     const problem p = parse_problem("4096x4096x4096", "bf16");
     const auto kept = sm90_configs(p, h100);
     CHECK(kept.size() > 3000);
