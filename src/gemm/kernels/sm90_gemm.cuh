@@ -31,7 +31,7 @@
 //   (docs/perf/gemm.md#hopper-split-k). Direct stores only, no cluster (the host's rules).
 //   Compiled in only where SPLIT_K is 1: its code costs an unsplit bn 256 tile ~500 bytes of
 //   spills (ptxas -v), so an unsplit config's kernel has none of it.
-// Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 64..256, multiple of
+// Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 8..256, a multiple of
 // 8), STAGES, CONSUMERS (1 or 2), CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab
 // retires, the tensor cores idle meanwhile; n > 0: stored in n parts while the next tile's first n
 // slabs run), TMA_STORE (1: a consumer writes its D into a 128-byte-swizzled staging area of shared

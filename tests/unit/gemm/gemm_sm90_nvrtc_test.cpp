@@ -11,7 +11,16 @@ using namespace ktune::gemm::detail;
 
 namespace {
 constexpr std::size_t h100_shared = 232448; // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
+
+// The template's source through NVRTC for sm_90a, as sm90_kernel compiles it.
+ktune::compile::compile_result compile_sm90a(const std::string& source) {
+    ktune::compile::compile_request req;
+    req.source = source;
+    req.name_expression = sm90_kernel_name;
+    req.arch = "sm_90a";
+    return ktune::compile::nvrtc_compile(req);
 }
+} // namespace
 
 TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and wide tiles, "
           "clusters of one and two") {
@@ -23,11 +32,7 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and 
           sm90_config{256, 3, 2, 8, 1, 0, 1}, sm90_config{128, 4, 1, 8, 2, 0, 1}}) {
         INFO(sm90_name(c));
         REQUIRE(sm90_rejects(c, p, h100_shared).empty());
-        ktune::compile::compile_request req;
-        req.source = sm90_source(c);
-        req.name_expression = sm90_kernel_name;
-        req.arch = "sm_90a";
-        const auto r = ktune::compile::nvrtc_compile(req);
+        const auto r = compile_sm90a(sm90_source(c));
         INFO(r.log);
         CHECK(r.ok);
         CHECK(r.lowered_name == sm90_kernel_name);
@@ -42,11 +47,7 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a with split-K and decode-narrow tile
           sm90_config{48, 4, 1, 1, 1, 0, 0, 16}, sm90_config{8, 4, 1, 8, 1}}) {
         INFO(sm90_name(c));
         REQUIRE(sm90_rejects(c, decode, h100_shared).empty());
-        ktune::compile::compile_request req;
-        req.source = sm90_source(c);
-        req.name_expression = sm90_kernel_name;
-        req.arch = "sm_90a";
-        const auto r = ktune::compile::nvrtc_compile(req);
+        const auto r = compile_sm90a(sm90_source(c));
         INFO(r.log);
         CHECK(r.ok);
     }
@@ -56,14 +57,11 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a with split-K and decode-narrow tile
              {sm90_config{8, 8, 1, 8, 1, 0, 0, 4}, sm90_config{256, 3, 2, 8, 1, 0, 1},
               sm90_config{240, 4, 2, 8, 1, 4}}) {
             INFO(sm90_name(c) << " " << to_string(f));
-            ktune::compile::compile_request req;
-            req.source = sm90_source(c, f);
-            CHECK(req.source != sm90_source(c));
-            CHECK(req.source.find("#define KTUNE_FAULT " + std::to_string(int(f)) + "\n") !=
+            const std::string source = sm90_source(c, f);
+            CHECK(source != sm90_source(c));
+            CHECK(source.find("#define KTUNE_FAULT " + std::to_string(int(f)) + "\n") !=
                   std::string::npos);
-            req.name_expression = sm90_kernel_name;
-            req.arch = "sm_90a";
-            const auto r = ktune::compile::nvrtc_compile(req);
+            const auto r = compile_sm90a(source);
             INFO(r.log);
             CHECK(r.ok);
         }
