@@ -313,9 +313,12 @@ struct sm90_kernel::impl {
         return m;
     }
 
-    // One launch of `grid` blocks (whole clusters) of the config on `stream`; `cluster` holds
-    // the cluster attribute the config points at.
-    CUlaunchConfig launch_config(unsigned grid, CUstream stream, CUlaunchAttribute& cluster) const {
+    // One launch of `grid` blocks (whole clusters) of the config on `stream`; `attrs` holds the
+    // attributes the config points at: programmatic stream serialization (the kernel's
+    // griddepcontrol: it may start while the previous kernel in the stream ends) and the
+    // cluster shape.
+    CUlaunchConfig launch_config(unsigned grid, CUstream stream,
+                                 std::array<CUlaunchAttribute, 2>& attrs) const {
         CUlaunchConfig l{};
         l.gridDimX = grid;
         l.gridDimY = l.gridDimZ = 1;
@@ -323,13 +326,16 @@ struct sm90_kernel::impl {
         l.blockDimY = l.blockDimZ = 1;
         l.sharedMemBytes = static_cast<unsigned>(sm90_shared_bytes(cfg));
         l.hStream = stream;
+        attrs = {};
+        attrs[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attrs[0].value.programmaticStreamSerializationAllowed = 1;
+        l.attrs = attrs.data();
+        l.numAttrs = 1;
         if (cfg.cluster > 1) {
-            cluster = CUlaunchAttribute{};
-            cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            cluster.value.clusterDim.x = static_cast<unsigned>(cfg.cluster);
-            cluster.value.clusterDim.y = cluster.value.clusterDim.z = 1;
-            l.attrs = &cluster;
-            l.numAttrs = 1;
+            attrs[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attrs[1].value.clusterDim.x = static_cast<unsigned>(cfg.cluster);
+            attrs[1].value.clusterDim.y = attrs[1].value.clusterDim.z = 1;
+            l.numAttrs = 2;
         }
         return l;
     }
@@ -368,9 +374,11 @@ sm90_kernel::sm90_kernel(const sm90_config& c, sm90_fault fault) : impl_(std::ma
         // SMs the driver keeps), so ask the driver how many clusters fit.
         auto occupancy =
             need<decltype(&cuOccupancyMaxActiveClusters)>("cuOccupancyMaxActiveClusters");
-        CUlaunchAttribute cluster{};
-        const CUlaunchConfig cfg = impl_->launch_config(
-            static_cast<unsigned>(impl_->sms / c.cluster * c.cluster), nullptr, cluster);
+        std::array<CUlaunchAttribute, 2> attrs{};
+        CUlaunchConfig cfg = impl_->launch_config(
+            static_cast<unsigned>(impl_->sms / c.cluster * c.cluster), nullptr, attrs);
+        cfg.attrs = &attrs[1]; // the cluster shape alone: what occupancy depends on
+        cfg.numAttrs = 1;
         int n = 0;
         check(occupancy(&n, impl_->function, &cfg), "cuOccupancyMaxActiveClusters", sm90_name(c));
         if (n < 1)
@@ -426,10 +434,10 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);
     const std::int64_t units =
         ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn) * c.splits;
-    CUlaunchAttribute cluster{};
+    std::array<CUlaunchAttribute, 2> attrs{};
     const CUlaunchConfig cfg = impl_->launch_config(
         static_cast<unsigned>(std::min<std::int64_t>(units, impl_->resident_units) * c.cluster),
-        stream, cluster);
+        stream, attrs);
     check(impl_->launch(&cfg, impl_->function, args.data(), nullptr), "cuLaunchKernelEx",
           sm90_name(c));
 }

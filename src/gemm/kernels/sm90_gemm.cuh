@@ -300,6 +300,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #else
     __syncthreads();
 #endif
+    // Programmatic dependent launch (docs/perf/gemm.md#hopper-split-k): the host lets this grid
+    // start while the kernel before it in the stream finishes, so the set-up above overlaps that
+    // kernel's tail; nothing in global memory is touched before it has finished (and its writes
+    // are visible). The next kernel may start as soon as every block is here: a persistent grid
+    // has all its blocks resident, so its blocks only wait for room.
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 
     // A cluster takes CLUSTER neighbouring row tiles of one column tile: "units" of tiles.
     const int row_tiles = (R + BM - 1) / BM, col_tiles = (C + BN - 1) / BN;
