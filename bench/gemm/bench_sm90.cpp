@@ -5,11 +5,14 @@
 // cuBLAS's D, and both against an fp64 host dot product on sampled elements; then timed
 // back to back (10 launches between two events, 15 rounds alternating with cuBLAS, after
 // warm-up): medians and ranges per launch, and the median of each round's cuBLAS / ktune ratio
-// (vs_cublas_paired). One JSON line per (shape, config) on stdout.
+// (vs_cublas_paired). One JSON line per (shape, config) on stdout. --rotate N (decode GEMMs,
+// whose weights would stay in L2 back to back): N copies of A and B, launch i on copy i % N,
+// and each batch of 10 captured once in a CUDA graph per side and replayed between the events
+// (no host launch cost in the time; docs/perf/gemm.md#hopper-split-k).
 //
-//   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] 4096x4096x4096 ...
-//   bench_sm90 --brute FILE 4096x4096x4096
-//   bench_sm90 --prior N 4096x4096x4096     (the cost model's first N configs; no GPU)
+//   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] [--rotate N] 4096x4096x4096
+//   ... bench_sm90 --brute FILE 4096x4096x4096 bench_sm90 --prior N 4096x4096x4096     (the cost
+//   model's first N configs; no GPU)
 //
 // --brute measures every config of the template's space that the rules keep for the shape
 // (sm90_space.hpp), each checked against cuBLAS's D at 4096 sampled elements and timed back to
@@ -35,6 +38,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -124,6 +129,26 @@ spread summarize(std::vector<double> v) {
     return {v[v.size() / 2], v.front(), v.back()};
 }
 
+// A CUDA graph of `n` calls launch(0 .. n - 1) on `st`, instantiated.
+struct batch_graph {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    template <class F>
+    batch_graph(F&& launch, cudaStream_t st, int n) {
+        KTUNE_CUDA_CALL(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        for (int i = 0; i < n; ++i)
+            launch(i);
+        KTUNE_CUDA_CALL(cudaStreamEndCapture(st, &graph));
+        KTUNE_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
+    }
+    ~batch_graph() {
+        if (exec) (void)cudaGraphExecDestroy(exec);
+        if (graph) (void)cudaGraphDestroy(graph);
+    }
+    batch_graph(const batch_graph&) = delete;
+    batch_graph& operator=(const batch_graph&) = delete;
+};
+
 template <class F>
 double time_batch(F&& launch, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1, int n) {
     KTUNE_CUDA_CALL(cudaEventRecord(e0, st));
@@ -137,10 +162,24 @@ double time_batch(F&& launch, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1, i
 }
 
 void bench_shape(const std::string& shape, const std::vector<sm90_config>& configs,
-                 const std::filesystem::path& cache) {
+                 const std::filesystem::path& cache, int rotate) {
     const problem p = parse_problem(shape, "bf16", "tn");
     operands ops(p);
     auto& [ha, hb, a, b, d_ref, d, rng, elems_d] = ops;
+    // Copies of A and B for --rotate (set 0: the originals).
+    std::vector<device_buffer> copies;
+    for (int i = 1; i < rotate; ++i)
+        for (const device_buffer* src : {&a, &b}) {
+            copies.emplace_back(src->size());
+            KTUNE_CUDA_CALL(cudaMemcpy(copies.back().data(), src->data(), src->size(),
+                                       cudaMemcpyDeviceToDevice));
+        }
+    const auto a_set = [&](int i) -> const void* {
+        return i % rotate == 0 ? a.data() : copies[std::size_t(2 * (i % rotate - 1))].data();
+    };
+    const auto b_set = [&](int i) -> const void* {
+        return i % rotate == 0 ? b.data() : copies[std::size_t(2 * (i % rotate - 1) + 1)].data();
+    };
     cuda_stream st;
     cuda_event e0, e1;
     session_options so;
@@ -194,14 +233,31 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             }
             for (auto [m, n] : samples)
                 ktune_exact = std::max(ktune_exact, off(from_bf16(got[m + n * p.m]), exact(m, n)));
+            // A batch: 10 launches back to back, or with --rotate one replay of a graph of 10
+            // launches over the operand copies.
+            std::optional<batch_graph> gk, gc;
+            if (rotate > 1) {
+                gk.emplace([&](int i) { k.run(p, a_set(i), b_set(i), d.data(), st.get()); },
+                           st.get(), 10);
+                gc.emplace(
+                    [&](int i) { cublas.gemm(p, a_set(i), b_set(i), d_ref.data(), st.get()); },
+                    st.get(), 10);
+            }
+            const auto batch = [&](const std::function<void()>& one,
+                                   const std::optional<batch_graph>& g) {
+                if (!g) return time_batch(one, st.get(), e0.get(), e1.get(), 10);
+                return time_batch([&] { KTUNE_CUDA_CALL(cudaGraphLaunch(g->exec, st.get())); },
+                                  st.get(), e0.get(), e1.get(), 1) /
+                       10.0;
+            };
             for (int i = 0; i < 3; ++i) {
-                time_batch(run_ktune, st.get(), e0.get(), e1.get(), 10);
-                time_batch(run_cublas, st.get(), e0.get(), e1.get(), 10);
+                batch(run_ktune, gk);
+                batch(run_cublas, gc);
             }
             std::vector<double> tk, tc;
             for (int r = 0; r < 15; ++r) {
-                tk.push_back(time_batch(run_ktune, st.get(), e0.get(), e1.get(), 10));
-                tc.push_back(time_batch(run_cublas, st.get(), e0.get(), e1.get(), 10));
+                tk.push_back(batch(run_ktune, gk));
+                tc.push_back(batch(run_cublas, gc));
             }
             const spread sk = summarize(tk), sc = summarize(tc);
             // Each round's cuBLAS batch over its ktune batch, next to each other in time: a drift
@@ -215,11 +271,11 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
                        "\"us\": [{:.2f}, {:.2f}, {:.2f}], \"cublas_us\": [{:.2f}, {:.2f}, {:.2f}], "
                        "\"tflops\": {:.1f}, \"cublas_tflops\": {:.1f}, \"vs_cublas\": {:.3f}, "
                        "\"vs_cublas_paired\": [{:.3f}, {:.3f}, {:.3f}], "
-                       "\"cublas_algo\": \"{}\", \"resident_units\": {}}}\n",
+                       "\"cublas_algo\": \"{}\", \"resident_units\": {}, \"rotate\": {}}}\n",
                        line, bad == 0 ? "ok" : "wrong", bad, worst, ktune_exact, cublas_exact,
                        sk.median, sk.min, sk.max, sc.median, sc.min, sc.max,
                        flop / sk.median * 1e-6, flop / sc.median * 1e-6, sc.median / sk.median,
-                       sp.median, sp.min, sp.max, cublas_algo, k.resident_units());
+                       sp.median, sp.min, sp.max, cublas_algo, k.resident_units(), rotate);
         } catch (const error& e) {
             std::string msg = e.what();
             std::replace(msg.begin(), msg.end(), '"', '\'');
@@ -377,7 +433,7 @@ int main(int argc, char** argv) try {
                                         {256, 3, 2, 16, 2}, {128, 6, 2, 8, 2},  {192, 4, 2, 8, 2}};
     std::vector<std::string> shapes;
     std::filesystem::path brute_file;
-    int prior = 0;
+    int prior = 0, rotate = 1;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--cache" && i + 1 < argc)
@@ -386,6 +442,8 @@ int main(int argc, char** argv) try {
             brute_file = argv[++i];
         else if (arg == "--prior" && i + 1 < argc)
             prior = std::stoi(argv[++i]);
+        else if (arg == "--rotate" && i + 1 < argc)
+            rotate = std::max(1, std::stoi(argv[++i]));
         else if (arg == "--configs" && i + 1 < argc)
             configs = parse_configs(argv[++i]);
         else
@@ -416,7 +474,7 @@ int main(int argc, char** argv) try {
         return 0;
     }
     for (const auto& s : shapes)
-        bench_shape(s, configs, cache);
+        bench_shape(s, configs, cache, rotate);
     return 0;
 } catch (const std::exception& e) {
     fmt::print(stderr, "bench_sm90: {}\n", e.what());

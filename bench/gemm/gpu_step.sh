@@ -112,7 +112,8 @@ step_gemm_unaligned() {
 # SM90_SHAPES: MxNxK list (default the issue's three large bf16 shapes); SM90_CONFIGS:
 # "bn,stages,consumers,group[,cluster,epi_parts,tma_store];..." (default bench_sm90's list);
 # SM90_BEST=1 first tunes cuBLAS alone (`ktune tune gemm --cublaslt-only`, budget 16) and
-# compares with the algorithm that tune picked: cuBLAS's best found.
+# compares with the algorithm that tune picked: cuBLAS's best found. SM90_ROTATE=N: N copies of
+# the operands, batches replayed from CUDA graphs (decode shapes; bench_sm90 --rotate).
 step_gemm_sm90() {
     local b s cache_args=()
     b=$(find build-gpu -name bench_sm90 -type f | head -1)
@@ -123,7 +124,8 @@ step_gemm_sm90() {
                 --cublaslt-only --cache "$OUT/gemm_sm90_cache.json" >"$OUT/gemm_sm90_best_$s.txt" 2>&1
             cache_args=(--cache "$OUT/gemm_sm90_cache.json")
         fi
-        "$b" "${cache_args[@]}" ${SM90_CONFIGS:+--configs "$SM90_CONFIGS"} "$s"
+        "$b" "${cache_args[@]}" ${SM90_CONFIGS:+--configs "$SM90_CONFIGS"} \
+            ${SM90_ROTATE:+--rotate "$SM90_ROTATE"} "$s"
     done | tee "$OUT/gemm_sm90.jsonl"
 }
 # Decode GEMMs through the template's split-K (docs/perf/gemm.md#hopper-split-k): `ktune tune
