@@ -119,6 +119,9 @@ json_at json_at::at(std::size_t i) const {
 }
 
 std::vector<double> json_at::numbers() const {
+    // A string or object has a size too, and at(i) on one throws json's own error.
+    if (!j.is_array())
+        throw error(error_kind::input, source + ": " + path + ": must be an array of numbers");
     std::vector<double> out;
     out.reserve(j.size());
     for (std::size_t i = 0; i < j.size(); ++i) {
@@ -132,6 +135,8 @@ std::vector<double> json_at::numbers() const {
 }
 
 std::vector<std::string> json_at::strings() const {
+    if (!j.is_array())
+        throw error(error_kind::input, source + ": " + path + ": must be an array of strings");
     std::vector<std::string> out;
     for (std::size_t i = 0; i < j.size(); ++i) {
         if (!j.at(i).is_string())
