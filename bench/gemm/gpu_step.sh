@@ -132,9 +132,11 @@ step_gemm_sm90() {
 # gemm` (cuBLASLt and the template in one space, graph-timed over rotated operand sets so the
 # weights come from DRAM) on M in $SM90_DECODE_M x N x K in $SM90_DECODE_NK (default Llama-7B's
 # projections), budget $SM90_DECODE_BUDGET (24); the table gives each time as % of the copy roof
-# that `ktune device --measure` measures first.
+# that `ktune device --measure` measures first. SM90_DECODE_DTYPE (bf16; fp16, fp8) and
+# SM90_DECODE_EPI (none; bias, relu_bias, gelu_bias) set the problem's type and epilogue
+# (docs/perf/gemm.md#hopper-types).
 step_gemm_sm90_decode() {
-    local kt d m nk s
+    local kt d m nk s f
     kt=$(_gemm_bin)
     d=$OUT/gemm_sm90_decode
     mkdir -p "$d"
@@ -143,10 +145,12 @@ step_gemm_sm90_decode() {
     for m in ${SM90_DECODE_M:-1 8 16 32 64}; do
         for nk in ${SM90_DECODE_NK:-4096x4096 11008x4096 4096x11008}; do
             s=${m}x$nk
-            "$kt" tune gemm --shape "$s" --dtype bf16 --budget "${SM90_DECODE_BUDGET:-24}" \
-                --heuristic-count 8 --json --cache "$d/cache.json" >"$d/r_$s.json" \
-                2>"$d/r_$s.err" || echo "gemm_sm90_decode: $s rc $?"
-            python3 bench/gemm/sm90_tune_table.py --copy "$d/device.json" "$d/r_$s.json" | tail -1
+            f=${s}_${SM90_DECODE_DTYPE:-bf16}_${SM90_DECODE_EPI:-none}
+            "$kt" tune gemm --shape "$s" --dtype "${SM90_DECODE_DTYPE:-bf16}" \
+                --epilogue "${SM90_DECODE_EPI:-none}" --budget "${SM90_DECODE_BUDGET:-24}" \
+                --heuristic-count 8 --json --cache "$d/cache.json" >"$d/r_$f.json" \
+                2>"$d/r_$f.err" || echo "gemm_sm90_decode: $f rc $?"
+            python3 bench/gemm/sm90_tune_table.py --copy "$d/device.json" "$d/r_$f.json" | tail -1
         done
     done
     python3 bench/gemm/sm90_tune_table.py --copy "$d/device.json" "$d"/r_*.json |
@@ -186,12 +190,14 @@ step_gemm_sm90_ncu() {
     done | tee "$OUT/gemm_sm90_ncu.txt"
 }
 # `ktune tune gemm` with ktune's Hopper template in the space (docs/perf/gemm.md#hopper-template):
-# per SM90_SHAPES shape, the JSON report (budget SM90_BUDGET, default 32; SM90_TUNE_ARGS more
-# arguments), then bench/gemm/sm90_tune_table.py's table.
+# per SM90_SHAPES shape, the JSON report (budget SM90_BUDGET, default 32; SM90_DTYPE, default
+# bf16; SM90_TUNE_ARGS more arguments, e.g. --epilogue gelu_bias), then
+# bench/gemm/sm90_tune_table.py's table.
 step_gemm_sm90_tune() {
     local s
     for s in ${SM90_SHAPES:-4096x4096x4096 8192x8192x8192 2048x11008x4096}; do
-        "$(_gemm_bin)" tune gemm --shape "$s" --dtype bf16 --budget "${SM90_BUDGET:-32}" --json \
+        "$(_gemm_bin)" tune gemm --shape "$s" --dtype "${SM90_DTYPE:-bf16}" \
+            --budget "${SM90_BUDGET:-32}" --json \
             --cache "$OUT/gemm_sm90_tune_cache.json" ${SM90_TUNE_ARGS:-} >"$OUT/gemm_sm90_tune_$s.json"
         echo "$s: rc $?"
     done

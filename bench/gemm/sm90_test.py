@@ -48,6 +48,14 @@ def main():
             json.dump(split, f)
         pct = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), "--copy",
                               dev, path], check=True, capture_output=True, text=True).stdout
+        # fp8 inputs: A and B 1 byte an element, D bf16: (4096^2 * 2 + 2 * 4096^2) bytes in 160 us.
+        fp8 = dict(split, problem={"m": 4096, "n": 4096, "k": 4096, "dtype": "fp8",
+                                   "epilogue": "gelu_bias"})
+        with open(path, "w") as f:
+            json.dump(fp8, f)
+        pct8 = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), "--copy",
+                               dev, path], check=True, capture_output=True, text=True).stdout
+        assert "| 4096x4096x4096 fp8 gelu_bias | 160.00 (14.0 %) |" in pct8, pct8
         # The fault table: planted candidates, rejected or not, and a planted winner.
         faulty = dict(doc, evaluated=doc["evaluated"] + [
             {"algo": dict(sm90, bn=128), "status": "wrong_result", "injected_fault": "skip_slab"},

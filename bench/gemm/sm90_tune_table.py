@@ -3,8 +3,8 @@
 (docs/perf/gemm.md#hopper-template): per shape, cuBLAS's default, the best cuBLASLt candidate
 measured, the best template config measured, their ratio, the winner and the tune time. With
 --copy (a `ktune device --measure --json` report), each time also as % of the copy roof: the
-bf16 bytes of A, B and D once over the measured copy bandwidth (decode shapes,
-docs/perf/gemm.md#hopper-split-k).
+bytes of A, B (1 an element for fp8, else 2) and D (2) once over the measured copy bandwidth
+(decode shapes, docs/perf/gemm.md#hopper-split-k).
 
     sm90_tune_table.py [--copy device.json] out/gemm_sm90_tune_*.json
 """
@@ -21,14 +21,18 @@ def describe(a):
 
 
 def copy_pct(p, us, copy_gbs):
-    """% of the copy roof: A, B and D's bf16 bytes once in `us`."""
-    moved = 2.0 * (p["m"] * p["k"] + p["n"] * p["k"] + p["m"] * p["n"])
+    """% of the copy roof: A, B and D's bytes once in `us` (D is bf16 for fp8 inputs)."""
+    eb = 1.0 if p.get("dtype") == "fp8" else 2.0
+    moved = eb * (p["m"] * p["k"] + p["n"] * p["k"]) + 2.0 * p["m"] * p["n"]
     return 100.0 * moved / (us * 1e-6) / (copy_gbs * 1e9)
 
 
 def row(doc, copy_gbs=None):
     p = doc["problem"]
     shape = f'{p["m"]}x{p["n"]}x{p["k"]}'
+    if p.get("dtype", "bf16") != "bf16" or p.get("epilogue", "none") != "none":
+        shape += f' {p.get("dtype", "bf16")}' + (
+            f' {p["epilogue"]}' if p.get("epilogue", "none") != "none" else "")
     ok = [c for c in doc["evaluated"] if c["status"] == "ok"]
     lt = [c for c in ok if c["algo"].get("provider") != "ktune_sm90"]
     own = [c for c in ok if c["algo"].get("provider") == "ktune_sm90"]

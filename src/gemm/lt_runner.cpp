@@ -264,7 +264,7 @@ struct lt_runner::impl {
         }
         return run_with([&](int set) -> std::string {
             try {
-                k->run(p, a_set(set), b_set(set), d.data(), stream.get());
+                k->run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data());
                 return {};
             } catch (const error& e) {
                 return e.what();
@@ -275,7 +275,8 @@ struct lt_runner::impl {
     const sm90_kernel& sm90_for(const sm90_config& c, sm90_fault fault) {
         for (const auto& k : sm90_kernels)
             if (k.cfg == c && k.fault == fault) return *k.kernel;
-        sm90_kernels.push_back({c, fault, std::make_unique<sm90_kernel>(c, fault)});
+        sm90_kernels.push_back(
+            {c, fault, std::make_unique<sm90_kernel>(c, sm90_form_of(p), fault)});
         return *sm90_kernels.back().kernel;
     }
 

@@ -74,7 +74,8 @@ struct session::impl {
                                              detail::sm90_device_here());
         if (r.found && r.algo.provider == provider::ktune_sm90) {
             try {
-                pl.sm90 = std::make_unique<detail::sm90_kernel>(r.algo.sm90);
+                pl.sm90 =
+                    std::make_unique<detail::sm90_kernel>(r.algo.sm90, detail::sm90_form_of(p));
                 pl.attrs = r.algo;
                 pl.source = r.source;
                 return plans.emplace(p, std::move(pl)).first->second;
@@ -113,7 +114,7 @@ void session::gemm(const problem& p, const void* a, const void* b, void* d, CUst
                    const void* bias, float alpha) {
     plan& pl = impl_->get(p);
     if (pl.sm90) {
-        pl.sm90->run(p, a, b, d, stream, alpha); // no epilogue, no bias: the template's rules
+        pl.sm90->run(p, a, b, d, stream, alpha, bias);
         return;
     }
     if (p.epi != epilogue::none && bias != pl.bias) {

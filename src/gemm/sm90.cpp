@@ -17,12 +17,31 @@
 namespace ktune::gemm::detail {
 namespace {
 
-constexpr int bk = 64;                    // elements of K a slab holds: one 128-byte swizzle row
+constexpr int slab_row_bytes = 128;       // a slab's row of K: one 128-byte swizzle atom
 constexpr std::size_t align_slack = 1024; // the kernel aligns the ring to the swizzle atom
 
-// wgmma.m64nNk16 on N / 2 accumulators: the operand list is as long as N, so it is written out
-// per config rather than kept in the .cuh for every N.
-std::string wgmma_wrapper(int n) {
+// The wgmma shape and types of an input type, and its operands after the descriptors: the
+// 2-byte types take the transpose immediates (0: K-major), fp8 has none (K-major only).
+struct wgmma_kind {
+    const char* shape_types;
+    const char* tail;
+};
+wgmma_kind wgmma_of(dtype t) noexcept {
+    switch (t) {
+    case dtype::fp16:
+        return {"k16.f32.f16.f16", "p, 1, 1, 0, 0"};
+    case dtype::fp8_e4m3:
+        return {"k32.f32.e4m3.e4m3", "p, 1, 1"};
+    case dtype::bf16:
+        break;
+    }
+    return {"k16.f32.bf16.bf16", "p, 1, 1, 0, 0"};
+}
+
+// wgmma.m64nN of type t on N / 2 accumulators: the operand list is as long as N, so it is
+// written out per config rather than kept in the .cuh for every N.
+std::string wgmma_wrapper(int n, dtype t) {
+    const wgmma_kind kind = wgmma_of(t);
     const int regs = n / 2;
     std::string list;
     for (int i = 0; i < regs; ++i)
@@ -34,12 +53,12 @@ std::string wgmma_wrapper(int n) {
         "__device__ __forceinline__ void wgmma_bn(float (&d)[{0}], unsigned long long a,\n"
         "                                         unsigned long long b, bool acc) {{\n"
         "    asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{3}, 0;\\n\"\n"
-        "                 \"wgmma.mma_async.sync.aligned.m64n{1}k16.f32.bf16.bf16 {{{2}}}, \"\n"
-        "                 \"%{4}, %{5}, p, 1, 1, 0, 0;\\n}}\"\n"
+        "                 \"wgmma.mma_async.sync.aligned.m64n{1}{7} {{{2}}}, \"\n"
+        "                 \"%{4}, %{5}, {8};\\n}}\"\n"
         "                 : {6}\n"
         "                 : \"r\"((int)acc), \"l\"(a), \"l\"(b));\n"
         "}}\n",
-        regs, n, list, regs, regs + 1, regs + 2, outs);
+        regs, n, list, regs, regs + 1, regs + 2, outs, kind.shape_types, kind.tail);
 }
 
 template <class Fn>
@@ -72,13 +91,21 @@ std::optional<sm90_device> sm90_device_here() noexcept {
     return d;
 }
 
+sm90_form sm90_form_of(const problem& p) noexcept {
+    return {p.type, p.epi};
+}
+
+int sm90_bk(dtype t) noexcept {
+    return slab_row_bytes / static_cast<int>(input_bytes(t));
+}
+
 int sm90_bm(const sm90_config& c) noexcept {
     return 64 * c.consumers;
 }
 
 std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
-    const auto slabs =
-        static_cast<std::size_t>(c.stages) * static_cast<std::size_t>(sm90_bm(c) + c.bn) * bk * 2;
+    const auto slabs = static_cast<std::size_t>(c.stages) *
+                       static_cast<std::size_t>(sm90_bm(c) + c.bn) * slab_row_bytes;
     const std::size_t bars = static_cast<std::size_t>(2 * c.stages) * 8;
     if (c.tma_store == 0) return slabs + bars + align_slack;
     // The staging area starts on the next 1024-byte boundary: each consumer's 64 x bn of D.
@@ -132,7 +159,7 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
         return fmt::format("splits {} with bn {}: the split-K epilogue spills a consumer's "
                            "registers over bn 224",
                            c.splits, c.bn);
-    if (c.splits > 1 && c.splits > (p.k + bk - 1) / bk)
+    if (const int bk = sm90_bk(p.type); c.splits > 1 && c.splits > (p.k + bk - 1) / bk)
         return fmt::format("splits {} over K {}: fewer {}-element slabs than slices", c.splits, p.k,
                            bk);
     if (sm90_workspace_bytes(c, p) > sm90_max_workspace)
@@ -166,10 +193,14 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
     if (sm90_shared_bytes(c) > max_shared)
         return fmt::format("{} bytes of shared memory, the device allows {}", sm90_shared_bytes(c),
                            max_shared);
-    if (p.type != dtype::bf16 || p.op != layout::tn || p.epi != epilogue::none)
-        return "bf16 tn problems without an epilogue only";
-    if (p.k % 8 != 0)
-        return fmt::format("K {} is not a multiple of 8 (the TMA's 16-byte rows)", p.k);
+    if (p.op != layout::tn)
+        return fmt::format("layout {}: tn only (both operands K-major, as the template's wgmma "
+                           "reads them)",
+                           to_string(p.op));
+    if (const auto per_row = 16 / static_cast<std::int64_t>(input_bytes(p.type));
+        p.k % per_row != 0)
+        return fmt::format("K {} is not a multiple of {} (the TMA's 16-byte rows of {})", p.k,
+                           per_row, to_string(p.type));
     if (p.m > 0x7fffffff || p.n > 0x7fffffff || p.k > 0x7fffffff)
         return "a dimension over 2^31 - 1";
     return "";
@@ -202,20 +233,22 @@ sm90_fault sm90_fault_for(const sm90_config& c, double rate, std::uint64_t seed)
     return (h & 1) ? sm90_fault::skip_slab : sm90_fault::drop_tile;
 }
 
-std::string sm90_source(const sm90_config& c, sm90_fault fault) {
+std::string sm90_source(const sm90_config& c, sm90_form form, sm90_fault fault) {
     std::string body = kernels::sm90_gemm;
     const std::string marker = "KTUNE_WGMMA_WRAPPER";
     const auto at = body.find(marker);
     if (at == std::string::npos)
         throw error(error_kind::internal, "sm90_gemm.cuh has no KTUNE_WGMMA_WRAPPER line");
-    body.replace(at, marker.size(), wgmma_wrapper(c.bn));
+    body.replace(at, marker.size(), wgmma_wrapper(c.bn, form.type));
     // The raster group is a kernel argument: configs that differ only in it share a cubin.
     // So are the slices: split configs share one compile, unsplit ones leave its code out.
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
                        "#define CLUSTER {}\n#define EPI_PARTS {}\n#define TMA_STORE {}\n"
-                       "#define SPLIT_K {}\n{}{}",
+                       "#define SPLIT_K {}\n#define IN_BYTES {}\n#define IN_F16 {}\n"
+                       "#define EPILOGUE {}\n{}{}",
                        sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.epi_parts, c.tma_store,
-                       c.splits > 1 ? 1 : 0,
+                       c.splits > 1 ? 1 : 0, input_bytes(form.type),
+                       form.type == dtype::fp16 ? 1 : 0, static_cast<int>(form.epi),
                        fault == sm90_fault::none
                            ? std::string()
                            : fmt::format("#define KTUNE_FAULT {}\n", static_cast<int>(fault)),
@@ -224,6 +257,7 @@ std::string sm90_source(const sm90_config& c, sm90_fault fault) {
 
 struct sm90_kernel::impl {
     sm90_config cfg;
+    sm90_form form;
     CUmodule module = nullptr;
     CUfunction function = nullptr;
     int sms = 0;
@@ -294,21 +328,23 @@ struct sm90_kernel::impl {
         }
     }
 
-    // Rows x K bf16, row-major at `base`, in boxes of box_cols (64: 128 bytes) x box_rows,
+    // Rows x K of type t, row-major at `base`, in boxes of box_cols (128 bytes) x box_rows,
     // 128-byte swizzled; rows and K past the ends read as zeros (and are not written by a store).
-    CUtensorMap map(const void* base, std::int64_t rows, std::int64_t k, int box_rows,
-                    int box_cols = bk) const {
+    CUtensorMap map(const void* base, std::int64_t rows, std::int64_t k, int box_rows, dtype t,
+                    int box_cols) const {
         CUtensorMap m{};
         const std::array<cuuint64_t, 2> dims{static_cast<cuuint64_t>(k),
                                              static_cast<cuuint64_t>(rows)};
-        const std::array<cuuint64_t, 1> strides{static_cast<cuuint64_t>(k) * 2};
+        const std::array<cuuint64_t, 1> strides{static_cast<cuuint64_t>(k) * input_bytes(t)};
         const std::array<cuuint32_t, 2> box{static_cast<cuuint32_t>(box_cols),
                                             static_cast<cuuint32_t>(box_rows)};
         const std::array<cuuint32_t, 2> steps{1, 1};
-        check(encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims.data(),
-                     strides.data(), box.data(), steps.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
-                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        const CUtensorMapDataType type = t == dtype::fp8_e4m3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                         : t == dtype::fp16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                              : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+        check(encode(&m, type, 2, const_cast<void*>(base), dims.data(), strides.data(), box.data(),
+                     steps.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
               "cuTensorMapEncodeTiled", fmt::format("{} x {} operand", rows, k));
         return m;
     }
@@ -341,8 +377,10 @@ struct sm90_kernel::impl {
     }
 };
 
-sm90_kernel::sm90_kernel(const sm90_config& c, sm90_fault fault) : impl_(std::make_unique<impl>()) {
+sm90_kernel::sm90_kernel(const sm90_config& c, sm90_form form, sm90_fault fault)
+    : impl_(std::make_unique<impl>()) {
     impl_->cfg = c;
+    impl_->form = form;
     const std::optional<sm90_device> here = sm90_device_here();
     if (!here)
         throw error(error_kind::unsupported,
@@ -350,7 +388,7 @@ sm90_kernel::sm90_kernel(const sm90_config& c, sm90_fault fault) : impl_(std::ma
     impl_->sms = here->sms;
     impl_->max_shared = here->max_shared;
     compile::compile_request req;
-    req.source = sm90_source(c, fault);
+    req.source = sm90_source(c, form, fault);
     req.name_expression = sm90_kernel_name;
     req.arch = "sm_90a";
     const compile::cubin_cache cache(compile::cubin_cache::default_dir());
@@ -401,34 +439,45 @@ int sm90_kernel::resident_units() const noexcept {
 }
 
 void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
-                      float alpha) const {
+                      float alpha, const void* bias) const {
     const sm90_config& c = impl_->cfg;
     auto& last = impl_->last;
     if (!last || !(last->p == p)) {
         if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
             throw error(error_kind::input,
                         fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c), describe(p), why));
+        if (!(sm90_form_of(p) == impl_->form))
+            throw error(error_kind::input,
+                        fmt::format("sm90 GEMM {} compiled for {} {}, called on {}", sm90_name(c),
+                                    to_string(impl_->form.type), to_string(impl_->form.epi),
+                                    describe(p)));
         impl_->reserve_split(p);
     }
+    if (p.epi != epilogue::none && bias == nullptr)
+        throw error(error_kind::input, fmt::format("sm90 GEMM {} on {}: the epilogue needs a bias",
+                                                   sm90_name(c), describe(p)));
     if (!last || !(last->p == p) || last->a != a || last->b != b || last->d != d) {
         // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K); OUT in
-        // 64 x 64 boxes for the TMA store (unused without it).
-        last = impl::bound{p,
-                           a,
-                           b,
-                           d,
-                           {impl_->map(b, p.n, p.k, sm90_bm(c)),
-                            impl_->map(a, p.m, p.k, c.bn / c.cluster),
-                            c.tma_store ? impl_->map(d, p.n, p.m, 64, 64) : CUtensorMap{}}};
+        // 64 x 64 boxes for the TMA store (unused without it), of D's type.
+        const dtype out_type = p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16;
+        last =
+            impl::bound{p,
+                        a,
+                        b,
+                        d,
+                        {impl_->map(b, p.n, p.k, sm90_bm(c), p.type, sm90_bk(p.type)),
+                         impl_->map(a, p.m, p.k, c.bn / c.cluster, p.type, sm90_bk(p.type)),
+                         c.tma_store ? impl_->map(d, p.n, p.m, 64, out_type, 64) : CUtensorMap{}}};
     }
     int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
     int group = c.group, splits = c.splits;
     void* out = d;
     float* partials = impl_->partials;
     int* arrivals = impl_->arrivals;
-    std::array<void*, 12> args{
-        &last->maps[0], &last->maps[1], &last->maps[2], &out,      &rows,    &cols, &k,
-        &group,         &alpha,         &splits,        &partials, &arrivals};
+    const void* bias_arg = bias;
+    std::array<void*, 13> args{
+        &last->maps[0], &last->maps[1], &last->maps[2], &out,      &rows,     &cols,    &k,
+        &group,         &alpha,         &splits,        &partials, &arrivals, &bias_arg};
     // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
     // a SM (or the clusters that fit), persistent.
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);

@@ -2,9 +2,10 @@
 // ktune's own Hopper GEMM (docs/perf/gemm.md#hopper-template): a TMA + wgmma kernel compiled by
 // NVRTC for sm_90a (src/gemm/kernels/sm90_gemm.cuh), its configs, the rules that reject a
 // config before compiling it, and the host side that loads it and launches it on a problem.
-// bf16 "tn" problems without an epilogue and with K % 8 == 0 (rows of 16 bytes, a TMA stride).
+// "tn" problems of every type and epilogue the gemm op has (bf16, fp16, fp8 e4m3; bias, relu, gelu:
+// docs/perf/gemm.md#hopper-types) whose K makes rows of whole 16 bytes (a TMA stride).
 //
-//   ktune::gemm::detail::sm90_kernel k(ktune::gemm::detail::sm90_default);
+//   ktune::gemm::detail::sm90_kernel k(ktune::gemm::detail::sm90_default, sm90_form_of(p));
 //   k.run(p, a, b, d, stream);
 
 #include "ktune/gemm/algo.hpp"
@@ -34,6 +35,17 @@ struct sm90_device {
 /// The current device's, where it is sm_90 (wgmma, TMA); nullopt elsewhere or without a GPU.
 std::optional<sm90_device> sm90_device_here() noexcept;
 
+/// What of a problem a compiled kernel is for, beside its config: the input type (the wgmma
+/// instruction, the slab's width in elements, D's type) and the fused epilogue.
+struct sm90_form {
+    dtype type = dtype::bf16;
+    epilogue epi = epilogue::none;
+    bool operator==(const sm90_form&) const = default;
+};
+sm90_form sm90_form_of(const problem& p) noexcept;
+/// Elements of K a slab row holds (one 128-byte swizzle atom): 64 for bf16 / fp16, 128 for fp8.
+int sm90_bk(dtype t) noexcept;
+
 /// Tile rows: 64 a consumer warpgroup.
 int sm90_bm(const sm90_config& c) noexcept;
 /// Dynamic shared memory of a launch: the ring, its barriers and the alignment slack.
@@ -59,8 +71,10 @@ const char* to_string(sm90_fault f) noexcept;
 /// c: a hash of c and `seed`, so a re-run plants the same ones.
 sm90_fault sm90_fault_for(const sm90_config& c, double rate, std::uint64_t seed) noexcept;
 
-/// The NVRTC source of c (the .cuh with its defines and c's wgmma wrapper), with `fault` planted.
-std::string sm90_source(const sm90_config& c, sm90_fault fault = sm90_fault::none);
+/// The NVRTC source of c for `form` (the .cuh with its defines and the wgmma wrapper of c's N and
+/// the form's type), with `fault` planted.
+std::string sm90_source(const sm90_config& c, sm90_form form = {},
+                        sm90_fault fault = sm90_fault::none);
 /// The kernel's name in that source.
 inline constexpr const char* sm90_kernel_name = "ktune_sm90_gemm";
 
@@ -71,7 +85,8 @@ class sm90_kernel {
 public:
     /// Throws error{nvrtc} (the compile log), error{cuda}, error{no_device} (no driver), or
     /// error{unsupported} (the device is not sm_90).
-    explicit sm90_kernel(const sm90_config& c, sm90_fault fault = sm90_fault::none);
+    explicit sm90_kernel(const sm90_config& c, sm90_form form = {},
+                         sm90_fault fault = sm90_fault::none);
     ~sm90_kernel();
     sm90_kernel(sm90_kernel&&) noexcept;
     sm90_kernel& operator=(sm90_kernel&&) noexcept;
@@ -81,10 +96,12 @@ public:
     [[nodiscard]] const sm90_config& config() const noexcept;
     /// Blocks (clusters, where cluster > 1) resident at once: the persistent grid's size.
     [[nodiscard]] int resident_units() const noexcept;
-    /// D = alpha op(A) op(B), column-major as in problem.hpp, on `stream`. Throws error{input}
-    /// where sm90_rejects(p) says why, error{cuda} where the launch fails.
+    /// D = act(alpha op(A) op(B) + bias), column-major as in problem.hpp, on `stream`; `bias`
+    /// (M values of D's type) where p has an epilogue. Throws error{input} where
+    /// sm90_rejects(p) says why, where p is not of the kernel's form or its bias is missing,
+    /// error{cuda} where the launch fails.
     void run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
-             float alpha = 1.0f) const;
+             float alpha = 1.0f, const void* bias = nullptr) const;
 
 private:
     struct impl;

@@ -39,7 +39,9 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // block's ring from L2, and the DRAM stream of the wave's share of the operands; then
     // split-K's reduction. Constants from H100 / H200 measurements
     // (docs/perf/gemm.md#hopper-split-k).
-    constexpr double flops_sm = 5.0e12; // dense bf16 a SM (~660 TFLOP/s over 132)
+    // Dense bf16 / fp16 a SM (~660 TFLOP/s over 132); fp8's wgmma runs at twice the rate.
+    const double eb = double(input_bytes(p.type));
+    const double flops_sm = 5.0e12 * 2.0 / eb;
     constexpr double feed_sm = 1.2e11;  // L2 -> SM bytes/s a block sustains at most
     constexpr double latency = 1.4e-6;  // a slab's load under load: the ring must cover it
     constexpr double dram_share = 0.72; // of the theoretical bandwidth a read stream reaches
@@ -50,7 +52,8 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     const double row_tiles = std::ceil(n / bm), col_tiles = std::ceil(m / bn);
     const double units = row_tiles * col_tiles * c.splits;
     const double slots = std::max(1, d.sms / c.cluster * c.cluster);
-    const double slice = std::ceil(std::ceil(k / 64.0) / c.splits) * 64.0;
+    const double bk = double(sm90_bk(p.type)); // a slab's elements of K: 128 bytes
+    const double slice = std::ceil(std::ceil(k / bk) / c.splits) * bk;
     // A small tile runs under the tensor cores' rate: it needs more operand bytes a FLOP (bm + bn
     // per bm * bn) than the ring and L2 feed at full rate (normalised to 128 x 256). Two stages
     // cannot hide a slab's latency (three measure as four); the epilogue through the TMA store
@@ -63,15 +66,15 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     const double compute = 2.0 * bm * bn * slice / flops_sm *
                            std::max(1.0, 0.75 + 0.25 * per_flop) * pipeline * epilogue;
     // The bytes in flight a block keeps (its ring) over the latency bound what it can pull.
-    const double ring = c.stages * (bm + bn) * 64.0 * 2.0;
-    const double feed = (bm + bn) * slice * 2.0 / std::min(feed_sm, ring / latency);
+    const double ring = c.stages * (bm + bn) * 128.0;
+    const double feed = (bm + bn) * slice * eb / std::min(feed_sm, ring / latency);
     // A unit's share of the bytes only DRAM has: A's rows once over the row tiles, B's rows
     // once over the column tiles where there are many (a large GEMM's raster keeps a row tile
     // in L2 for them), else once a column tile: a decode GEMM split into two column tiles ran
     // as if it read its weights twice (H200: 16 x 4096 x 4096 with bn 8, 16.0 us; with bn 16,
     // one column tile, 12.3 us at M = 8).
     const double b_reads = col_tiles > 4 ? 1.0 : col_tiles;
-    const double unique = 2.0 * slice * (bm * b_reads / col_tiles + bn / row_tiles);
+    const double unique = eb * slice * (bm * b_reads / col_tiles + bn / row_tiles);
     const auto wave = [&](double active) {
         return std::max({compute, feed, active * unique / dram});
     };

@@ -1,7 +1,10 @@
 // ktune's own Hopper GEMM (docs/perf/gemm.md#hopper-template), compiled by NVRTC for sm_90a.
-// OUT (R x C, row-major, bf16) = alpha P (R x K, row-major) Q (C x K, row-major)^T, fp32
+// OUT (R x C, row-major) = act(alpha P (R x K, row-major) Q (C x K, row-major)^T + bias), fp32
 // accumulate: both operands K-major, as a "tn" problem is stored (P = B, R = N; Q = A, C = M), so a
-// consumer's accumulator pairs are two neighbouring elements of OUT's rows.
+// consumer's accumulator pairs are two neighbouring elements of OUT's rows, and the bias (one
+// value a row of D, i.e. a column of OUT) is indexed by OUT's column.
+// Types (defines, docs/perf/gemm.md#hopper-types): IN_BYTES 2 (bf16 or fp16, IN_F16 saying
+// which) or 1 (fp8 e4m3); OUT is fp16 for fp16 inputs, else bf16; the bias has OUT's type.
 //
 // Shape of the kernel:
 // - persistent: one block a SM walks the tiles (BM x BN of OUT) in a grouped raster order (the
@@ -9,7 +12,7 @@
 //   an argument, not a define, so configs that differ only in it share one compile);
 // - warp-specialised: warpgroup 0 is the producer (one thread issues the TMA loads of both
 //   operands' BK-wide slabs into a STAGES-deep ring of shared memory, 128-byte swizzled),
-//   CONSUMERS warpgroups each own 64 rows of the tile and run wgmma.m64nBNk16 on the slabs
+//   CONSUMERS warpgroups each own 64 rows of the tile and run wgmma.m64nBN on the slabs
 //   straight from shared memory (descriptors, no register staging);
 // - mbarriers: full[s] completes when slab s has landed (the TMA's transaction bytes), empty[s]
 //   when every consumer's wgmma that read it has retired (one arrival a consumer warpgroup);
@@ -21,7 +24,7 @@
 //   a slot of the ring is then free only when the consumers of every block have released it.
 // The host passes the two tensor maps (P: box BK x BM, Q: box BK x BN / CLUSTER, SWIZZLE_128B)
 // as __grid_constant__ parameters; out-of-range rows and K are zero-filled by the TMA, so any
-// R, C and K % 8 == 0 (16-byte rows) runs.
+// R, C and K of whole 16-byte rows (K % 8 == 0, K % 16 == 0 for fp8) runs.
 //
 // - split-K (the `splits` argument, 1 where unused): a unit of work is a tile and one of `splits`
 //   slices of K; each slice's consumers write their fp32 partial D to a workspace, and the last
@@ -36,8 +39,19 @@
 // retires, the tensor cores idle meanwhile; n > 0: stored in n parts while the next tile's first n
 // slabs run), TMA_STORE (1: a consumer writes its D into a 128-byte-swizzled staging area of shared
 // memory, conflict-free, and one thread hands it to the TMA, which stores it while the next tile
-// runs). BK is 64: one 128-byte swizzle atom of bf16 per row.
-#define BK 64
+// runs). EPILOGUE: 0 none, 1 bias, 2 relu(+ bias), 3 gelu(+ bias), tanh form as cuBLASLt's.
+// A slab's row is one 128-byte swizzle atom whatever the type: BK = 128 / IN_BYTES elements, and
+// a wgmma step of 32 bytes of K (k16 for 2-byte types, k32 for fp8).
+#ifndef IN_BYTES
+#define IN_BYTES 2
+#endif
+#ifndef IN_F16
+#define IN_F16 0
+#endif
+#ifndef EPILOGUE
+#define EPILOGUE 0
+#endif
+#define BK (128 / IN_BYTES)
 // A planted bug (the host's sm90_fault, to test the tuner's correctness gate): 1 leaves each
 // unit's last K slab out of the sum, 2 never stores the last tile.
 #ifndef KTUNE_FAULT
@@ -142,8 +156,8 @@ __device__ __forceinline__ void wgmma_wait() {
     asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 
-// wgmma_bn(d, desc_p, desc_q, accumulate): the m64nBNk16 bf16 instruction on BN / 2 fp32
-// accumulators, written by the host for the config's BN (sm90_source.cpp).
+// wgmma_bn(d, desc_p, desc_q, accumulate): the m64nBN wgmma of the input type on BN / 2 fp32
+// accumulators, written by the host for the config's BN and type (sm90.cpp).
 KTUNE_WGMMA_WRAPPER
 
 // Where a consumer thread's share of a tile goes: its first row of OUT (the second is 8 rows
@@ -161,6 +175,50 @@ struct out_at {
     int cols_left;
     bool in0, in1;
 };
+// Two neighbouring elements of OUT's row (columns col, col + 1) through the epilogue, packed to
+// OUT's type (the first in the low half). The bias is read only for columns inside OUT.
+__device__ __forceinline__ float epi_act(float x) {
+#if EPILOGUE == 2
+    return x > 0.0f ? x : 0.0f;
+#elif EPILOGUE == 3
+    // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), cuBLASLt's GELU form.
+    float t;
+    const float u = 0.7978845608f * (x + 0.044715f * x * x * x);
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(u));
+    return 0.5f * x * (1.0f + t);
+#else
+    return x;
+#endif
+}
+__device__ __forceinline__ float out_to_float(unsigned short h) {
+#if IN_F16
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+#else
+    return __uint_as_float((unsigned)h << 16);
+#endif
+}
+__device__ __forceinline__ unsigned epi_pack(float x0, float x1, float alpha,
+                                             const unsigned short* __restrict__ bias, int col,
+                                             int C) {
+    x0 *= alpha;
+    x1 *= alpha;
+#if EPILOGUE > 0
+    if (col < C) x0 += out_to_float(__ldg(bias + col));
+    if (col + 1 < C) x1 += out_to_float(__ldg(bias + col + 1));
+    x0 = epi_act(x0);
+    x1 = epi_act(x1);
+#endif
+    unsigned packed;
+#if IN_F16
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(x1), "f"(x0));
+#else
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(x1), "f"(x0));
+#endif
+    return packed;
+}
+
 // Part q of a packed tile (8-column blocks j with j * EPI_PARTS / (BN / 8) == q; q = -1: all
 // of it) to OUT. Word 2 j + h: row h, columns 8 j, 8 j + 1 from the thread's first; pairs that
 // end past C (or any pair where C is odd: 4-byte stores need an even row length) go element
@@ -263,7 +321,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     const __grid_constant__ ktune_tmap map_q,
                     const __grid_constant__ ktune_tmap map_out, unsigned short* __restrict__ out,
                     int R, int C, int K, int group, float alpha, int splits,
-                    float* __restrict__ partials, int* __restrict__ arrivals) {
+                    float* __restrict__ partials, int* __restrict__ arrivals,
+                    const unsigned short* __restrict__ bias) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const int slices = SPLIT_K ? splits : 1; // a constant where split-K is not compiled in
     // The ring's slabs need 1024-byte alignment (the swizzle atom): align the base by hand. The
@@ -271,7 +330,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     // the multicast relies on.
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~1023ull);
-    constexpr int P_BYTES = BM * BK * 2, Q_BYTES = BN * BK * 2;
+    constexpr int P_BYTES = BM * 128, Q_BYTES = BN * 128; // a slab's rows are 128 bytes
     unsigned char* slab_p = smem;
     unsigned char* slab_q = smem + STAGES * P_BYTES;
     unsigned long long* full =
@@ -373,7 +432,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             int prev = 0;
             for (int kb = kb_begin; kb < kb_end; ++kb) {
                 bar_wait(&full[s], phase);
-                const unsigned long long dp = smem_desc(slab_p + s * P_BYTES + c * 64 * BK * 2);
+                const unsigned long long dp = smem_desc(slab_p + s * P_BYTES + c * 64 * 128);
                 const unsigned long long dq = smem_desc(slab_q + s * Q_BYTES);
                 wgmma_fence();
                 if (KTUNE_FAULT == 1 && kb == kb_end - 1) {
@@ -383,7 +442,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                             d[i] = 0.0f;
                 } else {
 #pragma unroll
-                    for (int kk = 0; kk < BK / 16; ++kk) // 16 elements: 32 bytes, 2 in the address
+                    for (int kk = 0; kk < 4; ++kk) // 32 bytes of K a step: 2 in the address
                         wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > kb_begin || kk > 0);
                 }
                 wgmma_commit();
@@ -431,10 +490,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     for (int h = 0; h < 2; ++h) {
                         const int row = warp * 16 + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4);
                         const int cc = col % 64;
-                        unsigned packed;
-                        asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
-                            : "=r"(packed)
-                            : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
+                        const unsigned packed = epi_pack(d[4 * j + 2 * h], d[4 * j + 2 * h + 1],
+                                                         alpha, bias, tc * BN + col, C);
                         *reinterpret_cast<unsigned*>(st + (col / 64) * 8192 + row * 128 +
                                                      (((cc / 8) ^ (row % 8)) * 16) + (cc % 8) * 2) =
                             packed;
@@ -455,7 +512,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 for (int q = kb_count; q < EPI_PARTS; ++q)
                     store_part(pend, pend_at, q, C);
 #endif
-            // Accumulator layout of m64nBNk16: warp w holds rows 16 w + lane / 4 (and + 8),
+            // Accumulator layout of wgmma m64nBN: warp w holds rows 16 w + lane / 4 (and + 8),
             // columns 8 j + 2 (lane % 4) + {0, 1} in d[4 j .. 4 j + 3].
             const int r0 = tr * BM + c * 64 + warp * 16 + lane / 4;
             const int c0 = tc * BN + 2 * (lane % 4);
@@ -469,9 +526,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
-                    asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
-                        : "=r"(pend[2 * j + h])
-                        : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
+                    pend[2 * j + h] = epi_pack(d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, bias,
+                                               c0 + 8 * j, C);
 #if EPI_PARTS == 0
             store_part(pend, pend_at, -1, C);
             pending = false;

@@ -6,6 +6,7 @@
 #include "gemm/lt_runner.hpp"
 #include "gemm/pad.hpp"
 #include "gemm/reference.hpp"
+#include "gemm/sm90.hpp"
 #include "ktune/cache/store.hpp"
 #include "ktune/core/check.hpp"
 #include "ktune/core/cuda_handles.hpp"
@@ -58,28 +59,35 @@ void check_d(const problem& p, const void* d, float alpha = 1.0f) {
     }
 }
 
-// A, B (the reference's inputs) and D of p on the GPU.
+// A, B (the reference's inputs), D and, where p has an epilogue, the bias (M values of D's
+// type) of p on the GPU.
 struct operands {
-    device_buffer a, b, d;
+    device_buffer a, b, d, bias;
 };
 operands operands_for(const problem& p) {
     const gemm::detail::input_seeds seeds;
     operands o{upload(p.type, seeds.a, std::size_t(p.m * p.k)),
                upload(p.type, seeds.b, std::size_t(p.k * p.n)),
-               device_buffer(std::size_t(p.m * p.n) * 2)};
+               device_buffer(std::size_t(p.m * p.n) * 2),
+               p.epi == epilogue::none ? device_buffer()
+                                       : upload(p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16,
+                                                seeds.bias, std::size_t(p.m))};
     // The uploads may still be in flight (pageable cudaMemcpy); the callers' streams are
     // non-blocking and would not wait for them.
     KTUNE_CUDA_CALL(cudaDeviceSynchronize());
     return o;
 }
 
-// The session's call of p captured in a CUDA graph, replayed twice into a D that starts as NaN.
-void check_session_graph(session& s, const problem& p) {
-    auto [a, b, d] = operands_for(p);
+// `enqueue(operands, stream)`'s GEMM of p captured in a CUDA graph, replayed twice into a D that
+// starts as NaN.
+template <class Enqueue>
+void check_captured(const problem& p, const Enqueue& enqueue) {
+    const operands o = operands_for(p);
+    const auto& d = o.d;
     cuda_stream st;
     cudaGraph_t graph = nullptr;
     KTUNE_CUDA_CALL(cudaStreamBeginCapture(st.get(), cudaStreamCaptureModeGlobal));
-    s.gemm(p, a.data(), b.data(), d.data(), st.get());
+    enqueue(o, st.get());
     KTUNE_CUDA_CALL(cudaStreamEndCapture(st.get(), &graph));
     cudaGraphExec_t exec = nullptr;
     KTUNE_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
@@ -93,12 +101,19 @@ void check_session_graph(session& s, const problem& p) {
     KTUNE_CUDA_CALL(cudaGraphDestroy(graph));
 }
 
+// The session's call of p, captured and replayed.
+void check_session_graph(session& s, const problem& p) {
+    check_captured(p, [&](const operands& o, cudaStream_t st) {
+        s.gemm(p, o.a.data(), o.b.data(), o.d.data(), st, o.bias.data());
+    });
+}
+
 // Runs p through a session (D = alpha op(A) op(B)) and checks D against the fp64 reference at
 // spread positions.
 void check_session(session& s, const problem& p, float alpha = 1.0f) {
-    auto [a, b, d] = operands_for(p);
+    auto [a, b, d, bias] = operands_for(p);
     cuda_stream st;
-    s.gemm(p, a.data(), b.data(), d.data(), st.get(), nullptr, alpha);
+    s.gemm(p, a.data(), b.data(), d.data(), st.get(), bias.data(), alpha);
     KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
     check_d(p, d.data(), alpha);
 }
@@ -285,24 +300,41 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         a.sm90 = c;
         return a;
     };
-    for (const auto& [shape, cfg] : {std::pair{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
-                                     std::pair{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
-                                     std::pair{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
-                                     std::pair{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
-                                     std::pair{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
-                                     std::pair{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
-                                     std::pair{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
-                                     std::pair{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})},
-                                     // Split-K (docs/perf/gemm.md#hopper-split-k): slices of
-                                     // one slab, of uneven counts, several column tiles, and
-                                     // repeated calls (each tile's counter back at 0).
-                                     std::pair{"1x4096x4096", sm90({8, 6, 1, 8, 1, 0, 0, 4})},
-                                     std::pair{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3})},
-                                     std::pair{"33x777x200", sm90({16, 4, 1, 8, 1, 0, 0, 4})},
-                                     std::pair{"64x2048x4096", sm90({64, 6, 2, 8, 1, 0, 0, 8})},
-                                     std::pair{"16x4096x136", sm90({16, 4, 2, 2, 1, 0, 0, 3})}}) {
-        const problem p = parse_problem(shape, "bf16", "tn");
-        INFO(shape << " " << describe(cfg));
+    struct form_case {
+        const char* shape;
+        algo_config cfg;
+        const char* type = "bf16";
+        const char* epi = "none";
+    };
+    for (const auto& [shape, cfg, type, epi] :
+         {form_case{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
+          form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
+          form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
+          form_case{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
+          form_case{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
+          form_case{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
+          form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
+          form_case{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})},
+          // Split-K (docs/perf/gemm.md#hopper-split-k): slices of
+          // one slab, of uneven counts, several column tiles, and
+          // repeated calls (each tile's counter back at 0).
+          form_case{"1x4096x4096", sm90({8, 6, 1, 8, 1, 0, 0, 4})},
+          form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3})},
+          form_case{"33x777x200", sm90({16, 4, 1, 8, 1, 0, 0, 4})},
+          form_case{"64x2048x4096", sm90({64, 6, 2, 8, 1, 0, 0, 8})},
+          form_case{"16x4096x136", sm90({16, 4, 2, 2, 1, 0, 0, 3})},
+          // Every type and epilogue (docs/perf/gemm.md#hopper-types): fp16 (fp16 D), fp8
+          // (128-element slabs: K over two and a part), in each epilogue form.
+          form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "fp16"},
+          form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4}), "fp16", "gelu_bias"},
+          form_case{"208x300x272", sm90({256, 4, 2, 8, 1, 0}), "fp8"},
+          form_case{"1008x777x528", sm90({128, 4, 1, 2, 2, 0, 1}), "fp8", "relu_bias"},
+          form_case{"16x4096x4096", sm90({16, 8, 1, 8, 1, 0, 0, 4}), "fp8", "bias"},
+          form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2}), "bf16", "bias"},
+          form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3}), "bf16", "gelu_bias"},
+          form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "bf16", "relu_bias"}}) {
+        const problem p = parse_problem(shape, type, "tn", epi);
+        INFO(describe(p) << " " << describe(cfg));
         gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());
         const gemm::detail::timing t = runner.run(cfg);
         INFO(t.message);
@@ -323,9 +355,20 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         session s({file, std::size_t{32} << 20});
         CHECK(s.algorithm(p) == cfg);
         check_session(s, p);
-        check_session(s, p, 2.0f); // alpha reaches the template's epilogue
+        if (p.epi == epilogue::none) // alpha reaches the template's epilogue (D / alpha checked)
+            check_session(s, p, 2.0f);
         check_session_graph(s, p);
         std::filesystem::remove(file);
+    }
+    // A split config's first call inside a stream capture allocates and zeroes its workspace
+    // then (relaxed capture mode, a private stream: docs/perf/gemm.md#hopper-split-k), and the
+    // graph's replays run on it.
+    {
+        const problem p = parse_problem("16x4096x4096", "bf16", "tn");
+        const gemm::detail::sm90_kernel k({16, 8, 1, 8, 1, 0, 0, 8}, gemm::detail::sm90_form_of(p));
+        check_captured(p, [&](const operands& o, cudaStream_t st) {
+            k.run(p, o.a.data(), o.b.data(), o.d.data(), st);
+        });
     }
     // A tune of a large shape measures the template's picks beside cuBLAS's.
     const problem big = parse_problem("2048x2048x2048", "bf16", "tn");

@@ -57,7 +57,7 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a with split-K and decode-narrow tile
              {sm90_config{8, 8, 1, 8, 1, 0, 0, 4}, sm90_config{256, 3, 2, 8, 1, 0, 1},
               sm90_config{240, 4, 2, 8, 1, 4}}) {
             INFO(sm90_name(c) << " " << to_string(f));
-            const std::string source = sm90_source(c, f);
+            const std::string source = sm90_source(c, {}, f);
             CHECK(source != sm90_source(c));
             CHECK(source.find("#define KTUNE_FAULT " + std::to_string(int(f)) + "\n") !=
                   std::string::npos);
@@ -67,6 +67,47 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a with split-K and decode-narrow tile
         }
     // The slices are an argument: configs that differ only in them share one compile.
     CHECK(sm90_source({8, 8, 1, 8, 1, 0, 0, 4}) == sm90_source({8, 8, 1, 8, 1, 0, 0, 12}));
+}
+
+TEST_CASE("the sm90 GEMM compiles for sm_90a for every type and epilogue of a tn problem") {
+    // docs/perf/gemm.md#hopper-types: fp16 (fp16 D), fp8 e4m3 (k32 wgmma, 128-element slabs,
+    // bf16 D), and the bias / relu / gelu epilogues in each epilogue form (direct store, deferred
+    // parts, TMA store, split-K).
+    struct form_case {
+        dtype t;
+        epilogue e;
+        sm90_config c;
+    };
+    const sm90_config tma_store{256, 3, 2, 8, 1, 0, 1}, deferred{128, 4, 2, 8, 2, 4},
+        direct{256, 4, 2, 8, 1}, split{16, 8, 1, 8, 1, 0, 0, 4};
+    for (const form_case& f : {form_case{dtype::fp16, epilogue::none, tma_store},
+                               form_case{dtype::fp16, epilogue::gelu_bias, deferred},
+                               form_case{dtype::fp8_e4m3, epilogue::none, direct},
+                               form_case{dtype::fp8_e4m3, epilogue::bias, split},
+                               form_case{dtype::fp8_e4m3, epilogue::relu_bias, tma_store},
+                               form_case{dtype::bf16, epilogue::bias, tma_store},
+                               form_case{dtype::bf16, epilogue::gelu_bias, split},
+                               form_case{dtype::bf16, epilogue::relu_bias, deferred}}) {
+        const problem p{512, 4096, 4096, f.t, layout::tn, f.e};
+        INFO(sm90_name(f.c) << " " << describe(p));
+        REQUIRE(sm90_rejects(f.c, p, h100_shared).empty());
+        const std::string source = sm90_source(f.c, sm90_form_of(p));
+        CHECK(source.find(f.t == dtype::fp8_e4m3 ? "k32.f32.e4m3.e4m3"
+                          : f.t == dtype::fp16   ? "k16.f32.f16.f16"
+                                                 : "k16.f32.bf16.bf16") != std::string::npos);
+        CHECK(source.find("#define EPILOGUE " + std::to_string(int(f.e)) + "\n") !=
+              std::string::npos);
+        const auto r = compile_sm90a(source);
+        INFO(r.log);
+        CHECK(r.ok);
+    }
+    // fp8's slab is 128 elements of K, so the slices a split may take count those.
+    const problem fp8{16, 4096, 256, dtype::fp8_e4m3, layout::tn, epilogue::none};
+    CHECK(sm90_bk(dtype::fp8_e4m3) == 128);
+    CHECK(sm90_bk(dtype::fp16) == 64);
+    CHECK(sm90_rejects({16, 8, 1, 8, 1, 0, 0, 2}, fp8, h100_shared).empty());
+    CHECK(sm90_rejects({16, 8, 1, 8, 1, 0, 0, 3}, fp8, h100_shared).find("slabs") !=
+          std::string::npos);
 }
 
 TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
@@ -119,12 +160,19 @@ TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
               .find("16-byte rows") != std::string::npos);
     CHECK(sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x4093", "bf16"), h100_shared)
               .find("multiple of 8") != std::string::npos);
-    CHECK(!sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "fp16"), h100_shared).empty());
-    CHECK(!sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "bf16", "nn"), h100_shared)
-               .empty());
-    CHECK(!sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "bf16", "tn", "bias"),
-                        h100_shared)
-               .empty());
+    // Every type and epilogue of a tn problem runs (docs/perf/gemm.md#hopper-types); fp8's
+    // 16-byte rows need K % 16 (parse_problem already refuses fp8 with K % 16 != 0).
+    CHECK(sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "fp16"), h100_shared).empty());
+    CHECK(
+        sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x4088", "fp16"), h100_shared).empty());
+    CHECK(sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "fp8"), h100_shared).empty());
+    CHECK(sm90_rejects({128, 4, 2, 8, 1}, problem{64, 64, 4088, dtype::fp8_e4m3}, h100_shared)
+              .find("multiple of 16") != std::string::npos);
+    CHECK(sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "bf16", "nn"), h100_shared)
+              .find("tn only") != std::string::npos);
+    CHECK(sm90_rejects({128, 4, 2, 8, 1}, parse_problem("64x64x64", "bf16", "tn", "gelu_bias"),
+                       h100_shared)
+              .empty());
     CHECK(sm90_shared_bytes({256, 4, 2, 8, 1}) == 4 * (128 + 256) * 128 + 64 + 1024);
     CHECK(sm90_bm({256, 4, 1, 8, 1}) == 64);
 }

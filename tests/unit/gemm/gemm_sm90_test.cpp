@@ -61,7 +61,12 @@ TEST_CASE("the template's space: every knob, the rules, the prior's order") {
         CHECK(sm90_rejects(c, p, h100.max_shared).empty());
     // Problems the template does not take have no configs at all.
     CHECK(sm90_configs(parse_problem("4096x4096x4093", "bf16"), h100).empty());
-    CHECK(sm90_configs(parse_problem("4096x4096x4096", "fp16"), h100).empty());
+    // fp16 and fp8 keep the same configs as bf16 (a slab row is 128 bytes whatever the type);
+    // fp8's prior counts half the bytes and twice the tensor-core rate.
+    CHECK(sm90_configs(parse_problem("4096x4096x4096", "fp16"), h100).size() == kept.size());
+    CHECK(sm90_configs(parse_problem("4096x4096x4096", "fp8"), h100).size() == kept.size());
+    CHECK(sm90_cost(kept.front(), parse_problem("4096x4096x4096", "fp8"), h100) <
+          sm90_cost(kept.front(), p, h100));
     CHECK(sm90_configs(parse_problem("4096x4096x4096", "bf16", "nn"), h100).empty());
     // Ranked by the prior, cheapest first; at 4096^3 the full 128 x 256 tiles lead.
     const auto ranked = sm90_ranked(p, h100);
