@@ -8,9 +8,12 @@
 // (vs_cublas_paired). One JSON line per (shape, config) on stdout. --rotate N (decode GEMMs,
 // whose weights would stay in L2 back to back): N copies of A and B, launch i on copy i % N,
 // and each batch of 10 captured once in a CUDA graph per side and replayed between the events
-// (no host launch cost in the time; docs/perf/gemm.md#hopper-split-k).
+// (no host launch cost in the time; docs/perf/gemm.md#hopper-split-k). --epilogue E (bias,
+// relu_bias, gelu_bias): both sides fuse it with a random bf16 bias, checked against cuBLAS's D
+// only (docs/perf/gemm.md#hopper-types).
 //
-//   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] [--rotate N] 4096x4096x4096
+//   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] [--rotate N]
+//              [--epilogue E] 4096x4096x4096
 //   ... bench_sm90 --brute FILE 4096x4096x4096 bench_sm90 --prior N 4096x4096x4096     (the cost
 //   model's first N configs; no GPU)
 //
@@ -66,7 +69,7 @@ float from_bf16(std::uint16_t h) {
 // Random bf16 A and B of p on the host and the GPU, and two D buffers (cuBLAS's, ktune's).
 struct operands {
     std::vector<std::uint16_t> ha, hb;
-    device_buffer a, b, d_ref, d;
+    device_buffer a, b, d_ref, d, bias;
     std::mt19937 rng{1};
     std::size_t elems_d = 0;
     explicit operands(const problem& p) {
@@ -86,6 +89,14 @@ struct operands {
         d = device_buffer(elems_d * 2);
         KTUNE_CUDA_CALL(cudaMemcpy(a.data(), ha.data(), elems_a * 2, cudaMemcpyHostToDevice));
         KTUNE_CUDA_CALL(cudaMemcpy(b.data(), hb.data(), elems_b * 2, cudaMemcpyHostToDevice));
+        if (p.epi != epilogue::none) {
+            std::vector<std::uint16_t> hbias(static_cast<std::size_t>(p.m));
+            for (auto& x : hbias)
+                x = to_bf16(u(rng));
+            bias = device_buffer(hbias.size() * 2);
+            KTUNE_CUDA_CALL(
+                cudaMemcpy(bias.data(), hbias.data(), hbias.size() * 2, cudaMemcpyHostToDevice));
+        }
     }
 };
 
@@ -162,10 +173,10 @@ double time_batch(F&& launch, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1, i
 }
 
 void bench_shape(const std::string& shape, const std::vector<sm90_config>& configs,
-                 const std::filesystem::path& cache, int rotate) {
-    const problem p = parse_problem(shape, "bf16", "tn");
+                 const std::filesystem::path& cache, int rotate, const std::string& epi) {
+    const problem p = parse_problem(shape, "bf16", "tn", epi);
     operands ops(p);
-    auto& [ha, hb, a, b, d_ref, d, rng, elems_d] = ops;
+    auto& [ha, hb, a, b, d_ref, d, bias, rng, elems_d] = ops;
     // Copies of A and B for --rotate (set 0: the originals).
     std::vector<device_buffer> copies;
     for (int i = 1; i < rotate; ++i)
@@ -185,12 +196,15 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
     session_options so;
     so.cache_file = cache;
     session cublas(so);
-    const auto run_cublas = [&] { cublas.gemm(p, a.data(), b.data(), d_ref.data(), st.get()); };
+    const auto run_cublas = [&] {
+        cublas.gemm(p, a.data(), b.data(), d_ref.data(), st.get(), bias.data());
+    };
     run_cublas();
     KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
     std::vector<std::uint16_t> ref(elems_d), got(elems_d);
     KTUNE_CUDA_CALL(cudaMemcpy(ref.data(), d_ref.data(), elems_d * 2, cudaMemcpyDeviceToHost));
-    // fp64 dot products on sampled elements: D[m + n M] = sum_k A[k + m K] B[k + n K].
+    // fp64 dot products on sampled elements: D[m + n M] = sum_k A[k + m K] B[k + n K] (none
+    // with an epilogue: there cuBLAS's D is the only reference, and the fields read -1).
     const auto exact = [&](std::int64_t m, std::int64_t n) {
         double s = 0;
         for (std::int64_t k = 0; k < p.k; ++k)
@@ -201,9 +215,9 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
         return std::abs(x - r) / std::max(std::abs(r), 1.0);
     };
     std::vector<std::pair<std::int64_t, std::int64_t>> samples;
-    for (int i = 0; i < 64; ++i)
+    for (int i = 0; i < (p.epi == epilogue::none ? 64 : 0); ++i)
         samples.emplace_back(std::int64_t(rng() % p.m), std::int64_t(rng() % p.n));
-    double cublas_exact = 0;
+    double cublas_exact = p.epi == epilogue::none ? 0 : -1;
     for (auto [m, n] : samples)
         cublas_exact = std::max(cublas_exact, off(from_bf16(ref[m + n * p.m]), exact(m, n)));
     const sm90_device here = device_here();
@@ -218,13 +232,15 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             continue;
         }
         try {
-            const sm90_kernel k(c);
-            const auto run_ktune = [&] { k.run(p, a.data(), b.data(), d.data(), st.get()); };
+            const sm90_kernel k(c, sm90_form_of(p));
+            const auto run_ktune = [&] {
+                k.run(p, a.data(), b.data(), d.data(), st.get(), 1.0f, bias.data());
+            };
             KTUNE_CUDA_CALL(cudaMemsetAsync(d.data(), 0xff, elems_d * 2, st.get()));
             run_ktune();
             KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
             KTUNE_CUDA_CALL(cudaMemcpy(got.data(), d.data(), elems_d * 2, cudaMemcpyDeviceToHost));
-            double worst = 0, ktune_exact = 0;
+            double worst = 0, ktune_exact = cublas_exact;
             std::size_t bad = 0;
             for (std::size_t i = 0; i < elems_d; ++i) {
                 const double e = off(from_bf16(got[i]), from_bf16(ref[i]));
@@ -237,10 +253,15 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             // launches over the operand copies.
             std::optional<batch_graph> gk, gc;
             if (rotate > 1) {
-                gk.emplace([&](int i) { k.run(p, a_set(i), b_set(i), d.data(), st.get()); },
-                           st.get(), 10);
+                gk.emplace(
+                    [&](int i) {
+                        k.run(p, a_set(i), b_set(i), d.data(), st.get(), 1.0f, bias.data());
+                    },
+                    st.get(), 10);
                 gc.emplace(
-                    [&](int i) { cublas.gemm(p, a_set(i), b_set(i), d_ref.data(), st.get()); },
+                    [&](int i) {
+                        cublas.gemm(p, a_set(i), b_set(i), d_ref.data(), st.get(), bias.data());
+                    },
                     st.get(), 10);
             }
             const auto batch = [&](const std::function<void()>& one,
@@ -322,7 +343,7 @@ void brute(const std::string& shape, const std::filesystem::path& file) {
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     operands ops(p);
-    auto& [ha, hb, a, b, d_ref, d, rng, elems_d] = ops;
+    auto& [ha, hb, a, b, d_ref, d, bias, rng, elems_d] = ops;
     cuda_stream st;
     cuda_event e0, e1;
     session cublas(session_options{std::filesystem::temp_directory_path() / "ktune_brute_none.json",
@@ -434,6 +455,7 @@ int main(int argc, char** argv) try {
     std::vector<std::string> shapes;
     std::filesystem::path brute_file;
     int prior = 0, rotate = 1;
+    std::string epi = "none";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--cache" && i + 1 < argc)
@@ -444,6 +466,8 @@ int main(int argc, char** argv) try {
             prior = std::stoi(argv[++i]);
         else if (arg == "--rotate" && i + 1 < argc)
             rotate = std::max(1, std::stoi(argv[++i]));
+        else if (arg == "--epilogue" && i + 1 < argc)
+            epi = argv[++i];
         else if (arg == "--configs" && i + 1 < argc)
             configs = parse_configs(argv[++i]);
         else
@@ -474,7 +498,7 @@ int main(int argc, char** argv) try {
         return 0;
     }
     for (const auto& s : shapes)
-        bench_shape(s, configs, cache, rotate);
+        bench_shape(s, configs, cache, rotate, epi);
     return 0;
 } catch (const std::exception& e) {
     fmt::print(stderr, "bench_sm90: {}\n", e.what());

@@ -114,6 +114,7 @@ step_gemm_unaligned() {
 # SM90_BEST=1 first tunes cuBLAS alone (`ktune tune gemm --cublaslt-only`, budget 16) and
 # compares with the algorithm that tune picked: cuBLAS's best found. SM90_ROTATE=N: N copies of
 # the operands, batches replayed from CUDA graphs (decode shapes; bench_sm90 --rotate).
+# SM90_EPI (bias, relu_bias, gelu_bias): both sides fuse that epilogue (bench_sm90 --epilogue).
 step_gemm_sm90() {
     local b s cache_args=()
     b=$(find build-gpu -name bench_sm90 -type f | head -1)
@@ -121,11 +122,11 @@ step_gemm_sm90() {
         cache_args=()
         if [ "${SM90_BEST:-0}" = 1 ]; then
             "$(_gemm_bin)" tune gemm --shape "$s" --dtype bf16 --budget 16 --heuristic-count 8 \
-                --cublaslt-only --cache "$OUT/gemm_sm90_cache.json" >"$OUT/gemm_sm90_best_$s.txt" 2>&1
+                --epilogue "${SM90_EPI:-none}" --cublaslt-only --cache "$OUT/gemm_sm90_cache.json" >"$OUT/gemm_sm90_best_$s.txt" 2>&1
             cache_args=(--cache "$OUT/gemm_sm90_cache.json")
         fi
         "$b" "${cache_args[@]}" ${SM90_CONFIGS:+--configs "$SM90_CONFIGS"} \
-            ${SM90_ROTATE:+--rotate "$SM90_ROTATE"} "$s"
+            ${SM90_ROTATE:+--rotate "$SM90_ROTATE"} ${SM90_EPI:+--epilogue "$SM90_EPI"} "$s"
     done | tee "$OUT/gemm_sm90.jsonl"
 }
 # Decode GEMMs through the template's split-K (docs/perf/gemm.md#hopper-split-k): `ktune tune

@@ -175,8 +175,8 @@ struct out_at {
     int cols_left;
     bool in0, in1;
 };
-// Two neighbouring elements of OUT's row (columns col, col + 1) through the epilogue, packed to
-// OUT's type (the first in the low half). The bias is read only for columns inside OUT.
+// Two neighbouring elements of OUT's row through the epilogue with their bias b (bias_pair),
+// packed to OUT's type (the first in the low half).
 __device__ __forceinline__ float epi_act(float x) {
 #if EPILOGUE == 2
     return x > 0.0f ? x : 0.0f;
@@ -199,16 +199,38 @@ __device__ __forceinline__ float out_to_float(unsigned short h) {
     return __uint_as_float((unsigned)h << 16);
 #endif
 }
-__device__ __forceinline__ unsigned epi_pack(float x0, float x1, float alpha,
-                                             const unsigned short* __restrict__ bias, int col,
-                                             int C) {
+// The bias of columns col (even) and col + 1 as OUT's bits, 0 past C: one 4-byte load where
+// both are inside and the pair is aligned (a thread's 8-column blocks share it between their two
+// rows).
+__device__ __forceinline__ unsigned bias_word(const unsigned short* __restrict__ bias, int col,
+                                              int C) {
+#if EPILOGUE > 0
+    if (col + 1 < C && (reinterpret_cast<unsigned long long>(bias + col) & 3) == 0)
+        return __ldg(reinterpret_cast<const unsigned*>(bias + col));
+    return (col < C ? (unsigned)__ldg(bias + col) : 0u) |
+           (col + 1 < C ? (unsigned)__ldg(bias + col + 1) << 16 : 0u);
+#else
+    return 0u;
+#endif
+}
+__device__ __forceinline__ float2 bias_pair(unsigned w) {
+    return make_float2(out_to_float((unsigned short)(w & 0xffffu)),
+                       out_to_float((unsigned short)(w >> 16)));
+}
+// A consumer thread's bias words of one tile, read when the tile starts so that their latency
+// hides under its main loop (BN / 8 registers; the deferred and split-K epilogues, short of
+// registers (ptxas -v: split-K at bn 224 spilled), read them in the epilogue instead).
+#if EPILOGUE > 0 && EPI_PARTS == 0 && !SPLIT_K
+#define BIAS_AHEAD 1
+#else
+#define BIAS_AHEAD 0
+#endif
+__device__ __forceinline__ unsigned epi_pack(float x0, float x1, float alpha, float2 b) {
     x0 *= alpha;
     x1 *= alpha;
 #if EPILOGUE > 0
-    if (col < C) x0 += out_to_float(__ldg(bias + col));
-    if (col + 1 < C) x1 += out_to_float(__ldg(bias + col + 1));
-    x0 = epi_act(x0);
-    x1 = epi_act(x1);
+    x0 = epi_act(x0 + b.x);
+    x1 = epi_act(x1 + b.y);
 #endif
     unsigned packed;
 #if IN_F16
@@ -427,6 +449,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             int tr, tc;
             unit_tile(unit / slices, unit_rows, col_tiles, group, rank, tr, tc);
             const int slice = unit % slices;
+#if BIAS_AHEAD
+            unsigned bias_ahead[BN / 8];
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j)
+                bias_ahead[j] = bias_word(bias, tc * BN + 8 * j + 2 * (lane % 4), C);
+#endif
             const int kb_begin = slice * kb_count / slices,
                       kb_end = (slice + 1) * kb_count / slices;
             int prev = 0;
@@ -485,17 +513,23 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 if (t == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
                 consumer_sync(c); // the previous tile's store has read the staging area
 #pragma unroll
-                for (int j = 0; j < BN / 8; ++j)
+                for (int j = 0; j < BN / 8; ++j) {
+#if BIAS_AHEAD
+                    const float2 bj = bias_pair(bias_ahead[j]);
+#else
+                    const float2 bj = make_float2(0.0f, 0.0f); // no epilogue
+#endif
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         const int row = warp * 16 + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4);
                         const int cc = col % 64;
-                        const unsigned packed = epi_pack(d[4 * j + 2 * h], d[4 * j + 2 * h + 1],
-                                                         alpha, bias, tc * BN + col, C);
+                        const unsigned packed =
+                            epi_pack(d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, bj);
                         *reinterpret_cast<unsigned*>(st + (col / 64) * 8192 + row * 128 +
                                                      (((cc / 8) ^ (row % 8)) * 16) + (cc % 8) * 2) =
                             packed;
                     }
+                }
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 consumer_sync(c);
                 if (t == 0) {
@@ -523,11 +557,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             pend_at.in1 = r0 + 8 < R;
             pending = true;
 #pragma unroll
-            for (int j = 0; j < BN / 8; ++j)
+            for (int j = 0; j < BN / 8; ++j) {
+#if BIAS_AHEAD
+                const float2 bj = bias_pair(bias_ahead[j]);
+#else
+                const float2 bj = bias_pair(bias_word(bias, c0 + 8 * j, C));
+#endif
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
-                    pend[2 * j + h] = epi_pack(d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, bias,
-                                               c0 + 8 * j, C);
+                    pend[2 * j + h] = epi_pack(d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, bj);
+            }
 #if EPI_PARTS == 0
             store_part(pend, pend_at, -1, C);
             pending = false;
