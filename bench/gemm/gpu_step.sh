@@ -159,8 +159,9 @@ step_gemm_sm90_decode() {
 }
 # The correctness gate under planted bugs (docs/perf/gemm.md#hopper-faults): `ktune tune gemm
 # --inject-faults $SM90_FAULT_RATE` (0.3 of the template's candidates) on $SM90_FAULT_SHAPES,
-# seeds 1..$SM90_FAULT_SEEDS (3); the table counts the planted faults, the rejected ones and
-# planted winners (bench/gemm/sm90_faults_table.py).
+# seeds 1..$SM90_FAULT_SEEDS (3), type $SM90_FAULT_DTYPE (bf16) and epilogue $SM90_FAULT_EPI
+# (none); the table counts the planted faults, the rejected ones and planted winners
+# (bench/gemm/sm90_faults_table.py).
 step_gemm_sm90_faults() {
     local kt d s seed
     kt=$(_gemm_bin)
@@ -168,7 +169,8 @@ step_gemm_sm90_faults() {
     mkdir -p "$d"
     for s in ${SM90_FAULT_SHAPES:-4096x4096x4096 2048x11008x4096 1x4096x4096 16x4096x11008 200x300x136}; do
         for seed in $(seq 1 "${SM90_FAULT_SEEDS:-3}"); do
-            "$kt" tune gemm --shape "$s" --dtype bf16 --budget 24 --heuristic-count 8 \
+            "$kt" tune gemm --shape "$s" --dtype "${SM90_FAULT_DTYPE:-bf16}" \
+                --epilogue "${SM90_FAULT_EPI:-none}" --budget 24 --heuristic-count 8 \
                 --inject-faults "${SM90_FAULT_RATE:-0.3}" --seed "$seed" --json \
                 --cache "$d/cache.json" >"$d/f_${s}_$seed.json" 2>"$d/f_${s}_$seed.err" ||
                 echo "gemm_sm90_faults: $s seed $seed rc $?"
