@@ -232,7 +232,7 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             continue;
         }
         try {
-            const sm90_kernel k(c, sm90_form_of(p));
+            const sm90_kernel k(c, kernel_form_of(p));
             const auto run_ktune = [&] {
                 k.run(p, a.data(), b.data(), d.data(), st.get(), 1.0f, bias.data());
             };

@@ -26,7 +26,15 @@ T get_int(const config& c, std::string_view name) {
 } // namespace
 
 std::string_view to_string(provider p) noexcept {
-    return p == provider::ktune_sm90 ? "ktune_sm90" : "cublaslt";
+    switch (p) {
+    case provider::ktune_sm90:
+        return "ktune_sm90";
+    case provider::ktune_mma:
+        return "ktune_mma";
+    case provider::cublaslt:
+        break;
+    }
+    return "cublaslt";
 }
 
 config to_config(const algo_config& a) {
@@ -42,6 +50,16 @@ config to_config(const algo_config& a) {
         c.set("tma_store", std::int64_t{a.sm90.tma_store});
         // Only where split: entries written before split-K read as one slice.
         if (a.sm90.splits != 1) c.set("splits", std::int64_t{a.sm90.splits});
+        return c;
+    }
+    if (a.provider == provider::ktune_mma) {
+        c.set("provider", std::string(to_string(a.provider)));
+        c.set("bm", std::int64_t{a.mma.bm});
+        c.set("bn", std::int64_t{a.mma.bn});
+        c.set("bk", std::int64_t{a.mma.bk});
+        c.set("warps_m", std::int64_t{a.mma.warps_m});
+        c.set("warps_n", std::int64_t{a.mma.warps_n});
+        c.set("stages", std::int64_t{a.mma.stages});
         return c;
     }
     c.set("algo", std::int64_t{a.algo_id});
@@ -61,11 +79,21 @@ algo_config algo_from_config(const config& c) {
     algo_config a;
     if (const param_value* v = c.find("provider")) {
         const auto* name = std::get_if<std::string>(v);
-        if (!name || (*name != "ktune_sm90" && *name != "cublaslt"))
+        if (!name || (*name != "ktune_sm90" && *name != "ktune_mma" && *name != "cublaslt"))
             throw error(error_kind::input,
-                        fmt::format("GEMM algorithm config: provider {} is not cublaslt or "
-                                    "ktune_sm90 (re-tune to replace the entry)",
+                        fmt::format("GEMM algorithm config: provider {} is not cublaslt, "
+                                    "ktune_sm90 or ktune_mma (re-tune to replace the entry)",
                                     ktune::to_string(*v)));
+        if (*name == "ktune_mma") {
+            a.provider = provider::ktune_mma;
+            a.mma.bm = get_int<std::int32_t>(c, "bm");
+            a.mma.bn = get_int<std::int32_t>(c, "bn");
+            a.mma.bk = get_int<std::int32_t>(c, "bk");
+            a.mma.warps_m = get_int<std::int32_t>(c, "warps_m");
+            a.mma.warps_n = get_int<std::int32_t>(c, "warps_n");
+            a.mma.stages = get_int<std::int32_t>(c, "stages");
+            return a;
+        }
         if (*name == "ktune_sm90") {
             a.provider = provider::ktune_sm90;
             a.sm90.bn = get_int<std::int32_t>(c, "bn");
@@ -98,6 +126,9 @@ algo_config algo_from_config(const config& c) {
 }
 
 std::string describe(const algo_config& a) {
+    if (a.provider == provider::ktune_mma)
+        return fmt::format("ktune mma bm{} bn{} bk{} w{}x{} s{}", a.mma.bm, a.mma.bn, a.mma.bk,
+                           a.mma.warps_m, a.mma.warps_n, a.mma.stages);
     if (a.provider == provider::ktune_sm90)
         return fmt::format("ktune sm90 bn{} s{} c{} g{} x{} e{} t{}{}", a.sm90.bn, a.sm90.stages,
                            a.sm90.consumers, a.sm90.group, a.sm90.cluster, a.sm90.epi_parts,

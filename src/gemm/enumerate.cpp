@@ -63,13 +63,26 @@ std::vector<std::uint64_t> identity(const algo_config& a) {
                                       u(k.cluster),
                                       u(k.epi_parts),
                                       u(k.tma_store),
-                                      u(k.splits)};
+                                      u(k.splits),
+                                      u(a.mma.bm),
+                                      u(a.mma.bn),
+                                      u(a.mma.bk),
+                                      u(a.mma.warps_m),
+                                      u(a.mma.warps_n),
+                                      u(a.mma.stages)};
 }
 
 algo_config sm90_algo(const sm90_config& c) {
     algo_config a;
     a.provider = provider::ktune_sm90;
     a.sm90 = c;
+    return a;
+}
+
+algo_config mma_algo(const mma_config& c) {
+    algo_config a;
+    a.provider = provider::ktune_mma;
+    a.mma = c;
     return a;
 }
 
@@ -179,13 +192,27 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
         out.heuristic.push_back(c);
         out.all.push_back(c);
     }
+    // The mma.sync form where the device and problem allow it (GPUs without wgmma), the same way.
+    const std::vector<mma_config> own_mma =
+        o.mma ? mma_ranked(p, *o.mma) : std::vector<mma_config>{};
+    for (std::size_t i = 0; i < std::min(o.mma_picks, own_mma.size()); ++i) {
+        const candidate c{mma_algo(own_mma[i]), 0, 0, rank++};
+        if (!seen.insert(identity(c.algo)).second) continue;
+        out.heuristic.push_back(c);
+        out.all.push_back(c);
+    }
     add_enumeration(lt, p, 0, o, out, seen);
     if (pads) add_enumeration(lt, padded(p), 1, o, out, seen);
     for (const sm90_config& c : own) {
         const candidate cand{sm90_algo(c), 0, 0, -1};
         if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
     }
+    for (const mma_config& c : own_mma) {
+        const candidate cand{mma_algo(c), 0, 0, -1};
+        if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
+    }
     out.stats.sm90 = own.size();
+    out.stats.mma = own_mma.size();
     out.stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
@@ -202,21 +229,29 @@ struct space_axis {
 bool is_sm90(const algo_config& a) {
     return a.provider == provider::ktune_sm90;
 }
+bool is_mma(const algo_config& a) {
+    return a.provider == provider::ktune_mma;
+}
+bool is_own(const algo_config& a) {
+    return is_sm90(a) || is_mma(a);
+}
 constexpr space_axis lt_axes[] = {
     {"algo", [](const algo_config& a) -> std::int64_t { return a.algo_id; }},
     {"tile", [](const algo_config& a) -> std::int64_t { return a.tile; }},
     {"stages", [](const algo_config& a) -> std::int64_t { return a.stages; }},
     {"inner", [](const algo_config& a) -> std::int64_t { return a.inner_shape; }},
     {"cluster", [](const algo_config& a) -> std::int64_t { return a.cluster; }},
-    {"splitk", [](const algo_config& a) -> std::int64_t { return is_sm90(a) ? 0 : a.splitk; }},
+    {"splitk", [](const algo_config& a) -> std::int64_t { return is_own(a) ? 0 : a.splitk; }},
     {"reduction", [](const algo_config& a) -> std::int64_t { return a.reduction; }},
     {"swizzle", [](const algo_config& a) -> std::int64_t { return a.swizzle; }},
     {"custom", [](const algo_config& a) -> std::int64_t { return a.custom; }},
 };
 constexpr space_axis pad_axis = {"pad_k",
                                  [](const algo_config& a) -> std::int64_t { return a.pad_k; }};
+constexpr space_axis kernel_axis = {"kernel", [](const algo_config& a) -> std::int64_t {
+                                        return is_sm90(a) ? 1 : is_mma(a) ? 2 : 0;
+                                    }};
 constexpr space_axis sm90_axes[] = {
-    {"kernel", [](const algo_config& a) -> std::int64_t { return is_sm90(a) ? 1 : 0; }},
     {"sm90_bn", [](const algo_config& a) -> std::int64_t { return a.sm90.bn; }},
     {"sm90_stages", [](const algo_config& a) -> std::int64_t { return a.sm90.stages; }},
     {"sm90_consumers", [](const algo_config& a) -> std::int64_t { return a.sm90.consumers; }},
@@ -224,6 +259,14 @@ constexpr space_axis sm90_axes[] = {
     {"sm90_cluster", [](const algo_config& a) -> std::int64_t { return a.sm90.cluster; }},
     {"sm90_epi", [](const algo_config& a) -> std::int64_t { return a.sm90.epi_parts; }},
     {"sm90_tma_store", [](const algo_config& a) -> std::int64_t { return a.sm90.tma_store; }},
+};
+constexpr space_axis mma_axes[] = {
+    {"mma_bm", [](const algo_config& a) -> std::int64_t { return a.mma.bm; }},
+    {"mma_bn", [](const algo_config& a) -> std::int64_t { return a.mma.bn; }},
+    {"mma_bk", [](const algo_config& a) -> std::int64_t { return a.mma.bk; }},
+    {"mma_warps_m", [](const algo_config& a) -> std::int64_t { return a.mma.warps_m; }},
+    {"mma_warps_n", [](const algo_config& a) -> std::int64_t { return a.mma.warps_n; }},
+    {"mma_stages", [](const algo_config& a) -> std::int64_t { return a.mma.stages; }},
 };
 // Only where a candidate splits K, so spaces recorded before split-K keep their axes.
 constexpr space_axis sm90_splits_axis = {
@@ -251,8 +294,13 @@ tune::space to_space(const std::vector<candidate>& cands) {
                            [&](const candidate& c) { return f(c.algo); });
     };
     if (any([](const algo_config& a) { return a.pad_k != 0; })) s.add(axis_of(cands, pad_axis));
+    // "kernel" before the template's axes, as spaces recorded before the mma.sync form have it.
+    if (any(is_own)) s.add(axis_of(cands, kernel_axis));
     if (any(is_sm90))
         for (const space_axis& ax : sm90_axes)
+            s.add(axis_of(cands, ax));
+    if (any(is_mma))
+        for (const space_axis& ax : mma_axes)
             s.add(axis_of(cands, ax));
     if (any([](const algo_config& a) { return a.sm90.splits != 1; }))
         s.add(axis_of(cands, sm90_splits_axis));
@@ -269,8 +317,12 @@ tune::point point_of(const tune::space& s, const algo_config& a) {
     for (const space_axis& ax : lt_axes)
         cfg.set(ax.name, ax.value(a));
     if (s.axis_index(pad_axis.name)) cfg.set(pad_axis.name, pad_axis.value(a));
-    if (s.axis_index("kernel"))
+    if (s.axis_index(kernel_axis.name)) cfg.set(kernel_axis.name, kernel_axis.value(a));
+    if (s.axis_index("sm90_bn"))
         for (const space_axis& ax : sm90_axes)
+            cfg.set(ax.name, ax.value(a));
+    if (s.axis_index("mma_bm"))
+        for (const space_axis& ax : mma_axes)
             cfg.set(ax.name, ax.value(a));
     if (s.axis_index(sm90_splits_axis.name))
         cfg.set(sm90_splits_axis.name, sm90_splits_axis.value(a));
@@ -279,6 +331,17 @@ tune::point point_of(const tune::space& s, const algo_config& a) {
 
 algo_config algo_at(const tune::space& s, const tune::point& p) {
     const config cfg = s.to_config(p);
+    if (s.axis_index("kernel") && get(cfg, "kernel") == 2) {
+        algo_config a;
+        a.provider = provider::ktune_mma;
+        a.mma = {static_cast<std::int32_t>(get(cfg, "mma_bm")),
+                 static_cast<std::int32_t>(get(cfg, "mma_bn")),
+                 static_cast<std::int32_t>(get(cfg, "mma_bk")),
+                 static_cast<std::int32_t>(get(cfg, "mma_warps_m")),
+                 static_cast<std::int32_t>(get(cfg, "mma_warps_n")),
+                 static_cast<std::int32_t>(get(cfg, "mma_stages"))};
+        return a;
+    }
     if (s.axis_index("kernel") && get(cfg, "kernel") == 1) {
         algo_config a;
         a.provider = provider::ktune_sm90;

@@ -4,6 +4,7 @@
 // pruned by workspace and alignment, as a ktune::tune::space the strategies search.
 
 #include "gemm/lt_backend.hpp"
+#include "gemm/mma.hpp"
 #include "gemm/sm90_space.hpp"
 #include "ktune/tune/space.hpp"
 
@@ -29,6 +30,10 @@ struct enumerate_options {
     /// sm90_space.hpp's sm90_picks) measured beside the heuristic's picks.
     std::optional<sm90_device> sm90;
     std::size_t sm90_picks = 2;
+    /// ktune's mma.sync form joins the space where set (docs/perf/gemm.md#mma-fallback): its
+    /// configs the rules keep, the prior's first `mma_picks` measured beside the heuristic's.
+    std::optional<mma_device> mma;
+    std::size_t mma_picks = 2;
 };
 
 struct candidate {
@@ -49,6 +54,7 @@ struct enumeration_stats {
     std::size_t rejected_epilogue = 0;  ///< whole algorithms, by CAP_EPILOGUE_MASK
     bool truncated = false;             ///< max_checks reached
     std::size_t sm90 = 0;               ///< configs of ktune's template in the space
+    std::size_t mma = 0;                ///< configs of ktune's mma.sync form in the space
     double seconds = 0;
 };
 
@@ -65,8 +71,9 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
 /// "custom" (and "pad_k" where the padded form is among them; "kernel" and the template's
 /// "sm90_bn", "sm90_stages", "sm90_consumers", "sm90_group", "sm90_cluster", "sm90_epi",
 /// "sm90_tma_store" where ktune's template is, and "sm90_splits" where one of its candidates
-/// splits K) over the values the candidates use, restricted to exactly the
-/// candidates.
+/// splits K; "kernel" and "mma_bm", "mma_bn", "mma_bk", "mma_warps_m", "mma_warps_n",
+/// "mma_stages" where its mma.sync form is) over the values the candidates use, restricted to
+/// exactly the candidates. "kernel": 0 cuBLASLt, 1 the template, 2 the mma.sync form.
 tune::space to_space(const std::vector<candidate>& cands);
 /// The point of to_space(cands) a candidate stands at.
 tune::point point_of(const tune::space& s, const algo_config& a);

@@ -1,6 +1,7 @@
 #include "gemm/lt_runner.hpp"
 
 #include "gemm/lt_descs.hpp"
+#include "gemm/mma.hpp"
 #include "gemm/pad.hpp"
 #include "gemm/reference.hpp"
 #include "gemm/sm90.hpp"
@@ -92,6 +93,9 @@ struct lt_runner::impl {
     };
     std::vector<planted> sm90_kernels;
     std::optional<sm90_device> sm90_here = sm90_device_here();
+    // The mma.sync form's loaded configs, and the device's limits (nullopt: before sm_80).
+    std::vector<std::pair<mma_config, std::unique_ptr<mma_kernel>>> mma_kernels;
+    std::optional<mma_device> mma_here = mma_device_here();
     using launch_fn = std::function<std::string(int)>;
 
     impl(const problem& prob, std::size_t ws, const measure::measure_policy& pol)
@@ -272,11 +276,50 @@ struct lt_runner::impl {
         });
     }
 
+    // A config of the mma.sync form (mma.hpp), the same way.
+    timing run_mma(const mma_config& c) {
+        timing out;
+        if (!mma_here) {
+            out.status = tune::eval_status::invalid;
+            out.message = "ktune's mma.sync GEMM needs an sm_80 or later GPU";
+            return out;
+        }
+        if (auto why = mma_rejects(c, p, *mma_here); !why.empty()) {
+            out.status = tune::eval_status::invalid;
+            out.message = why;
+            return out;
+        }
+        const mma_kernel* k = nullptr;
+        try {
+            const auto it = std::find_if(mma_kernels.begin(), mma_kernels.end(),
+                                         [&](const auto& e) { return e.first == c; });
+            if (it != mma_kernels.end()) {
+                k = it->second.get();
+            } else {
+                mma_kernels.emplace_back(c, std::make_unique<mma_kernel>(c, kernel_form_of(p)));
+                k = mma_kernels.back().second.get();
+            }
+        } catch (const error& e) {
+            out.status = e.kind() == error_kind::nvrtc ? tune::eval_status::compile_error
+                                                       : tune::eval_status::launch_error;
+            out.message = e.what();
+            return out;
+        }
+        return run_with([&](int set) -> std::string {
+            try {
+                k->run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data());
+                return {};
+            } catch (const error& e) {
+                return e.what();
+            }
+        });
+    }
+
     const sm90_kernel& sm90_for(const sm90_config& c, sm90_fault fault) {
         for (const auto& k : sm90_kernels)
             if (k.cfg == c && k.fault == fault) return *k.kernel;
         sm90_kernels.push_back(
-            {c, fault, std::make_unique<sm90_kernel>(c, sm90_form_of(p), fault)});
+            {c, fault, std::make_unique<sm90_kernel>(c, kernel_form_of(p), fault)});
         return *sm90_kernels.back().kernel;
     }
 
@@ -407,6 +450,7 @@ lt_runner::~lt_runner() = default;
 
 timing lt_runner::run(const algo_config& a, sm90_fault fault) {
     if (a.provider == provider::ktune_sm90) return impl_->run_sm90(a.sm90, fault);
+    if (a.provider == provider::ktune_mma) return impl_->run_mma(a.mma);
     cublasLtMatmulAlgo_t algo{};
     try {
         algo = make_algo(impl_->handle.get(), a.pad_k ? padded(impl_->p) : impl_->p, a);

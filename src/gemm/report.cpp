@@ -29,6 +29,14 @@ nlohmann::json algo_json(const algo_config& a) {
         if (a.sm90.splits != 1) j["splits"] = a.sm90.splits; // as the cache entry (algo.cpp)
         return j;
     }
+    if (a.provider == provider::ktune_mma)
+        return nlohmann::json{{"provider", to_string(a.provider)},
+                              {"bm", a.mma.bm},
+                              {"bn", a.mma.bn},
+                              {"bk", a.mma.bk},
+                              {"warps_m", a.mma.warps_m},
+                              {"warps_n", a.mma.warps_n},
+                              {"stages", a.mma.stages}};
     nlohmann::json j{{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
                      {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
                      {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};
@@ -63,7 +71,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.4.0"},
+                     {"version", "1.5.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},
@@ -99,6 +107,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
                      {"failed", failed},
                      {"tune_seconds", r.tune_seconds},
                      {"evaluated", std::move(ev)}};
+    if (r.space.mma > 0) j["space"]["mma"] = r.space.mma; // only where the mma.sync form was
     return j;
 }
 
@@ -157,6 +166,10 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
         s += fmt::format("  and {} configs of ktune's Hopper GEMM template "
                          "(docs/perf/gemm.md#hopper-template)\n",
                          r.space.sm90);
+    if (r.space.mma > 0)
+        s += fmt::format("  and {} configs of ktune's mma.sync GEMM "
+                         "(docs/perf/gemm.md#mma-fallback)\n",
+                         r.space.mma);
     std::size_t failed = 0;
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
@@ -189,20 +202,22 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
     };
     s += line("cuBLAS default", r.default_pick);
     s += line("ktune", r.winner);
-    // Where ktune's template was measured: its best beside the best cuBLASLt candidate (search
-    // figures, one measurement each), so a user sees how close the template came.
-    const candidate_result* own = nullptr;
-    const candidate_result* lt = nullptr;
+    // Where ktune's own kernels were measured: the best of each beside the best cuBLASLt
+    // candidate (search figures, one measurement each), so a user sees how close they came.
+    const candidate_result* best[3] = {nullptr, nullptr, nullptr}; // by provider
     for (const auto& c : r.evaluated) {
         if (!c.ok()) continue;
-        auto& best = c.algo.provider == provider::ktune_sm90 ? own : lt;
-        if (!best || c.median_us < best->median_us) best = &c;
+        auto& b = best[static_cast<int>(c.algo.provider)];
+        if (!b || c.median_us < b->median_us) b = &c;
     }
-    if (own && lt)
-        s += fmt::format("  {:<16} best measured {:.2f} us ({}), {:.3f}x the best cuBLASLt "
-                         "candidate's {:.2f} us\n",
-                         "ktune template", own->median_us, describe(own->algo),
-                         lt->median_us / own->median_us, lt->median_us);
+    const candidate_result* lt = best[static_cast<int>(provider::cublaslt)];
+    for (const auto& [what, which] :
+         {std::pair{"ktune template", provider::ktune_sm90}, {"ktune mma", provider::ktune_mma}})
+        if (const candidate_result* own = best[static_cast<int>(which)]; own && lt)
+            s += fmt::format("  {:<16} best measured {:.2f} us ({}), {:.3f}x the best cuBLASLt "
+                             "candidate's {:.2f} us\n",
+                             what, own->median_us, describe(own->algo),
+                             lt->median_us / own->median_us, lt->median_us);
     if (r.winner.algo.pad_k != 0)
         s += fmt::format("  {:<16} K padded {} -> {}: A and B copied, zeros past K, the copies "
                          "timed with the GEMM (docs/perf/gemm.md#padded-k)\n",

@@ -1,10 +1,12 @@
 // The run-time GEMM: one resolution per distinct problem, then a hash lookup and one
 // cublasLtMatmul per call (in the padded-K form, two copies before it: pad.hpp), or one launch
-// of ktune's Hopper template where the cache entry names it (sm90.hpp).
+// of ktune's Hopper template or its mma.sync form where the cache entry names one (sm90.hpp,
+// mma.hpp).
 #include "core/fnv1a.hpp"
 #include "ktune/gemm/gemm.hpp"
 
 #include "gemm/lt_descs.hpp"
+#include "gemm/mma.hpp"
 #include "gemm/pad.hpp"
 #include "gemm/resolve.hpp"
 #include "gemm/sm90.hpp"
@@ -47,6 +49,7 @@ struct plan {
     // ktune's template: the loaded config (compiled when the problem is first resolved, not
     // inside a call the application may be capturing).
     std::unique_ptr<detail::sm90_kernel> sm90;
+    std::unique_ptr<detail::mma_kernel> mma; ///< the mma.sync form's, the same way
 };
 
 } // namespace
@@ -71,11 +74,15 @@ struct session::impl {
         if (auto it = plans.find(p); it != plans.end()) return it->second;
         plan pl;
         detail::resolved r = detail::resolve(*backend, entries, p, env, opt.max_workspace,
-                                             detail::sm90_device_here());
-        if (r.found && r.algo.provider == provider::ktune_sm90) {
+                                             detail::sm90_device_here(), detail::mma_device_here());
+        if (r.found && r.algo.provider != provider::cublaslt) {
             try {
-                pl.sm90 =
-                    std::make_unique<detail::sm90_kernel>(r.algo.sm90, detail::sm90_form_of(p));
+                if (r.algo.provider == provider::ktune_sm90)
+                    pl.sm90 = std::make_unique<detail::sm90_kernel>(r.algo.sm90,
+                                                                    detail::kernel_form_of(p));
+                else
+                    pl.mma =
+                        std::make_unique<detail::mma_kernel>(r.algo.mma, detail::kernel_form_of(p));
                 pl.attrs = r.algo;
                 pl.source = r.source;
                 return plans.emplace(p, std::move(pl)).first->second;
@@ -115,6 +122,10 @@ void session::gemm(const problem& p, const void* a, const void* b, void* d, CUst
     plan& pl = impl_->get(p);
     if (pl.sm90) {
         pl.sm90->run(p, a, b, d, stream, alpha, bias);
+        return;
+    }
+    if (pl.mma) {
+        pl.mma->run(p, a, b, d, stream, alpha, bias);
         return;
     }
     if (p.epi != epilogue::none && bias != pl.bias) {

@@ -91,10 +91,6 @@ std::optional<sm90_device> sm90_device_here() noexcept {
     return d;
 }
 
-sm90_form sm90_form_of(const problem& p) noexcept {
-    return {p.type, p.epi};
-}
-
 int sm90_bk(dtype t) noexcept {
     return slab_row_bytes / static_cast<int>(input_bytes(t));
 }
@@ -233,8 +229,8 @@ sm90_fault sm90_fault_for(const sm90_config& c, double rate, std::uint64_t seed)
     return (h & 1) ? sm90_fault::skip_slab : sm90_fault::drop_tile;
 }
 
-std::string sm90_source(const sm90_config& c, sm90_form form, sm90_fault fault) {
-    std::string body = kernels::sm90_gemm;
+std::string sm90_source(const sm90_config& c, kernel_form form, sm90_fault fault) {
+    std::string body = std::string(kernels::gemm_epilogue) + kernels::sm90_gemm;
     const std::string marker = "KTUNE_WGMMA_WRAPPER";
     const auto at = body.find(marker);
     if (at == std::string::npos)
@@ -257,7 +253,7 @@ std::string sm90_source(const sm90_config& c, sm90_form form, sm90_fault fault) 
 
 struct sm90_kernel::impl {
     sm90_config cfg;
-    sm90_form form;
+    kernel_form form;
     CUmodule module = nullptr;
     CUfunction function = nullptr;
     int sms = 0;
@@ -377,7 +373,7 @@ struct sm90_kernel::impl {
     }
 };
 
-sm90_kernel::sm90_kernel(const sm90_config& c, sm90_form form, sm90_fault fault)
+sm90_kernel::sm90_kernel(const sm90_config& c, kernel_form form, sm90_fault fault)
     : impl_(std::make_unique<impl>()) {
     impl_->cfg = c;
     impl_->form = form;
@@ -446,7 +442,7 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
         if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
             throw error(error_kind::input,
                         fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c), describe(p), why));
-        if (!(sm90_form_of(p) == impl_->form))
+        if (!(kernel_form_of(p) == impl_->form))
             throw error(error_kind::input,
                         fmt::format("sm90 GEMM {} compiled for {} {}, called on {}", sm90_name(c),
                                     to_string(impl_->form.type), to_string(impl_->form.epi),

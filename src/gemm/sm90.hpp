@@ -5,9 +5,10 @@
 // "tn" problems of every type and epilogue the gemm op has (bf16, fp16, fp8 e4m3; bias, relu, gelu:
 // docs/perf/gemm.md#hopper-types) whose K makes rows of whole 16 bytes (a TMA stride).
 //
-//   ktune::gemm::detail::sm90_kernel k(ktune::gemm::detail::sm90_default, sm90_form_of(p));
+//   ktune::gemm::detail::sm90_kernel k(ktune::gemm::detail::sm90_default, kernel_form_of(p));
 //   k.run(p, a, b, d, stream);
 
+#include "gemm/kernel_form.hpp"
 #include "ktune/gemm/algo.hpp"
 #include "ktune/gemm/problem.hpp"
 
@@ -35,14 +36,6 @@ struct sm90_device {
 /// The current device's, where it is sm_90 (wgmma, TMA); nullopt elsewhere or without a GPU.
 std::optional<sm90_device> sm90_device_here() noexcept;
 
-/// What of a problem a compiled kernel is for, beside its config: the input type (the wgmma
-/// instruction, the slab's width in elements, D's type) and the fused epilogue.
-struct sm90_form {
-    dtype type = dtype::bf16;
-    epilogue epi = epilogue::none;
-    bool operator==(const sm90_form&) const = default;
-};
-sm90_form sm90_form_of(const problem& p) noexcept;
 /// Elements of K a slab row holds (one 128-byte swizzle atom): 64 for bf16 / fp16, 128 for fp8.
 int sm90_bk(dtype t) noexcept;
 
@@ -73,7 +66,7 @@ sm90_fault sm90_fault_for(const sm90_config& c, double rate, std::uint64_t seed)
 
 /// The NVRTC source of c for `form` (the .cuh with its defines and the wgmma wrapper of c's N and
 /// the form's type), with `fault` planted.
-std::string sm90_source(const sm90_config& c, sm90_form form = {},
+std::string sm90_source(const sm90_config& c, kernel_form form = {},
                         sm90_fault fault = sm90_fault::none);
 /// The kernel's name in that source.
 inline constexpr const char* sm90_kernel_name = "ktune_sm90_gemm";
@@ -85,7 +78,7 @@ class sm90_kernel {
 public:
     /// Throws error{nvrtc} (the compile log), error{cuda}, error{no_device} (no driver), or
     /// error{unsupported} (the device is not sm_90).
-    explicit sm90_kernel(const sm90_config& c, sm90_form form = {},
+    explicit sm90_kernel(const sm90_config& c, kernel_form form = {},
                          sm90_fault fault = sm90_fault::none);
     ~sm90_kernel();
     sm90_kernel(sm90_kernel&&) noexcept;

@@ -29,7 +29,11 @@ tune_result tune(const problem& p, const tune_options& o) {
     cudaDeviceProp prop{};
     KTUNE_CUDA_CALL(cudaGetDevice(&dev));
     KTUNE_CUDA_CALL(cudaGetDeviceProperties(&prop, dev));
-    tune_result r = detail::tune_loop(*lt, p, o, hooks, detail::sm90_device_here());
+    // The mma.sync form where the template does not serve (GPUs without wgmma), or on request.
+    const std::optional<detail::sm90_device> sm90 = detail::sm90_device_here();
+    tune_result r =
+        detail::tune_loop(*lt, p, o, hooks, sm90,
+                          !sm90 || o.mma_on_hopper ? detail::mma_device_here() : std::nullopt);
     r.gpu = prop.name;
     r.rotation_sets = runner.rotation_sets();
     r.graph_fallbacks = runner.graph_fallbacks();

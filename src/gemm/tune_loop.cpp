@@ -33,7 +33,8 @@ candidate_result to_candidate(const algo_config& a, int rank, const timing& t) {
 }
 
 tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
-                      const tune_hooks& hooks, std::optional<sm90_device> sm90) {
+                      const tune_hooks& hooks, std::optional<sm90_device> sm90,
+                      std::optional<mma_device> mma) {
     const auto t0 = std::chrono::steady_clock::now();
     tune_result r;
     r.prob = p;
@@ -42,7 +43,10 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     enumerate_options eo;
     eo.max_workspace = o.max_workspace;
     eo.heuristic_count = o.heuristic_count;
-    if (o.own_kernels) eo.sm90 = sm90;
+    if (o.own_kernels) {
+        eo.sm90 = sm90;
+        eo.mma = mma;
+    }
     const enumeration en = enumerate(lt, p, eo);
     r.space = {en.stats.algo_ids,
                en.stats.combinations,
@@ -58,6 +62,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
         throw error(error_kind::unsupported,
                     "cuBLASLt offers no algorithm for " + describe(p) + " on this GPU");
     r.space.sm90 = en.stats.sm90;
+    r.space.mma = en.stats.mma;
 
     // The blob as returned is timed; its attributes are those of the same heuristic call's
     // first answer (same workspace limit), which is what a cache entry would store.

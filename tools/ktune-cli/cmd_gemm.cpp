@@ -74,8 +74,11 @@ std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* app) {
         ->capture_default_str()
         ->check(CLI::Range(1, 64));
     app->add_flag("--cublaslt-only", g->cublaslt_only,
-                  "gemm: search cuBLASLt's algorithms only, not ktune's own Hopper GEMM template "
-                  "(which joins the space on sm_90 GPUs for bf16 tn problems with K % 8 == 0)");
+                  "gemm: search cuBLASLt's algorithms only, not ktune's own kernels (the Hopper "
+                  "template on sm_90 GPUs, the mma.sync form on other sm_80+ GPUs; tn problems)");
+    app->add_flag("--with-mma", g->with_mma,
+                  "gemm: search ktune's mma.sync form on an sm_90 GPU too, beside the template "
+                  "(docs/perf/gemm.md#mma-fallback)");
     app->add_option(
            "--inject-faults", g->inject_faults,
            "gemm: test the correctness gate: plant a bug in this share (0..1) of the "
@@ -108,6 +111,7 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
         to.heuristic_count = g.heuristic_count;
         to.max_seconds = g.max_seconds;
         to.own_kernels = !g.cublaslt_only;
+        to.mma_on_hopper = g.with_mma;
         to.inject_faults = g.inject_faults;
         const gemm::tune_result r = gemm::tune(pl.prob, to);
         const auto [roof, roof_source] =

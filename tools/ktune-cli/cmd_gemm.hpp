@@ -18,6 +18,7 @@ struct gemm_cli_options {
     int heuristic_count = 16;
     double max_seconds = 10;
     bool cublaslt_only = false;
+    bool with_mma = false;
     double inject_faults = 0; ///< --inject-faults: share of template candidates with a planted bug
 };
 

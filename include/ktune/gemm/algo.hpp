@@ -3,7 +3,8 @@
 // (cublasLtMatmulAlgoConfigAttributes_t) rather than the opaque 64-byte cublasLtMatmulAlgo_t
 // (the attributes survive a library upgrade: they are re-checked with cublasLtMatmulAlgoCheck,
 // the blob's layout does not), or a config of ktune's own Hopper GEMM template
-// (provider::ktune_sm90, docs/perf/gemm.md#hopper-template).
+// (provider::ktune_sm90, docs/perf/gemm.md#hopper-template) or of its mma.sync form for other
+// GPUs (provider::ktune_mma, docs/perf/gemm.md#mma-fallback).
 //
 //   ktune::gemm::algo_config a{.algo_id = 66, .tile = 20, .stages = 18};
 //   ktune::config c = ktune::gemm::to_config(a);     // what the cache stores
@@ -17,8 +18,9 @@
 
 namespace ktune::gemm {
 
-/// Who runs the GEMM: cuBLASLt, or ktune's own kernel (compiled by NVRTC for sm_90a).
-enum class provider : std::uint8_t { cublaslt, ktune_sm90 };
+/// Who runs the GEMM: cuBLASLt, or ktune's own kernels (compiled by NVRTC): the Hopper template
+/// (sm_90a) or the mma.sync form (sm_80 and later).
+enum class provider : std::uint8_t { cublaslt, ktune_sm90, ktune_mma };
 
 /// A config of ktune's Hopper template (docs/perf/gemm.md#hopper-template); all 0 for cuBLASLt.
 struct sm90_params {
@@ -31,6 +33,17 @@ struct sm90_params {
     std::int32_t tma_store = 0; ///< 1: D staged in shared memory and stored by the TMA
     std::int32_t splits = 1;    ///< slices of K, summed through a workspace (split-K)
     bool operator==(const sm90_params&) const = default;
+};
+
+/// A config of ktune's mma.sync form (docs/perf/gemm.md#mma-fallback); all 0 otherwise.
+struct mma_params {
+    std::int32_t bm = 0;      ///< tile rows of D's transpose
+    std::int32_t bn = 0;      ///< tile columns
+    std::int32_t bk = 0;      ///< K a stage holds
+    std::int32_t warps_m = 0; ///< warps along the rows
+    std::int32_t warps_n = 0; ///< warps along the columns
+    std::int32_t stages = 0;  ///< cp.async ring depth
+    bool operator==(const mma_params&) const = default;
 };
 
 struct algo_config {
@@ -49,22 +62,25 @@ struct algo_config {
     std::uint8_t pad_k = 0;
     gemm::provider provider = provider::cublaslt;
     sm90_params sm90{}; ///< provider::ktune_sm90 only
+    mma_params mma{};   ///< provider::ktune_mma only
     bool operator==(const algo_config&) const = default;
 };
 
 /// The attributes as a ktune::config ("algo", "tile", "stages", "inner", "cluster", "splitk",
 /// "reduction", "swizzle", "custom"; all integers; "pad_k" 1 only in the padded-K form, so
 /// entries written before it read as unpadded). ktune's template: "provider": "ktune_sm90" and
-/// "bn", "stages", "consumers", "group", "cluster", "epi_parts", "tma_store" instead
+/// "bn", "stages", "consumers", "group", "cluster", "epi_parts", "tma_store" instead; its
+/// mma.sync form: "provider": "ktune_mma" and "bm", "bn", "bk", "warps_m", "warps_n", "stages"
 /// (docs/formats.md).
 config to_config(const algo_config& a);
 /// Throws ktune::error(input) naming an attribute that is missing or not an integer in range,
 /// or a provider it does not know.
 algo_config algo_from_config(const config& c);
 /// "algo 66 tile 20 stages 18 cluster 0 splitk 1 red 0 swz 0 custom 0 inner 0" (+ " pad_k");
-/// "ktune sm90 bn256 s3 c2 g8 x1 e0 t1" for ktune's template.
+/// "ktune sm90 bn256 s3 c2 g8 x1 e0 t1" for ktune's template, "ktune mma bm128 bn128 bk32 w2x2
+/// s3" for its mma.sync form.
 std::string describe(const algo_config& a);
-/// "cublaslt" | "ktune_sm90".
+/// "cublaslt" | "ktune_sm90" | "ktune_mma".
 std::string_view to_string(provider p) noexcept;
 
 } // namespace ktune::gemm

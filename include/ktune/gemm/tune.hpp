@@ -44,8 +44,12 @@ struct tune_options {
     /// measurements kept in reserve) are left out. 0: no limit.
     double max_seconds = 10;
     /// Search ktune's own Hopper GEMM template beside cuBLASLt where the GPU is sm_90 and the
-    /// problem fits it (docs/perf/gemm.md#hopper-template).
+    /// problem fits it (docs/perf/gemm.md#hopper-template), and its mma.sync form on GPUs of
+    /// sm_80 and later without the template (docs/perf/gemm.md#mma-fallback).
     bool own_kernels = true;
+    /// Search the mma.sync form on an sm_90 GPU too, beside the template (how its figures are
+    /// taken where no other GPU is at hand).
+    bool mma_on_hopper = false;
     /// Tests the correctness gate: this share (0..1) of the template's candidates run a kernel
     /// with a planted bug (docs/perf/gemm.md#hopper-faults), chosen by a hash of the config and
     /// `seed`; each must be rejected. 0: none.
@@ -78,6 +82,7 @@ struct enumeration_summary {
     bool truncated = false;
     double seconds = 0;
     std::size_t sm90 = 0; ///< of the candidates, configs of ktune's template
+    std::size_t mma = 0;  ///< of the candidates, configs of its mma.sync form
     bool operator==(const enumeration_summary&) const = default;
 };
 

@@ -39,17 +39,11 @@
 // retires, the tensor cores idle meanwhile; n > 0: stored in n parts while the next tile's first n
 // slabs run), TMA_STORE (1: a consumer writes its D into a 128-byte-swizzled staging area of shared
 // memory, conflict-free, and one thread hands it to the TMA, which stores it while the next tile
-// runs). EPILOGUE: 0 none, 1 bias, 2 relu(+ bias), 3 gelu(+ bias), tanh form as cuBLASLt's.
+// runs). EPILOGUE and IN_F16 (gemm_epilogue.cuh, which the host puts before this file).
 // A slab's row is one 128-byte swizzle atom whatever the type: BK = 128 / IN_BYTES elements, and
 // a wgmma step of 32 bytes of K (k16 for 2-byte types, k32 for fp8).
 #ifndef IN_BYTES
 #define IN_BYTES 2
-#endif
-#ifndef IN_F16
-#define IN_F16 0
-#endif
-#ifndef EPILOGUE
-#define EPILOGUE 0
 #endif
 #define BK (128 / IN_BYTES)
 // A planted bug (the host's sm90_fault, to test the tuner's correctness gate): 1 leaves each
@@ -175,48 +169,6 @@ struct out_at {
     int cols_left;
     bool in0, in1;
 };
-// Two neighbouring elements of OUT's row through the epilogue with their bias b (bias_pair),
-// packed to OUT's type (the first in the low half).
-__device__ __forceinline__ float epi_act(float x) {
-#if EPILOGUE == 2
-    return x > 0.0f ? x : 0.0f;
-#elif EPILOGUE == 3
-    // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), cuBLASLt's GELU form.
-    float t;
-    const float u = 0.7978845608f * (x + 0.044715f * x * x * x);
-    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(u));
-    return 0.5f * x * (1.0f + t);
-#else
-    return x;
-#endif
-}
-__device__ __forceinline__ float out_to_float(unsigned short h) {
-#if IN_F16
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return f;
-#else
-    return __uint_as_float((unsigned)h << 16);
-#endif
-}
-// The bias of columns col (even) and col + 1 as OUT's bits, 0 past C: one 4-byte load where
-// both are inside and the pair is aligned (a thread's 8-column blocks share it between their two
-// rows).
-__device__ __forceinline__ unsigned bias_word(const unsigned short* __restrict__ bias, int col,
-                                              int C) {
-#if EPILOGUE > 0
-    if (col + 1 < C && (reinterpret_cast<unsigned long long>(bias + col) & 3) == 0)
-        return __ldg(reinterpret_cast<const unsigned*>(bias + col));
-    return (col < C ? (unsigned)__ldg(bias + col) : 0u) |
-           (col + 1 < C ? (unsigned)__ldg(bias + col + 1) << 16 : 0u);
-#else
-    return 0u;
-#endif
-}
-__device__ __forceinline__ float2 bias_pair(unsigned w) {
-    return make_float2(out_to_float((unsigned short)(w & 0xffffu)),
-                       out_to_float((unsigned short)(w >> 16)));
-}
 // A consumer thread's bias words of one tile, read when the tile starts so that their latency
 // hides under its main loop (BN / 8 registers; the deferred and split-K epilogues, short of
 // registers (ptxas -v: split-K at bn 224 spilled), read them in the epilogue instead).
@@ -225,22 +177,6 @@ __device__ __forceinline__ float2 bias_pair(unsigned w) {
 #else
 #define BIAS_AHEAD 0
 #endif
-__device__ __forceinline__ unsigned epi_pack(float x0, float x1, float alpha, float2 b) {
-    x0 *= alpha;
-    x1 *= alpha;
-#if EPILOGUE > 0
-    x0 = epi_act(x0 + b.x);
-    x1 = epi_act(x1 + b.y);
-#endif
-    unsigned packed;
-#if IN_F16
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(x1), "f"(x0));
-#else
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(x1), "f"(x0));
-#endif
-    return packed;
-}
-
 // Part q of a packed tile (8-column blocks j with j * EPI_PARTS / (BN / 8) == q; q = -1: all
 // of it) to OUT. Word 2 j + h: row h, columns 8 j, 8 j + 1 from the thread's first; pairs that
 // end past C (or any pair where C is odd: 4-byte stores need an even row length) go element

@@ -4,6 +4,7 @@
 #include "catch.hpp"
 
 #include "gemm/lt_runner.hpp"
+#include "gemm/mma.hpp"
 #include "gemm/pad.hpp"
 #include "gemm/reference.hpp"
 #include "gemm/sm90.hpp"
@@ -365,7 +366,8 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
     // graph's replays run on it.
     {
         const problem p = parse_problem("16x4096x4096", "bf16", "tn");
-        const gemm::detail::sm90_kernel k({16, 8, 1, 8, 1, 0, 0, 8}, gemm::detail::sm90_form_of(p));
+        const gemm::detail::sm90_kernel k({16, 8, 1, 8, 1, 0, 0, 8},
+                                          gemm::detail::kernel_form_of(p));
         check_captured(p, [&](const operands& o, cudaStream_t st) {
             k.run(p, o.a.data(), o.b.data(), o.d.data(), st);
         });
@@ -409,5 +411,74 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         CHECK(planted >= 2);
         CHECK(f.winner.algo.provider == provider::cublaslt);
         CHECK(f.winner.injected_fault.empty());
+    }
+}
+
+TEST_CASE("ktune's mma.sync form: configs pass the check on ragged shapes and drive the run time") {
+    // docs/perf/gemm.md#mma-fallback: partial tiles both ways, an odd M (element stores), K over
+    // several slabs and a partial one, one warp and sixteen, two to five stages, fp16 and the
+    // epilogues; then a tune that searches the form beside cuBLAS (and the template on sm_90).
+    if (!gemm::detail::mma_device_here()) {
+        WARN("skipped: ktune's mma.sync GEMM needs an sm_80 or later GPU");
+        return;
+    }
+    const auto mma = [](gemm::mma_params c) {
+        algo_config a;
+        a.provider = provider::ktune_mma;
+        a.mma = c;
+        return a;
+    };
+    struct form_case {
+        const char* shape;
+        algo_config cfg;
+        const char* type = "bf16";
+        const char* epi = "none";
+    };
+    for (const auto& [shape, cfg, type, epi] :
+         {form_case{"200x300x136", mma({128, 128, 32, 2, 2, 3})},
+          form_case{"33x1000x264", mma({64, 32, 32, 1, 1, 2})},
+          form_case{"1000x777x520", mma({256, 128, 64, 4, 2, 3}), "fp16", "gelu_bias"},
+          form_case{"1x4096x4096", mma({128, 32, 64, 4, 1, 5})},
+          form_case{"512x2048x1024", mma({128, 256, 32, 2, 4, 4}), "bf16", "bias"},
+          form_case{"7x1000x520", mma({64, 64, 32, 4, 4, 2}), "fp16", "relu_bias"},
+          form_case{"2048x2048x2048", mma({128, 128, 32, 2, 2, 4})}}) {
+        const problem p = parse_problem(shape, type, "tn", epi);
+        INFO(describe(p) << " " << describe(cfg));
+        gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());
+        const gemm::detail::timing t = runner.run(cfg);
+        INFO(t.message);
+        REQUIRE(t.status == ktune::tune::eval_status::ok);
+        CHECK(t.max_error_ratio <= 1.0);
+        CHECK(t.median_us > 0);
+        tune_result r;
+        r.prob = p;
+        r.winner.algo = cfg;
+        r.winner.median_us = t.median_us;
+        r.winner.ci_lo_us = t.ci_lo_us;
+        r.winner.ci_hi_us = t.ci_hi_us;
+        r.winner.samples = t.samples_us.size();
+        const auto file = temp_cache();
+        cache::store(file, to_cache_entry(r, cache::environment::current(), {}));
+        session s({file, std::size_t{32} << 20});
+        CHECK(s.algorithm(p) == cfg);
+        check_session(s, p);
+        if (p.epi == epilogue::none) check_session(s, p, 2.0f);
+        check_session_graph(s, p);
+        std::filesystem::remove(file);
+    }
+    // A tune with the form in the space: its picks are measured and pass the check.
+    tune_options o = quick();
+    o.mma_on_hopper = true;
+    for (const char* shape : {"2048x2048x2048", "16x4096x4096"}) {
+        const tune_result r = gemm::tune(parse_problem(shape, "bf16", "tn"), o);
+        INFO(shape << "\n" << format_text(r, 0, ""));
+        CHECK(r.space.mma > 100);
+        std::size_t measured = 0;
+        for (const auto& c : r.evaluated)
+            if (c.algo.provider == provider::ktune_mma) {
+                ++measured;
+                CHECK(c.ok());
+            }
+        CHECK(measured >= 2);
     }
 }

@@ -91,7 +91,7 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a for every type and epilogue of a tn
         const problem p{512, 4096, 4096, f.t, layout::tn, f.e};
         INFO(sm90_name(f.c) << " " << describe(p));
         REQUIRE(sm90_rejects(f.c, p, h100_shared).empty());
-        const std::string source = sm90_source(f.c, sm90_form_of(p));
+        const std::string source = sm90_source(f.c, kernel_form_of(p));
         CHECK(source.find(f.t == dtype::fp8_e4m3 ? "k32.f32.e4m3.e4m3"
                           : f.t == dtype::fp16   ? "k16.f32.f16.f16"
                                                  : "k16.f32.bf16.bf16") != std::string::npos);
