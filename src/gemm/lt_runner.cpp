@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 namespace ktune::gemm::detail {
 namespace {
@@ -243,23 +244,20 @@ struct lt_runner::impl {
         });
     }
 
-    // A config of ktune's template (sm90.hpp): compiled on its first use (the cubin cache keeps
-    // it), then checked and timed as any candidate.
-    timing run_sm90(const sm90_config& c, sm90_fault fault) {
+    // One of ktune's own kernels: refused with the rules' reason (`why_not`, "" where it runs),
+    // else loaded by `load` (compiled on its first use; the cubin cache keeps it), then checked
+    // and timed as any candidate.
+    template <class Load>
+    timing run_own(const std::string& why_not, const Load& load) {
         timing out;
-        if (!sm90_here) {
+        if (!why_not.empty()) {
             out.status = tune::eval_status::invalid;
-            out.message = "ktune's Hopper template needs an sm_90 GPU";
+            out.message = why_not;
             return out;
         }
-        if (auto why = sm90_rejects(c, p, sm90_here->max_shared); !why.empty()) {
-            out.status = tune::eval_status::invalid;
-            out.message = why;
-            return out;
-        }
-        const sm90_kernel* k = nullptr;
+        const std::remove_reference_t<decltype(load())>* k = nullptr;
         try {
-            k = &sm90_for(c, fault);
+            k = &load();
         } catch (const error& e) {
             out.status = e.kind() == error_kind::nvrtc ? tune::eval_status::compile_error
                                                        : tune::eval_status::launch_error;
@@ -276,43 +274,24 @@ struct lt_runner::impl {
         });
     }
 
-    // A config of the mma.sync form (mma.hpp), the same way.
+    // A config of ktune's template (sm90.hpp).
+    timing run_sm90(const sm90_config& c, sm90_fault fault) {
+        return run_own(sm90_here ? sm90_rejects(c, p, sm90_here->max_shared)
+                                 : "ktune's Hopper template needs an sm_90 GPU",
+                       [&]() -> const sm90_kernel& { return sm90_for(c, fault); });
+    }
+
+    // A config of its mma.sync form (mma.hpp).
     timing run_mma(const mma_config& c) {
-        timing out;
-        if (!mma_here) {
-            out.status = tune::eval_status::invalid;
-            out.message = "ktune's mma.sync GEMM needs an sm_80 or later GPU";
-            return out;
-        }
-        if (auto why = mma_rejects(c, p, *mma_here); !why.empty()) {
-            out.status = tune::eval_status::invalid;
-            out.message = why;
-            return out;
-        }
-        const mma_kernel* k = nullptr;
-        try {
-            const auto it = std::find_if(mma_kernels.begin(), mma_kernels.end(),
-                                         [&](const auto& e) { return e.first == c; });
-            if (it != mma_kernels.end()) {
-                k = it->second.get();
-            } else {
-                mma_kernels.emplace_back(c, std::make_unique<mma_kernel>(c, kernel_form_of(p)));
-                k = mma_kernels.back().second.get();
-            }
-        } catch (const error& e) {
-            out.status = e.kind() == error_kind::nvrtc ? tune::eval_status::compile_error
-                                                       : tune::eval_status::launch_error;
-            out.message = e.what();
-            return out;
-        }
-        return run_with([&](int set) -> std::string {
-            try {
-                k->run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data());
-                return {};
-            } catch (const error& e) {
-                return e.what();
-            }
-        });
+        return run_own(mma_here ? mma_rejects(c, p, *mma_here)
+                                : "ktune's mma.sync GEMM needs an sm_80 or later GPU",
+                       [&]() -> const mma_kernel& {
+                           for (const auto& [cfg, kernel] : mma_kernels)
+                               if (cfg == c) return *kernel;
+                           mma_kernels.emplace_back(
+                               c, std::make_unique<mma_kernel>(c, kernel_form_of(p)));
+                           return *mma_kernels.back().second;
+                       });
     }
 
     const sm90_kernel& sm90_for(const sm90_config& c, sm90_fault fault) {

@@ -2,11 +2,10 @@
 
 #include "core/driver_api.hpp"
 #include "gemm/kernel_sources.hpp"
-#include "ktune/compile/compile.hpp"
+#include "gemm/own_module.hpp"
 #include "ktune/core/error.hpp"
 
 #include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,18 +37,9 @@ int accumulators(const mma_config& c) noexcept {
 } // namespace
 
 std::optional<mma_device> mma_device_here() noexcept {
-    int dev = 0, major = 0, minor = 0, sms = 0, shared = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        return std::nullopt;
-    }
-    if (major < 8) return std::nullopt;
-    return mma_device{10 * major + minor, sms, static_cast<std::size_t>(shared)};
+    const std::optional<device_limits> l = device_limits_here();
+    if (!l || l->sm < 80) return std::nullopt;
+    return mma_device{l->sm, l->sms, l->max_shared};
 }
 
 std::size_t mma_shared_bytes(const mma_config& c) noexcept {
@@ -161,15 +151,9 @@ struct mma_kernel::impl {
     mma_config cfg;
     kernel_form form;
     mma_device dev;
-    CUmodule module = nullptr;
-    CUfunction function = nullptr;
+    std::optional<own_module> loaded;
     decltype(&cuLaunchKernel) launch = need<decltype(&cuLaunchKernel)>("cuLaunchKernel");
-    decltype(&cuModuleUnload) unload = need<decltype(&cuModuleUnload)>("cuModuleUnload");
     std::optional<problem> checked; // the last problem the rules passed
-
-    ~impl() {
-        if (module) (void)unload(module);
-    }
 };
 
 mma_kernel::mma_kernel(const mma_config& c, kernel_form form) : impl_(std::make_unique<impl>()) {
@@ -180,24 +164,8 @@ mma_kernel::mma_kernel(const mma_config& c, kernel_form form) : impl_(std::make_
         throw error(error_kind::unsupported,
                     "mma GEMM: needs an sm_80 or later GPU (mma.sync in bf16); none here");
     impl_->dev = *here;
-    compile::compile_request req;
-    req.source = mma_source(c, form);
-    req.name_expression = mma_kernel_name;
-    req.arch = fmt::format("sm_{}", here->sm);
-    const compile::cubin_cache cache(compile::cubin_cache::default_dir());
-    const compile::compile_result r = compile::compile_cached(req, &cache);
-    if (!r.ok)
-        throw error(error_kind::nvrtc,
-                    fmt::format("mma GEMM {}: NVRTC failed:\n{}", mma_name(c), r.log));
-    auto load = need<decltype(&cuModuleLoadData)>("cuModuleLoadData");
-    auto get = need<decltype(&cuModuleGetFunction)>("cuModuleGetFunction");
-    auto set_attr = need<decltype(&cuFuncSetAttribute)>("cuFuncSetAttribute");
-    check(load(&impl_->module, r.cubin.data()), "cuModuleLoadData", mma_name(c));
-    check(get(&impl_->function, impl_->module, r.lowered_name.c_str()), "cuModuleGetFunction",
-          r.lowered_name);
-    check(set_attr(impl_->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                   static_cast<int>(mma_shared_bytes(c))),
-          "cuFuncSetAttribute", fmt::format("{} bytes of shared memory", mma_shared_bytes(c)));
+    impl_->loaded.emplace(mma_source(c, form), mma_kernel_name, fmt::format("sm_{}", here->sm),
+                          mma_shared_bytes(c), fmt::format("mma GEMM {}", mma_name(c)));
 }
 
 mma_kernel::~mma_kernel() = default;
@@ -212,19 +180,12 @@ void mma_kernel::run(const problem& p, const void* a, const void* b, void* d, CU
                      float alpha, const void* bias) const {
     const mma_config& c = impl_->cfg;
     if (!impl_->checked || !(*impl_->checked == p)) {
-        if (auto why = mma_rejects(c, p, impl_->dev); !why.empty())
-            throw error(error_kind::input,
-                        fmt::format("mma GEMM {} on {}: {}", mma_name(c), describe(p), why));
-        if (!(kernel_form_of(p) == impl_->form))
-            throw error(error_kind::input,
-                        fmt::format("mma GEMM {} compiled for {} {}, called on {}", mma_name(c),
-                                    to_string(impl_->form.type), to_string(impl_->form.epi),
-                                    describe(p)));
+        check_problem(fmt::format("mma GEMM {}", mma_name(c)), mma_rejects(c, p, impl_->dev),
+                      impl_->form, p);
         impl_->checked = p;
     }
     if (p.epi != epilogue::none && bias == nullptr)
-        throw error(error_kind::input, fmt::format("mma GEMM {} on {}: the epilogue needs a bias",
-                                                   mma_name(c), describe(p)));
+        throw_missing_bias(fmt::format("mma GEMM {}", mma_name(c)), p);
     // D (M x N column-major) is OUT (N x M row-major): P = B (N rows of K), Q = A (M rows of K).
     const void* pp = b;
     const void* qq = a;
@@ -234,7 +195,7 @@ void mma_kernel::run(const problem& p, const void* a, const void* b, void* d, CU
     std::array<void*, 8> args{&pp, &qq, &out, &rows, &cols, &k, &alpha, &bias_arg};
     const auto grid_x = static_cast<unsigned>((p.n + c.bm - 1) / c.bm);
     const auto grid_y = static_cast<unsigned>((p.m + c.bn - 1) / c.bn);
-    check(impl_->launch(impl_->function, grid_x, grid_y, 1,
+    check(impl_->launch(impl_->loaded->function(), grid_x, grid_y, 1,
                         static_cast<unsigned>(32 * c.warps_m * c.warps_n), 1, 1,
                         static_cast<unsigned>(mma_shared_bytes(c)), stream, args.data(), nullptr),
           "cuLaunchKernel", mma_name(c));

@@ -2,7 +2,7 @@
 
 #include "core/driver_api.hpp"
 #include "gemm/kernel_sources.hpp"
-#include "ktune/compile/compile.hpp"
+#include "gemm/own_module.hpp"
 #include "ktune/core/error.hpp"
 
 #include <cuda.h>
@@ -73,21 +73,11 @@ void check(CUresult rc, const char* call, std::string_view what) {
 } // namespace
 
 std::optional<sm90_device> sm90_device_here() noexcept {
-    int dev = 0, major = 0, minor = 0, sms = 0, shared = 0, mem_khz = 0, bus_bits = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        return std::nullopt;
-    }
-    if (major != 9 || minor != 0) return std::nullopt;
-    sm90_device d{sms, static_cast<std::size_t>(shared)};
-    if (mem_khz > 0 && bus_bits > 0) d.dram_gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) * 1e-9;
+    const std::optional<device_limits> l = device_limits_here();
+    if (!l || l->sm != 90) return std::nullopt;
+    sm90_device d{l->sms, l->max_shared};
+    if (l->memory_khz > 0 && l->bus_bits > 0)
+        d.dram_gbs = 2.0 * l->memory_khz * 1e3 * (l->bus_bits / 8.0) * 1e-9;
     return d;
 }
 
@@ -254,14 +244,13 @@ std::string sm90_source(const sm90_config& c, kernel_form form, sm90_fault fault
 struct sm90_kernel::impl {
     sm90_config cfg;
     kernel_form form;
-    CUmodule module = nullptr;
+    std::optional<own_module> loaded;
     CUfunction function = nullptr;
     int sms = 0;
     std::size_t max_shared = 0;
     decltype(&cuTensorMapEncodeTiled) encode =
         need<decltype(&cuTensorMapEncodeTiled)>("cuTensorMapEncodeTiled");
     decltype(&cuLaunchKernelEx) launch = need<decltype(&cuLaunchKernelEx)>("cuLaunchKernelEx");
-    decltype(&cuModuleUnload) unload = need<decltype(&cuModuleUnload)>("cuModuleUnload");
     int resident_units = 0; // clusters (blocks where cluster = 1) that fit on the GPU at once
     // The last call's problem, operands and tensor maps: a caller that repeats them (an
     // application's layer, the tuner's rotation) pays neither the rules nor the encoding again.
@@ -285,7 +274,6 @@ struct sm90_kernel::impl {
     ~impl() {
         for (void* p : held)
             (void)cudaFree(p);
-        if (module) (void)unload(module);
     }
 
     // Device memory of at least `bytes`, zeroed, kept in `held`. Allowed while the caller's
@@ -383,24 +371,9 @@ sm90_kernel::sm90_kernel(const sm90_config& c, kernel_form form, sm90_fault faul
                     "sm90 GEMM: needs an sm_90 GPU (wgmma, TMA); this device is not one");
     impl_->sms = here->sms;
     impl_->max_shared = here->max_shared;
-    compile::compile_request req;
-    req.source = sm90_source(c, form, fault);
-    req.name_expression = sm90_kernel_name;
-    req.arch = "sm_90a";
-    const compile::cubin_cache cache(compile::cubin_cache::default_dir());
-    const compile::compile_result r = compile::compile_cached(req, &cache);
-    if (!r.ok)
-        throw error(error_kind::nvrtc,
-                    fmt::format("sm90 GEMM {}: NVRTC failed:\n{}", sm90_name(c), r.log));
-    auto load = need<decltype(&cuModuleLoadData)>("cuModuleLoadData");
-    auto get = need<decltype(&cuModuleGetFunction)>("cuModuleGetFunction");
-    auto set_attr = need<decltype(&cuFuncSetAttribute)>("cuFuncSetAttribute");
-    check(load(&impl_->module, r.cubin.data()), "cuModuleLoadData", sm90_name(c));
-    check(get(&impl_->function, impl_->module, r.lowered_name.c_str()), "cuModuleGetFunction",
-          r.lowered_name);
-    check(set_attr(impl_->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                   static_cast<int>(sm90_shared_bytes(c))),
-          "cuFuncSetAttribute", fmt::format("{} bytes of shared memory", sm90_shared_bytes(c)));
+    impl_->loaded.emplace(sm90_source(c, form, fault), sm90_kernel_name, "sm_90a",
+                          sm90_shared_bytes(c), fmt::format("sm90 GEMM {}", sm90_name(c)));
+    impl_->function = impl_->loaded->function();
     impl_->resident_units = impl_->sms;
     if (c.cluster > 1) {
         // The grid is persistent: a cluster that cannot be resident with the others would run
@@ -439,19 +412,12 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
     const sm90_config& c = impl_->cfg;
     auto& last = impl_->last;
     if (!last || !(last->p == p)) {
-        if (auto why = sm90_rejects(c, p, impl_->max_shared); !why.empty())
-            throw error(error_kind::input,
-                        fmt::format("sm90 GEMM {} on {}: {}", sm90_name(c), describe(p), why));
-        if (!(kernel_form_of(p) == impl_->form))
-            throw error(error_kind::input,
-                        fmt::format("sm90 GEMM {} compiled for {} {}, called on {}", sm90_name(c),
-                                    to_string(impl_->form.type), to_string(impl_->form.epi),
-                                    describe(p)));
+        check_problem(fmt::format("sm90 GEMM {}", sm90_name(c)),
+                      sm90_rejects(c, p, impl_->max_shared), impl_->form, p);
         impl_->reserve_split(p);
     }
     if (p.epi != epilogue::none && bias == nullptr)
-        throw error(error_kind::input, fmt::format("sm90 GEMM {} on {}: the epilogue needs a bias",
-                                                   sm90_name(c), describe(p)));
+        throw_missing_bias(fmt::format("sm90 GEMM {}", sm90_name(c)), p);
     if (!last || !(last->p == p) || last->a != a || last->b != b || last->d != d) {
         // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K); OUT in
         // 64 x 64 boxes for the TMA store (unused without it), of D's type.

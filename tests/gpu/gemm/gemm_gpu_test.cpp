@@ -119,6 +119,63 @@ void check_session(session& s, const problem& p, float alpha = 1.0f) {
     check_d(p, d.data(), alpha);
 }
 
+// `cfg`, measured as `t` on p, stored as a tune's winner: the session launches it, eagerly (with
+// alpha 2 where there is no epilogue: D / alpha is checked) and captured in a graph.
+void check_as_cached_winner(const problem& p, const algo_config& cfg,
+                            const gemm::detail::timing& t) {
+    tune_result r;
+    r.prob = p;
+    r.cublaslt_version = 0;
+    r.winner.algo = cfg;
+    r.winner.median_us = t.median_us;
+    r.winner.ci_lo_us = t.ci_lo_us;
+    r.winner.ci_hi_us = t.ci_hi_us;
+    r.winner.samples = t.samples_us.size();
+    const auto file = temp_cache();
+    cache::store(file, to_cache_entry(r, cache::environment::current(), {}));
+    session s({file, std::size_t{32} << 20});
+    CHECK(s.algorithm(p) == cfg);
+    check_session(s, p);
+    if (p.epi == epilogue::none) check_session(s, p, 2.0f);
+    check_session_graph(s, p);
+    std::filesystem::remove(file);
+}
+
+// A config of one of ktune's kernels, and a problem to run it on (its type and epilogue).
+algo_config sm90(gemm::sm90_params c) {
+    algo_config a;
+    a.provider = provider::ktune_sm90;
+    a.sm90 = c;
+    return a;
+}
+algo_config mma(gemm::mma_params c) {
+    algo_config a;
+    a.provider = provider::ktune_mma;
+    a.mma = c;
+    return a;
+}
+struct form_case {
+    const char* shape;
+    algo_config cfg;
+    const char* type = "bf16";
+    const char* epi = "none";
+};
+
+// Each case's config through the runner's fp64-sampled check, then as a cached winner.
+void check_cases(std::initializer_list<form_case> cases) {
+    for (const auto& [shape, cfg, type, epi] : cases) {
+        const problem p = parse_problem(shape, type, "tn", epi);
+        INFO(describe(p) << " " << describe(cfg));
+        gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());
+        const gemm::detail::timing t = runner.run(cfg);
+        INFO(t.message);
+        REQUIRE(t.status == ktune::tune::eval_status::ok);
+        CHECK(t.max_error_ratio <= 1.0);
+        CHECK(t.median_us > 0);
+        check_as_cached_winner(p, cfg, t);
+    }
+}
+
 tune_options quick() {
     tune_options o;
     o.strategy = "random";
@@ -295,72 +352,32 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         WARN("skipped: ktune's Hopper template needs an sm_90 GPU, this is sm_" << major << minor);
         return;
     }
-    const auto sm90 = [](gemm::sm90_params c) {
-        algo_config a;
-        a.provider = provider::ktune_sm90;
-        a.sm90 = c;
-        return a;
-    };
-    struct form_case {
-        const char* shape;
-        algo_config cfg;
-        const char* type = "bf16";
-        const char* epi = "none";
-    };
-    for (const auto& [shape, cfg, type, epi] :
-         {form_case{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
-          form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
-          form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
-          form_case{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
-          form_case{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
-          form_case{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
-          form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
-          form_case{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})},
-          // Split-K (docs/perf/gemm.md#hopper-split-k): slices of
-          // one slab, of uneven counts, several column tiles, and
-          // repeated calls (each tile's counter back at 0).
-          form_case{"1x4096x4096", sm90({8, 6, 1, 8, 1, 0, 0, 4})},
-          form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3})},
-          form_case{"33x777x200", sm90({16, 4, 1, 8, 1, 0, 0, 4})},
-          form_case{"64x2048x4096", sm90({64, 6, 2, 8, 1, 0, 0, 8})},
-          form_case{"16x4096x136", sm90({16, 4, 2, 2, 1, 0, 0, 3})},
-          // Every type and epilogue (docs/perf/gemm.md#hopper-types): fp16 (fp16 D), fp8
-          // (128-element slabs: K over two and a part), in each epilogue form.
-          form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "fp16"},
-          form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4}), "fp16", "gelu_bias"},
-          form_case{"208x300x272", sm90({256, 4, 2, 8, 1, 0}), "fp8"},
-          form_case{"1008x777x528", sm90({128, 4, 1, 2, 2, 0, 1}), "fp8", "relu_bias"},
-          form_case{"16x4096x4096", sm90({16, 8, 1, 8, 1, 0, 0, 4}), "fp8", "bias"},
-          form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2}), "bf16", "bias"},
-          form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3}), "bf16", "gelu_bias"},
-          form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "bf16", "relu_bias"}}) {
-        const problem p = parse_problem(shape, type, "tn", epi);
-        INFO(describe(p) << " " << describe(cfg));
-        gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());
-        const gemm::detail::timing t = runner.run(cfg);
-        INFO(t.message);
-        REQUIRE(t.status == ktune::tune::eval_status::ok);
-        CHECK(t.max_error_ratio <= 1.0);
-        CHECK(t.median_us > 0);
-        // As a cached winner: the session launches it, eagerly and captured in a graph.
-        tune_result r;
-        r.prob = p;
-        r.cublaslt_version = 0;
-        r.winner.algo = cfg;
-        r.winner.median_us = t.median_us;
-        r.winner.ci_lo_us = t.ci_lo_us;
-        r.winner.ci_hi_us = t.ci_hi_us;
-        r.winner.samples = t.samples_us.size();
-        const auto file = temp_cache();
-        cache::store(file, to_cache_entry(r, cache::environment::current(), {}));
-        session s({file, std::size_t{32} << 20});
-        CHECK(s.algorithm(p) == cfg);
-        check_session(s, p);
-        if (p.epi == epilogue::none) // alpha reaches the template's epilogue (D / alpha checked)
-            check_session(s, p, 2.0f);
-        check_session_graph(s, p);
-        std::filesystem::remove(file);
-    }
+    check_cases({form_case{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
+                 form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
+                 form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
+                 form_case{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
+                 form_case{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
+                 form_case{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
+                 form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
+                 form_case{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})},
+                 // Split-K (docs/perf/gemm.md#hopper-split-k): slices of
+                 // one slab, of uneven counts, several column tiles, and
+                 // repeated calls (each tile's counter back at 0).
+                 form_case{"1x4096x4096", sm90({8, 6, 1, 8, 1, 0, 0, 4})},
+                 form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3})},
+                 form_case{"33x777x200", sm90({16, 4, 1, 8, 1, 0, 0, 4})},
+                 form_case{"64x2048x4096", sm90({64, 6, 2, 8, 1, 0, 0, 8})},
+                 form_case{"16x4096x136", sm90({16, 4, 2, 2, 1, 0, 0, 3})},
+                 // Every type and epilogue (docs/perf/gemm.md#hopper-types): fp16 (fp16 D), fp8
+                 // (128-element slabs: K over two and a part), in each epilogue form.
+                 form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "fp16"},
+                 form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4}), "fp16", "gelu_bias"},
+                 form_case{"208x300x272", sm90({256, 4, 2, 8, 1, 0}), "fp8"},
+                 form_case{"1008x777x528", sm90({128, 4, 1, 2, 2, 0, 1}), "fp8", "relu_bias"},
+                 form_case{"16x4096x4096", sm90({16, 8, 1, 8, 1, 0, 0, 4}), "fp8", "bias"},
+                 form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2}), "bf16", "bias"},
+                 form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3}), "bf16", "gelu_bias"},
+                 form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "bf16", "relu_bias"}});
     // A split config's first call inside a stream capture allocates and zeroes its workspace
     // then (relaxed capture mode, a private stream: docs/perf/gemm.md#hopper-split-k), and the
     // graph's replays run on it.
@@ -422,50 +439,13 @@ TEST_CASE("ktune's mma.sync form: configs pass the check on ragged shapes and dr
         WARN("skipped: ktune's mma.sync GEMM needs an sm_80 or later GPU");
         return;
     }
-    const auto mma = [](gemm::mma_params c) {
-        algo_config a;
-        a.provider = provider::ktune_mma;
-        a.mma = c;
-        return a;
-    };
-    struct form_case {
-        const char* shape;
-        algo_config cfg;
-        const char* type = "bf16";
-        const char* epi = "none";
-    };
-    for (const auto& [shape, cfg, type, epi] :
-         {form_case{"200x300x136", mma({128, 128, 32, 2, 2, 3})},
-          form_case{"33x1000x264", mma({64, 32, 32, 1, 1, 2})},
-          form_case{"1000x777x520", mma({256, 128, 64, 4, 2, 3}), "fp16", "gelu_bias"},
-          form_case{"1x4096x4096", mma({128, 32, 64, 4, 1, 5})},
-          form_case{"512x2048x1024", mma({128, 256, 32, 2, 4, 4}), "bf16", "bias"},
-          form_case{"7x1000x520", mma({64, 64, 32, 4, 4, 2}), "fp16", "relu_bias"},
-          form_case{"2048x2048x2048", mma({128, 128, 32, 2, 2, 4})}}) {
-        const problem p = parse_problem(shape, type, "tn", epi);
-        INFO(describe(p) << " " << describe(cfg));
-        gemm::detail::lt_runner runner(p, std::size_t{32} << 20, gemm_policy());
-        const gemm::detail::timing t = runner.run(cfg);
-        INFO(t.message);
-        REQUIRE(t.status == ktune::tune::eval_status::ok);
-        CHECK(t.max_error_ratio <= 1.0);
-        CHECK(t.median_us > 0);
-        tune_result r;
-        r.prob = p;
-        r.winner.algo = cfg;
-        r.winner.median_us = t.median_us;
-        r.winner.ci_lo_us = t.ci_lo_us;
-        r.winner.ci_hi_us = t.ci_hi_us;
-        r.winner.samples = t.samples_us.size();
-        const auto file = temp_cache();
-        cache::store(file, to_cache_entry(r, cache::environment::current(), {}));
-        session s({file, std::size_t{32} << 20});
-        CHECK(s.algorithm(p) == cfg);
-        check_session(s, p);
-        if (p.epi == epilogue::none) check_session(s, p, 2.0f);
-        check_session_graph(s, p);
-        std::filesystem::remove(file);
-    }
+    check_cases({form_case{"200x300x136", mma({128, 128, 32, 2, 2, 3})},
+                 form_case{"33x1000x264", mma({64, 32, 32, 1, 1, 2})},
+                 form_case{"1000x777x520", mma({256, 128, 64, 4, 2, 3}), "fp16", "gelu_bias"},
+                 form_case{"1x4096x4096", mma({128, 32, 64, 4, 1, 5})},
+                 form_case{"512x2048x1024", mma({128, 256, 32, 2, 4, 4}), "bf16", "bias"},
+                 form_case{"7x1000x520", mma({64, 64, 32, 4, 4, 2}), "fp16", "relu_bias"},
+                 form_case{"2048x2048x2048", mma({128, 128, 32, 2, 2, 4})}});
     // A tune with the form in the space: its picks are measured and pass the check.
     tune_options o = quick();
     o.mma_on_hopper = true;
