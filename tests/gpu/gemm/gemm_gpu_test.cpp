@@ -226,9 +226,11 @@ TEST_CASE("the tuned entry drives the run-time call; a stale one falls back to t
         INFO("cached winner: " << describe(s.algorithm(p)));
         check_session(s, p);
     }
-    // An entry whose attributes this library rejects (a tile id that does not exist).
+    // An entry whose attributes this library rejects (a tile id that does not exist; where
+    // ktune's own kernel won, a tile width its rules refuse).
     auto stale = to_cache_entry(r, env, {});
-    stale.cfg.set("tile", std::int64_t{99999});
+    stale.cfg.set(r.winner.algo.provider == provider::cublaslt ? "tile" : "bn",
+                  std::int64_t{99999});
     std::filesystem::remove(file);
     cache::store(file, stale);
     {
