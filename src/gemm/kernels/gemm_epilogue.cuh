@@ -69,4 +69,3 @@ __device__ __forceinline__ unsigned epi_pack(float x0, float x1, float alpha, fl
 #endif
     return packed;
 }
-

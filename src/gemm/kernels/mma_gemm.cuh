@@ -12,11 +12,11 @@
 // ldmatrix.x4 (A: one m16 x k16; B: two n8 x k16).
 // Config (defines): BM, BN, BK (32 or 64), WM, WN, STAGES; IN_F16 and EPILOGUE as the epilogue's.
 #define THREADS (32 * WM * WN)
-#define LD (BK + 8)   // a shared-memory row: BK elements and 16 bytes of padding
-#define TM (BM / WM)  // a warp's rows of the tile
-#define TN (BN / WN)  // a warp's columns
-#define MI (TM / 16)  // m16 fragments a warp
-#define NI (TN / 8)   // n8 fragments a warp
+#define LD (BK + 8)  // a shared-memory row: BK elements and 16 bytes of padding
+#define TM (BM / WM) // a warp's rows of the tile
+#define TN (BN / WN) // a warp's columns
+#define MI (TM / 16) // m16 fragments a warp
+#define NI (TN / 8)  // n8 fragments a warp
 
 __device__ __forceinline__ unsigned mma_smem_u32(const void* p) {
     return (unsigned)__cvta_generic_to_shared(p);
@@ -70,12 +70,14 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 
     float acc[MI][NI][4];
 #pragma unroll
-    for (int i = 0; i < MI; ++i)
+    for (int i = 0; i < MI; ++i) {
 #pragma unroll
-        for (int j = 0; j < NI; ++j)
+        for (int j = 0; j < NI; ++j) {
 #pragma unroll
             for (int e = 0; e < 4; ++e)
                 acc[i][j][e] = 0.0f;
+        }
+    }
 
     // The ring: STAGES - 1 slabs in flight ahead of the one computed on; one commit group an
     // iteration (empty past the end), so "all but STAGES - 2 groups done" means slab kb landed.
@@ -97,10 +99,10 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         // (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15): mma's a0..a3. B (two n8
         // x k16): (n8 j, k 0-7), (j, k 8-15), (j + 1, k 0-7), (j + 1, k 8-15): b[j], b[j + 1].
         const int mat = lane / 8, r8 = lane % 8;
-        const unsigned short* a_base = sp + (kb % STAGES) * BM * LD +
-                                       (wr * TM + (mat & 1) * 8 + r8) * LD + (mat >> 1) * 8;
-        const unsigned short* b_base = sq + (kb % STAGES) * BN * LD +
-                                       (wc * TN + (mat >> 1) * 8 + r8) * LD + (mat & 1) * 8;
+        const unsigned short* a_base =
+            sp + (kb % STAGES) * BM * LD + (wr * TM + (mat & 1) * 8 + r8) * LD + (mat >> 1) * 8;
+        const unsigned short* b_base =
+            sq + (kb % STAGES) * BN * LD + (wc * TN + (mat >> 1) * 8 + r8) * LD + (mat & 1) * 8;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 16) {
             unsigned a[MI][4], b[NI][2];
