@@ -227,3 +227,16 @@ step_gemm_sm90_ncu_vs() {
         "$b" --configs "${SM90_NCU_CONFIGS:-256,3,2,8,1,0,1}" "${SM90_NCU_SHAPE:-4096x4096x4096}" 2>&1 |
         grep -vE '^\{|^==PROF==|^ +(INF|OPT|WRN)|^          ' | tee "$OUT/gemm_sm90_ncu_vs.txt"
 }
+# ktune's mma.sync form beside cuBLAS and the template on this GPU (docs/perf/gemm.md#mma-fallback):
+# `ktune tune gemm --with-mma --budget 64` per MMA_SHAPES entry ("MxNxK:dtype"), the report's lines
+# for the best of each provider.
+step_gemm_mma() {
+    local kt e
+    kt=$(_gemm_bin)
+    for e in ${MMA_SHAPES:-4096x4096x4096:bf16 2048x11008x4096:bf16 16x4096x4096:bf16 1000x777x520:fp16 8x11008x4096:bf16}; do
+        echo "== $e"
+        "$kt" tune gemm --shape "${e%%:*}" --dtype "${e##*:}" --budget 64 --with-mma \
+            --cache "$OUT/gemm_mma_cache.json" 2>&1 |
+            grep -E "mma|ktune template|cuBLAS default|^  ktune  |measured"
+    done | tee "$OUT/gemm_mma.txt"
+}
