@@ -3,6 +3,7 @@
 #include "core/driver_api.hpp"
 #include "gemm/kernel_sources.hpp"
 #include "gemm/own_module.hpp"
+#include "gemm/rank_by_cost.hpp"
 #include "ktune/core/error.hpp"
 
 #include <cuda.h>
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numeric>
 
 namespace ktune::gemm::detail {
 namespace {
@@ -60,12 +60,7 @@ std::string mma_rejects(const mma_config& c, const problem& p, const mma_device&
     if (!one_of(c.warps_m, {1, 2, 4}) || !one_of(c.warps_n, {1, 2, 4}))
         return fmt::format("warps {} x {}: 1, 2 or 4 each way", c.warps_m, c.warps_n);
     if (c.stages < 2 || c.stages > 5) return fmt::format("stages {}: 2 to 5", c.stages);
-    if ((c.bm / c.warps_m) % 16 != 0)
-        return fmt::format("bm {} over {} warps: a warp's rows are whole m16 fragments", c.bm,
-                           c.warps_m);
-    if ((c.bn / c.warps_n) % 8 != 0)
-        return fmt::format("bn {} over {} warps: a warp's columns are whole n8 fragments", c.bn,
-                           c.warps_n);
+    // These values leave a warp whole m16 x n8 fragments (bm / 4 >= 16, bn / 4 >= 8).
     // A thread's accumulators beside its fragments within 255 registers (no spills under
     // ptxas -v at 128).
     if (accumulators(c) > 128)
@@ -133,18 +128,7 @@ std::vector<mma_config> mma_ranked(const problem& p, const mma_device& d) {
     std::vector<mma_config> cs;
     for (const mma_config& c : mma_grid())
         if (mma_rejects(c, p, d).empty()) cs.push_back(c);
-    std::vector<double> cost(cs.size());
-    for (std::size_t i = 0; i < cs.size(); ++i)
-        cost[i] = mma_cost(cs[i], p, d);
-    std::vector<std::size_t> order(cs.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return cost[a] < cost[b]; });
-    std::vector<mma_config> out;
-    out.reserve(cs.size());
-    for (const std::size_t i : order)
-        out.push_back(cs[i]);
-    return out;
+    return rank_by_cost(cs, [&](const mma_config& c) { return mma_cost(c, p, d); });
 }
 
 struct mma_kernel::impl {

@@ -1,8 +1,9 @@
 #include "gemm/sm90_space.hpp"
 
+#include "gemm/rank_by_cost.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace ktune::gemm::detail {
 
@@ -93,19 +94,8 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
 }
 
 std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d) {
-    std::vector<sm90_config> cs = sm90_configs(p, d);
-    std::vector<double> cost(cs.size());
-    for (std::size_t i = 0; i < cs.size(); ++i)
-        cost[i] = sm90_cost(cs[i], p, d);
-    std::vector<std::size_t> order(cs.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return cost[a] < cost[b]; });
-    std::vector<sm90_config> out;
-    out.reserve(cs.size());
-    for (const std::size_t i : order)
-        out.push_back(cs[i]);
-    return out;
+    return rank_by_cost(sm90_configs(p, d),
+                        [&](const sm90_config& c) { return sm90_cost(c, p, d); });
 }
 
 std::vector<sm90_config> sm90_picks(const std::vector<sm90_config>& ranked, const problem& p,
