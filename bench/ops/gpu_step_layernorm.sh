@@ -132,13 +132,13 @@ step_ln_r2() {
         IFS='|' read -r head set subs <<<"$c"
         read -r dt s <<<"$head"
         # shellcheck disable=SC2086 # substrings are separate arguments
-        BENCH_CONFIGS_SET="$set" timeout 60 "$b" layernorm "$s" "$dt" $subs >>"$log" \
+        BENCH_CONFIGS_SET="$set" timeout "${LN_R2_TIMEOUT:-60}" "$b" "${LN_R2_OP:-layernorm}" "$s" "$dt" $subs >>"$log" \
             2>>"$OUT/ln_stderr.log" ||
             echo "layernorm $dt $s ($subs): bench_configs failed or timed out" |
             tee -a "$OUT/ln_stderr.log"
         python3 bench/ops/stage_table.py "$log" "$OUT/ln_copy.jsonl" >"$OUT/ln_r2.txt"
     done
-    grep -A8 -E "^layernorm (bf16|fp32)" "$OUT/ln_r2.txt" | head -60
+    grep -A8 -E "^${LN_R2_OP:-layernorm} (bf16|fp32)" "$OUT/ln_r2.txt" | head -60
 }
 
 # Registers, spills and the memory/conversion opcode mix (SASS) of the defaults and their

@@ -15,7 +15,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 10; }
+    int version() const noexcept override { return 11; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
@@ -42,7 +42,10 @@ public:
         return 8.0 * static_cast<double>(p.shape.rows * p.shape.cols);
     }
 
-    // Hand-set keys (not axes): gb_prefetch (0-8 rounds of gamma/beta loaded before the
+    // Hand-set keys (not axes): ragged_ring (rows that vec does not divide, stage smem_tma:
+    // rounds of gamma/beta pairs loaded ahead, docs/perf/kernels.md#layernorm-ragged-ring;
+    // default 1 where a thread has at most 32 rounds,
+    // else 0), gb_prefetch (0-8 rounds of gamma/beta loaded before the
     // statistics exchange; default 2), packed_cvt (bf16 outputs two per cvt; default true) for
     // the staged forms, rows_reg_tail (smem_rows over 112 KiB keep row tails in registers;
     // default true), tma_reg_tail (one slice over 112 KiB: 96 KiB staged, the tail in registers,
@@ -58,6 +61,21 @@ public:
                 if (why)
                     *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows) of rows "
                            "that vec divides only";
+                return false;
+            }
+        }
+        if (const param_value* v = c.find("ragged_ring")) {
+            // Rounds of the store loop, unrolled whole with the ring: at most 32.
+            const auto vec = c.get<std::int64_t>("vec");
+            const std::int64_t rounds =
+                ((p.shape.cols + 2 * vec - 2) / vec + c.get<std::int64_t>("threads_per_row") - 1) /
+                c.get<std::int64_t>("threads_per_row");
+            const auto* n = std::get_if<std::int64_t>(v);
+            if (!n || *n < 0 || *n > 8 || !staged || c.get<std::string>("stage") != "smem_tma" ||
+                !ragged(c, p) || (*n > 0 && rounds > 32)) {
+                if (why)
+                    *why = "ragged_ring: 0..8 rounds, stage smem_tma on rows that vec does not "
+                           "divide, at most 32 rounds a thread (more threads per row)";
                 return false;
             }
         }

@@ -391,7 +391,9 @@ std::string row_op::source(const config& c, const problem& p) const {
                        p.shape.cols, geometry(c, p).block[0]) +
            (reg_rounds(c, p) > 0 ? fmt::format("#define REG_ROUNDS {}\n", reg_rounds(c, p)) : "") +
            (two_blocks(c, p) ? "#define KTUNE_TWO_BLOCKS 1\n" : "") + ragged_source(c, p) +
-           kernels::row_common + (staged_in_smem(c) ? kernels::tma : "") + body();
+           kernels::row_common +
+           (staged_in_smem(c) ? std::string(kernels::bulk_copy) + kernels::tma : std::string()) +
+           body();
 }
 
 std::string row_op::reference_source(const problem& p) const {

@@ -20,10 +20,21 @@ bool micro(const config& c) {
     return c.find("form") && c.get<std::string>("form") == "micro";
 }
 
+// The micro form's odd input rows staged by bulk copies
+// (docs/perf/kernels.md#transpose-ragged-bulk), TILE x (TILE / vec + 1) 16-byte units of dynamic
+// shared memory: fp32 by default (H200: 85-86 % of the copy against 80-81 % for the pair loads),
+// not bf16 (72-74 % against 78-79 %: its micro-rows' shifts and pair merges bind, not the loads).
+// Hand-set ragged_bulk overrides.
+bool ragged_bulk(const config& c, const problem& p) {
+    if (!micro(c) || !ragged(c, p)) return false;
+    const param_value* v = c.find("ragged_bulk");
+    return v ? std::get<bool>(*v) : size_of(p.type) == 4;
+}
+
 class transpose final : public op {
 public:
     std::string_view name() const noexcept override { return "transpose"; }
-    int version() const noexcept override { return 5; }
+    int version() const noexcept override { return 6; }
     std::string_view description() const noexcept override {
         return "2-D transpose into a new contiguous tensor";
     }
@@ -80,6 +91,9 @@ public:
         if (p.shape.cols % vec != 0 && c.get<std::int64_t>("pack") != 0)
             return fail("vec must divide cols, except without pack");
         if ((p.shape.rows + tile - 1) / tile > 65535) return fail("grid.y over 65535");
+        if (const param_value* v = c.find("ragged_bulk");
+            v && (!std::get_if<bool>(v) || !micro(c) || !ragged(c, p)))
+            return fail("ragged_bulk: true or false, form micro on rows that vec does not divide");
         if (c.find("pack") && c.get<std::int64_t>("pack") != 0) {
             if (p.type != dtype::bf16) return fail("pack pairs 2-byte elements: bf16 only");
             if (vec < 2) return fail("pack writes whole words: vec at least 2");
@@ -107,6 +121,10 @@ public:
     }
     std::string source(const config& c, const problem& p) const override {
         return prelude(p.type) + constants(c) + ragged_source(c, p) +
+               (ragged_bulk(c, p)
+                    ? std::string(c.find("ragged_bulk") ? "" : "#define RAGGED_BULK 1\n") +
+                          kernels::bulk_copy
+                    : std::string()) +
                (micro(c) ? kernels::transpose_micro : kernels::transpose);
     }
     std::string reference_source(const problem& p) const override {
@@ -119,6 +137,9 @@ public:
         g.grid[1] = static_cast<unsigned>((p.shape.rows + tile - 1) / tile);
         g.block[0] = static_cast<unsigned>(tile / c.get<std::int64_t>("vec"));
         g.block[1] = static_cast<unsigned>(c.get<std::int64_t>("block_rows"));
+        if (ragged_bulk(c, p))
+            g.shared_bytes =
+                static_cast<unsigned>(tile * (tile / c.get<std::int64_t>("vec") + 1) * 16);
         return g;
     }
     launch_geometry reference_geometry(const problem& p) const override {

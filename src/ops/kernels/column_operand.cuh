@@ -22,12 +22,12 @@ __device__ __forceinline__ vec_t<N> shift_pair(const vec_t<N>& lo, const vec_t<N
         w[NW + i] = reinterpret_cast<const unsigned*>(&hi)[i];
     }
     const int b = s * (int)sizeof(T), q = b >> 2;
+    const unsigned sel = 0x3210u + 0x1111u * (unsigned)(b & 3);
 #pragma unroll
     for (int bit = 1; bit < NW; bit <<= 1)
 #pragma unroll
         for (int i = 0; i + bit < 2 * NW; ++i)
             w[i] = (q & bit) ? w[i + bit] : w[i];
-    const unsigned sel = 0x3210u + 0x1111u * (unsigned)(b & 3);
     W o;
 #pragma unroll
     for (int i = 0; i < NW; ++i)
@@ -36,17 +36,29 @@ __device__ __forceinline__ vec_t<N> shift_pair(const vec_t<N>& lo, const vec_t<N
 }
 // Columns c0 .. c0 + N - 1 of g (cols elements, 16-byte aligned), past the last column wrapping
 // to the first (a flat vector crossing into the next row); 0 <= c0 < cols and N <= cols.
-// The two loads are unconditional (clamped to g's last whole vector), so an unrolled loop issues
-// every iteration's loads before it waits on any: a branch around them serialised the L2
-// round trips. Columns past g's last whole vector (its tail, or the wrap) are patched one by one.
+// Two halves, so that a loop can issue the loads rounds ahead of the shift (layernorm's ragged
+// ring): column_pair_load's two loads are unconditional (clamped to g's last whole vector), so
+// an unrolled loop issues every iteration's loads before it waits on any: a branch around them
+// serialised the L2 round trips. column_pair_finish shifts the pair and patches the columns past
+// g's last whole vector (its tail, or the wrap) one by one.
 template <int N>
-__device__ __forceinline__ vec_t<N> column_vec(const T* __restrict__ g, int c0, int cols) {
+struct column_pair {
+    vec_t<N> lo, hi;
+};
+template <int N>
+__device__ __forceinline__ column_pair<N> column_pair_load(const T* __restrict__ g, int c0,
+                                                           int cols) {
     typedef vec_t<N> W;
     const W* ga = reinterpret_cast<const W*>(g);
-    const int a = c0 / N, s = c0 - a * N;
+    const int a = c0 / N;
     const int whole = cols / N; // g's whole vectors: columns below whole * N
-    const W lo = ga[a < whole ? a : whole - 1], hi = ga[a + 1 < whole ? a + 1 : whole - 1];
-    W o = shift_pair<N>(lo, hi, s);
+    return {ga[a < whole ? a : whole - 1], ga[a + 1 < whole ? a + 1 : whole - 1]};
+}
+template <int N>
+__device__ __forceinline__ vec_t<N> column_pair_finish(const column_pair<N>& pr,
+                                                       const T* __restrict__ g, int c0, int cols) {
+    const int whole = cols / N;
+    vec_t<N> o = shift_pair<N>(pr.lo, pr.hi, c0 - c0 / N * N);
     if (c0 + N > whole * N) {
 #pragma unroll
         for (int k = 0; k < N; ++k) {
@@ -55,4 +67,8 @@ __device__ __forceinline__ vec_t<N> column_vec(const T* __restrict__ g, int c0, 
         }
     }
     return o;
+}
+template <int N>
+__device__ __forceinline__ vec_t<N> column_vec(const T* __restrict__ g, int c0, int cols) {
+    return column_pair_finish<N>(column_pair_load<N>(g, c0, cols), g, c0, cols);
 }

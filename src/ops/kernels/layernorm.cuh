@@ -55,10 +55,13 @@ __device__ __forceinline__ V ln_vec(V a, V g, V b, float mean, float rstd) {
 // starting `off` elements into it: gamma and beta shifted to its columns (column_vec). The
 // span's head and tail hold places of the neighbouring rows, never stored: their operands are
 // whatever column_vec's wrap gives, so no branch stands between the loads.
+__device__ __forceinline__ int ragged_col0(int j, int off) {
+    const int e0 = j * VEC - off;
+    return e0 < 0 ? e0 + C : e0 < C ? e0 : e0 - C;
+}
 __device__ __forceinline__ V ln_ragged(const V& a, int j, int off, const T* __restrict__ gamma,
                                        const T* __restrict__ beta, float mean, float rstd) {
-    const int e0 = j * VEC - off;
-    const int c0 = e0 < 0 ? e0 + C : e0 < C ? e0 : e0 - C;
+    const int c0 = ragged_col0(j, off);
     return ln_vec(a, column_vec<VEC>(gamma, c0, C), column_vec<VEC>(beta, c0, C), mean, rstd);
 }
 #endif
@@ -107,6 +110,49 @@ constexpr int GBP =
 constexpr int PF = 0; // the ring indexes gamma and beta by the span's vectors: aligned rows only
 #else
 constexpr int PF = TR > 32 ? 0 : GBP < TR ? GBP : TR;
+#endif
+#if defined(RAGGED) && defined(STAGE_smem_tma)
+// The ring of rows that VEC does not divide (docs/perf/kernels.md#layernorm-ragged-ring): a slot
+// holds the two aligned vectors around each operand's columns (column_pair_load), loaded RRD
+// rounds ahead (the first before the statistics exchange); the shift waits until the round is
+// stored, so no load's L2 round trip stands in the store loop. The loop unrolls whole: rows of
+// more than 32 rounds a thread go without (the loop as before). Hand-set ragged_ring: the depth.
+// H200: one round +4..10 points of the copy on 32001- and 50257-rows (bf16 256-512 threads, fp32
+// 1024), two rounds no better and 80-125 registers at 512 threads.
+#ifdef RAGGED_RING
+constexpr int RRD = RAGGED_RING < ROUNDS ? RAGGED_RING : ROUNDS;
+#else
+constexpr int RRD = ROUNDS <= 32 ? 1 : 0;
+#endif
+static_assert(RRD == 0 || ROUNDS <= 32, "ragged_ring: the store loop unrolls whole");
+struct ragged_ring {
+    column_pair<VEC> g[RRD > 0 ? RRD : 1], b[RRD > 0 ? RRD : 1];
+};
+__device__ __forceinline__ void ragged_fill(ragged_ring& r, int slot, int i,
+                                            const T* __restrict__ gamma, const T* __restrict__ beta,
+                                            int t) {
+    // Unconditional: column_pair_load clamps to the operands' last whole vector.
+    const int c0 = ragged_col0(i * TPR + t, span_off());
+    r.g[slot] = column_pair_load<VEC>(gamma, c0, C);
+    r.b[slot] = column_pair_load<VEC>(beta, c0, C);
+}
+__device__ __forceinline__ void ragged_ring_load(ragged_ring& r, const T* __restrict__ gamma,
+                                                 const T* __restrict__ beta, int t) {
+#pragma unroll
+    for (int i = 0; i < RRD; ++i)
+        ragged_fill(r, i, i, gamma, beta, t);
+}
+// Round i's vector from the ring (i a compile-time constant), its slot refilled with round
+// i + RRD's pairs.
+__device__ __forceinline__ V ragged_take(ragged_ring& r, int i, const V& a,
+                                         const T* __restrict__ gamma, const T* __restrict__ beta,
+                                         int t, float mean, float rstd) {
+    const column_pair<VEC> g = r.g[i % RRD], b = r.b[i % RRD];
+    if (i + RRD < ROUNDS) ragged_fill(r, i % RRD, i + RRD, gamma, beta, t);
+    const int c0 = ragged_col0(i * TPR + t, span_off());
+    return ln_vec(a, column_pair_finish<VEC>(g, gamma, c0, C),
+                  column_pair_finish<VEC>(b, beta, c0, C), mean, rstd);
+}
 #endif
 struct gb_ring {
     V g[PF > 0 ? PF : 1], b[PF > 0 ? PF : 1];
@@ -382,6 +428,10 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         constexpr bool RING = RPB == 1 && PF > 0;
         gb_ring pf;
         if (RING) gb_load(pf, gv, bv, p.t);
+#ifdef RAGGED
+        ragged_ring rr;
+        if constexpr (RRD > 0) ragged_ring_load(rr, gamma, beta, p.t);
+#endif
         s = group_sum(s, red, p);
         q = group_sum(q, red, p);
         float mean = shift + s * (1.f / CS);
@@ -401,16 +451,31 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                                    mean, rstd);
             }
         } else {
+#ifdef RAGGED
+            if constexpr (RRD > 0) {
+#pragma unroll
+                for (int i = 0; i < ROUNDS; ++i) {
+                    const int j = i * TPR + p.t;
+                    // The slot is taken and refilled in every thread: its loads never wait on j.
+                    const V o = ragged_take(rr, i, sk[j < span_vectors() ? j : 0], gamma, beta, p.t,
+                                            mean, rstd);
+                    if (j < span_vectors()) span_store(yk, j, o);
+                }
+            } else {
+#pragma unroll 8
+                for (int i = 0; i < ROUNDS; ++i) {
+                    const int j = i * TPR + p.t;
+                    if (j < span_vectors())
+                        span_store(yk, j, ln_ragged(sk[j], j, span_off(), gamma, beta, mean, rstd));
+                }
+            }
+#else
 #pragma unroll 8
             for (int i = 0; i < ROUNDS; ++i) {
                 const int j = i * TPR + p.t;
-#ifdef RAGGED
-                if (j < span_vectors())
-                    span_store(yk, j, ln_ragged(sk[j], j, span_off(), gamma, beta, mean, rstd));
-#else
                 if (j < SNV) yk[j] = ln_vec(sk[j], gv[j], bv[j], mean, rstd);
-#endif
             }
+#endif
 #pragma unroll
             for (int i = 0; i < REG_ROUNDS; ++i) {
                 const int j = SNV + i * TPR + p.t;

@@ -1,4 +1,5 @@
-// Transpose, form micro: assembled after the prelude and the config constants.
+// Transpose, form micro: assembled after the prelude and the config constants (and, for
+// ragged_bulk, bulk_copy.cuh).
 // form = micro (docs/perf/kernels.md#long-row-forms): each thread transposes VEC x VEC micro-tiles
 // in registers (16-byte rows in, 16-byte columns out) and the shared tile holds them already
 // transposed, in 16-byte units XOR-swizzled by micro-column: every shared access is 16 bytes wide
@@ -6,6 +7,12 @@
 // the minimum of shared-memory wavefronts, its bytes / 128 each way (packed 64-tiles: 1.5x that).
 typedef vec_t<VEC> V;
 constexpr int U = TILE / VEC; // micro-tiles per tile edge; 16-byte units per shared row
+#ifndef RAGGED_BULK
+#define RAGGED_BULK 0
+#endif
+#if defined(RAGGED) && RAGGED_BULK
+extern __shared__ __align__(128) unsigned char ktune_dsmem[]; // the rows' spans, TILE x (U + 1)
+#endif
 __device__ __forceinline__ unsigned word(const uint4& v, int k) {
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w; // k is a compile-time constant
 }
@@ -34,6 +41,38 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
     // unless RAGGED), so a micro-tile is inside the matrix or wholly outside (RAGGED: the last
     // of a row may end past it; those columns are never stored).
     const long long ic = c0 + tx * VEC;
+#if defined(RAGGED) && RAGGED_BULK
+    // Hand-set ragged_bulk (docs/perf/kernels.md#transpose-ragged-bulk): each tile row's aligned
+    // span (U + 1 vectors from the one holding its first element) lands in shared memory by one
+    // bulk copy, issued by one thread a row; the micro-rows are shifted out of it. No thread
+    // loads global memory: two L1 requests a micro-row (the pair) become none.
+    uint4* const stage = reinterpret_cast<uint4*>(ktune_dsmem);
+    __shared__ __align__(8) unsigned long long bar[1];
+    const int lin = ty * U + tx, nthreads = U * BLOCK_ROWS;
+    const long long tensor_vectors = (long long)rows * cols / VEC; // VEC divides rows
+    const auto span_at = [&](int r, long long& first_vec) {
+        const long long first = (r0 + r) * cols + c0;
+        first_vec = first / VEC;
+        const long long left = tensor_vectors - first_vec;
+        return (int)(left < U + 1 ? left : U + 1);
+    };
+    mbar_setup(bar, 1);
+    if (lin == 0) {
+        unsigned bytes = 0;
+        for (int r = 0; r < TILE && r0 + r < rows; ++r) {
+            long long fv;
+            bytes += span_at(r, fv) * 16u;
+        }
+        mbar_expect(bar, bytes);
+    }
+    __syncthreads(); // the expectation is set before any copy completes
+    for (int r = lin; r < TILE && r0 + r < rows; r += nthreads) {
+        long long fv;
+        const int n = span_at(r, fv);
+        bulk_load(stage + r * (U + 1), reinterpret_cast<const uint4*>(in) + fv, n * 16u, bar);
+    }
+    mbar_wait(bar, 0);
+#endif
 #pragma unroll
     for (int mr = ty; mr < U; mr += BLOCK_ROWS) {
         const long long ir = r0 + mr * VEC;
@@ -41,7 +80,14 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
             uint4 a[VEC];
 #pragma unroll
             for (int i = 0; i < VEC; ++i) {
-#ifdef RAGGED
+#if defined(RAGGED) && RAGGED_BULK
+                const int ph = (int)(((ir + i) * cols + c0) % VEC);
+                const uint4* row = stage + (mr * VEC + i) * (U + 1) + tx;
+                const V lo = *reinterpret_cast<const V*>(row);
+                const V hi = *reinterpret_cast<const V*>(row + 1);
+                const V m = shift_pair<VEC>(lo, hi, ph);
+                a[i] = *reinterpret_cast<const uint4*>(&m);
+#elif defined(RAGGED)
                 // Odd input rows (docs/perf/kernels.md#rows-of-odd-length): the two aligned
                 // vectors around the micro-row, shifted (shift_pair); the second only inside the
                 // tensor, which ends on a vector (VEC divides rows).
