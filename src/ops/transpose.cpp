@@ -91,6 +91,10 @@ public:
         if (p.shape.cols % vec != 0 && c.get<std::int64_t>("pack") != 0)
             return fail("vec must divide cols, except without pack");
         if ((p.shape.rows + tile - 1) / tile > 65535) return fail("grid.y over 65535");
+        if (const param_value* v = c.find("shift_runtime");
+            v && (!std::get_if<bool>(v) || !micro(c) || !ragged(c, p)))
+            return fail("shift_runtime: true or false, form micro on rows that vec does not "
+                        "divide");
         if (const param_value* v = c.find("ragged_bulk");
             v && (!std::get_if<bool>(v) || !micro(c) || !ragged(c, p)))
             return fail("ragged_bulk: true or false, form micro on rows that vec does not divide");
@@ -121,6 +125,9 @@ public:
     }
     std::string source(const config& c, const problem& p) const override {
         return prelude(p.type) + constants(c) + ragged_source(c, p) +
+               (micro(c) && ragged(c, p) ? fmt::format("#define COLS_MOD_VEC {}\n",
+                                                       p.shape.cols % c.get<std::int64_t>("vec"))
+                                         : std::string()) +
                (ragged_bulk(c, p)
                     ? std::string(c.find("ragged_bulk") ? "" : "#define RAGGED_BULK 1\n") +
                           kernels::bulk_copy

@@ -10,6 +10,23 @@ constexpr int U = TILE / VEC; // micro-tiles per tile edge; 16-byte units per sh
 #ifndef RAGGED_BULK
 #define RAGGED_BULK 0
 #endif
+#ifndef SHIFT_RUNTIME
+#define SHIFT_RUNTIME 0
+#endif
+#ifdef RAGGED
+// Where micro-row i starts in its aligned vector. Tiles and micro-tiles start on multiples of
+// VEC (rows and columns), so the offset is (i * cols) % VEC: with cols % VEC given by the host
+// (COLS_MOD_VEC) a constant once the loop over i unrolls, and shift_pair's selects fold away
+// (a PRMT per word is left, none where the shift is whole words). Hand-set shift_runtime: the
+// offset from the address, as before (docs/perf/kernels.md#transpose-ragged-bulk).
+__device__ __forceinline__ int row_shift(int i, long long ir, int cols, long long c0) {
+#if SHIFT_RUNTIME
+    return (int)(((ir + i) * cols + c0) % VEC);
+#else
+    return (i * COLS_MOD_VEC) % VEC;
+#endif
+}
+#endif
 #if defined(RAGGED) && RAGGED_BULK
 extern __shared__ __align__(128) unsigned char ktune_dsmem[]; // the rows' spans, TILE x (U + 1)
 #endif
@@ -81,7 +98,7 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
 #pragma unroll
             for (int i = 0; i < VEC; ++i) {
 #if defined(RAGGED) && RAGGED_BULK
-                const int ph = (int)(((ir + i) * cols + c0) % VEC);
+                const int ph = row_shift(i, ir, cols, c0);
                 const uint4* row = stage + (mr * VEC + i) * (U + 1) + tx;
                 const V lo = *reinterpret_cast<const V*>(row);
                 const V hi = *reinterpret_cast<const V*>(row + 1);
@@ -92,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
                 // vectors around the micro-row, shifted (shift_pair); the second only inside the
                 // tensor, which ends on a vector (VEC divides rows).
                 const long long e = (ir + i) * cols + ic;
-                const int ph = (int)(e % VEC);
+                const int ph = row_shift(i, ir, cols, c0);
                 const V* src = reinterpret_cast<const V*>(in + e - ph);
                 const V lo = src[0];
                 const V hi = e - ph + VEC < (long long)rows * cols ? src[1] : lo;
