@@ -40,16 +40,20 @@ def row(doc, copy_gbs=None):
     best_own = min(own, key=lambda c: c["median_us"]) if own else None
     ratio = best_lt["median_us"] / best_own["median_us"] if best_lt and best_own else float("nan")
     n_own = sum(1 for c in doc["evaluated"] if c["algo"].get("provider") == "ktune_sm90")
+    # fp8 at M % 16 != 0: cuBLASLt does not run it, the default is the template's first pick.
+    own_default = doc["default"]["algo"].get("provider") == "ktune_sm90"
+    dflt = f'{doc["default"]["median_us"]:.2f}' + (" (template)" if own_default else "")
+    lt_us = f'{best_lt["median_us"]:.2f}' if best_lt else "—"
     if copy_gbs:
         pct = [copy_pct(p, c["median_us"], copy_gbs) if c else float("nan")
                for c in (doc["default"], best_lt, best_own)]
-        return (f'| {shape} | {doc["default"]["median_us"]:.2f} ({pct[0]:.1f} %) | '
-                f'{best_lt["median_us"]:.2f} ({pct[1]:.1f} %) | '
+        return (f'| {shape} | {dflt} ({pct[0]:.1f} %) | '
+                f'{lt_us} ({pct[1]:.1f} %) | '
                 f'{best_own["median_us"]:.2f} ({pct[2]:.1f} %) | '
                 f'{doc["default"]["median_us"] / best_own["median_us"]:.3f} | {ratio:.3f} | '
                 f'{describe(best_own["algo"])} | {doc["tune_seconds"]:.1f} |')
-    return (f'| {shape} | {doc["default"]["median_us"]:.1f} | '
-            f'{best_lt["median_us"]:.1f} | '
+    return (f'| {shape} | {dflt} | '
+            f'{lt_us} | '
             f'{best_own["median_us"]:.1f} ({describe(best_own["algo"])}) | {ratio:.3f} | '
             f'{n_own} of {len(doc["evaluated"])} | {describe(doc["winner"]["algo"])} '
             f'{doc["winner"].get("median_us", 0):.1f} | {doc["tune_seconds"]:.1f} |')

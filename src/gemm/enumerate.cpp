@@ -72,13 +72,6 @@ std::vector<std::uint64_t> identity(const algo_config& a) {
                                       u(a.mma.stages)};
 }
 
-algo_config sm90_algo(const sm90_config& c) {
-    algo_config a;
-    a.provider = provider::ktune_sm90;
-    a.sm90 = c;
-    return a;
-}
-
 algo_config mma_algo(const mma_config& c) {
     algo_config a;
     a.provider = provider::ktune_mma;
@@ -170,6 +163,13 @@ void add_enumeration(lt_backend& lt, const problem& q, std::uint8_t pad_k,
 
 } // namespace
 
+algo_config sm90_algo(const sm90_config& c) {
+    algo_config a;
+    a.provider = provider::ktune_sm90;
+    a.sm90 = c;
+    return a;
+}
+
 enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o) {
     const auto t0 = std::chrono::steady_clock::now();
     enumeration out;
@@ -177,8 +177,10 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
     // Every heuristic pick before any enumerated candidate (the tune measures out.all's first
     // heuristic.size() first): cuBLAS's own (whose first stays the default pick), then the
     // padded form's; then the two enumerations in the same order.
-    const bool pads = pads_k(p);
-    add_picks(lt, p, 0, o, out, seen);
+    // cuBLASLt only where it runs the problem (fp8 at M % 16 != 0: the template alone).
+    const bool lt_runs = lt_takes(p);
+    const bool pads = lt_runs && pads_k(p);
+    if (lt_runs) add_picks(lt, p, 0, o, out, seen);
     if (pads) add_picks(lt, padded(p), 1, o, out, seen);
     // ktune's template where the device and problem allow it: the prior's first picks beside
     // the heuristic's, the rest of its space after the enumerations.
@@ -201,7 +203,7 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
         out.heuristic.push_back(c);
         out.all.push_back(c);
     }
-    add_enumeration(lt, p, 0, o, out, seen);
+    if (lt_runs) add_enumeration(lt, p, 0, o, out, seen);
     if (pads) add_enumeration(lt, padded(p), 1, o, out, seen);
     for (const sm90_config& c : own) {
         const candidate cand{sm90_algo(c), 0, 0, -1};

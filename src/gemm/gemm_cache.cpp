@@ -1,3 +1,4 @@
+#include "gemm/enumerate.hpp"
 #include "gemm/pad.hpp"
 #include "gemm/resolve.hpp"
 #include "ktune/core/error.hpp"
@@ -99,9 +100,17 @@ resolved resolve(lt_backend& lt, std::span<const cache::entry> entries, const pr
             // A malformed entry is no reason to fail the application: the heuristic answers.
         }
     }
-    const auto picks = lt.heuristic(p, 1, max_workspace);
-    if (picks.empty()) return {};
-    return {picks.front().algo, algo_source::heuristic, true};
+    if (lt_takes(p)) {
+        const auto picks = lt.heuristic(p, 1, max_workspace);
+        if (picks.empty()) return {};
+        return {picks.front().algo, algo_source::heuristic, true};
+    }
+    // A problem only ktune's template runs (fp8 at M % 16 != 0): its prior's first config is
+    // the heuristic answer, as cuBLASLt's first pick is elsewhere.
+    if (sm90)
+        if (const auto own = sm90_ranked(p, *sm90); !own.empty())
+            return {sm90_algo(own.front()), algo_source::heuristic, true};
+    return {};
 }
 
 } // namespace detail

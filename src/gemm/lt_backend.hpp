@@ -32,6 +32,13 @@ struct algo_caps {
     bool operator==(const algo_caps&) const = default;
 };
 
+/// Whether cuBLASLt runs the problem at all: fp8 needs M and K multiples of 16 (its 16-byte
+/// leading dimensions, cuBLASLt docs "FP8" data types). ktune's Hopper template runs fp8 at any M
+/// (decode batches of 1 to 15), so the problem is accepted and cuBLASLt simply not asked.
+[[nodiscard]] inline bool lt_takes(const problem& p) noexcept {
+    return p.type != dtype::fp8_e4m3 || (p.m % 16 == 0 && p.k % 16 == 0);
+}
+
 /// cublasLtMatmulAlgoCheck's answer.
 struct check_result {
     bool ok = false;

@@ -60,7 +60,10 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
                en.stats.seconds};
     if (en.all.empty())
         throw error(error_kind::unsupported,
-                    "cuBLASLt offers no algorithm for " + describe(p) + " on this GPU");
+                    lt_takes(p)
+                        ? "cuBLASLt offers no algorithm for " + describe(p) + " on this GPU"
+                        : describe(p) + ": cuBLASLt runs fp8 only with M a multiple of 16, and "
+                                        "ktune's Hopper template needs an sm_90 GPU");
     r.space.sm90 = en.stats.sm90;
     r.space.mma = en.stats.mma;
 
@@ -72,10 +75,17 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
         std::find_if(en.heuristic.begin(), en.heuristic.end(), [](const candidate& c) {
             return c.algo.pad_k == 0 && c.algo.provider == provider::cublaslt;
         });
-    const algo_config default_attrs =
-        own_first == en.heuristic.end() ? algo_config{} : own_first->algo;
+    // Where cuBLASLt does not run the problem (fp8 at M % 16 != 0), the default is what a cache
+    // miss runs there (resolve): the template prior's first pick, the enumeration's first.
+    const bool lt_default = lt_takes(p) || en.heuristic.empty();
+    const algo_config default_attrs = !lt_default                       ? en.heuristic.front().algo
+                                      : own_first == en.heuristic.end() ? algo_config{}
+                                                                        : own_first->algo;
+    const auto run_default = [&] {
+        return lt_default ? hooks.run_default() : hooks.run(default_attrs);
+    };
     const auto t_default = std::chrono::steady_clock::now();
-    r.default_pick = to_candidate(default_attrs, 0, hooks.run_default());
+    r.default_pick = to_candidate(default_attrs, 0, run_default());
     std::map<std::size_t, std::size_t> done; // index into en.all -> index into r.evaluated
     using clock = std::chrono::steady_clock;
     const auto seconds_since = [](clock::time_point t) {
@@ -157,8 +167,8 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     }
     const auto confirm = [&](const candidate_result& x, candidate_result& def_out,
                              candidate_result& x_out) {
-        timing d1 = hooks.run_default(), x1 = hooks.run(x.algo), x2 = hooks.run(x.algo),
-               d2 = hooks.run_default();
+        timing d1 = run_default(), x1 = hooks.run(x.algo), x2 = hooks.run(x.algo),
+               d2 = run_default();
         const auto pool = [](timing a, const timing& b) {
             if (a.status != tune::eval_status::ok) return a;
             if (b.status != tune::eval_status::ok) return b;

@@ -21,13 +21,6 @@ namespace {
 
 const sm90_device h100{132, 232448};
 
-algo_config sm90_algo(const sm90_config& c) {
-    algo_config a;
-    a.provider = provider::ktune_sm90;
-    a.sm90 = c;
-    return a;
-}
-
 } // namespace
 
 TEST_CASE("a template config survives the config round trip and says what it is") {
@@ -290,4 +283,57 @@ TEST_CASE("a template cache entry is used where the template runs, else the heur
     // A device with less shared memory than the config's ring: the heuristic.
     CHECK(resolve(lt, entries, p, env, ws, sm90_device{132, 100 * 1024}).source ==
           algo_source::heuristic);
+}
+
+TEST_CASE("fp8 at M % 16 != 0 runs on the template alone: its first pick is default and answer") {
+    fake_lt lt = two_algorithms();
+    const problem p = parse_problem("1x4096x4096", "fp8", "tn"); // accepted: decode at batch 1
+    const sm90_config first = sm90_ranked(p, h100).front();
+    enumerate_options eo;
+    eo.sm90 = h100;
+    const enumeration en = enumerate(lt, p, eo);
+    CHECK(lt.asked.empty()); // cuBLASLt is not asked: it runs fp8 only with M % 16 == 0
+    CHECK(lt.checked.empty());
+    REQUIRE_FALSE(en.all.empty());
+    for (const candidate& c : en.all)
+        CHECK(c.algo.provider == provider::ktune_sm90);
+    CHECK(en.heuristic.front().algo == sm90_algo(first));
+
+    // The tune's default is what a cache miss runs: the prior's first pick, never cuBLAS's.
+    tune_options o;
+    o.budget = 0;
+    o.max_seconds = 0;
+    bool asked_cublas = false;
+    const tune_hooks hooks{[&](const algo_config& a) { return timed(a.sm90 == first ? 30 : 20); },
+                           [&] {
+                               asked_cublas = true;
+                               return timed(10);
+                           }};
+    const tune_result r = tune_loop(lt, p, o, hooks, h100);
+    CHECK_FALSE(asked_cublas);
+    CHECK(r.default_pick.algo == sm90_algo(first));
+    CHECK(r.replaces_default); // the second pick (20 us) beat it twice
+    CHECK(r.winner.algo.provider == provider::ktune_sm90);
+    CHECK(r.speedup == Approx(30.0 / 20.0));
+
+    // A cache miss at run time: the template's first pick where it runs, else nothing.
+    const ktune::cache::environment env{"sm_90", 13000, 580, ktune::cache::current_protocol};
+    const std::size_t ws = std::size_t{32} << 20;
+    const resolved miss = resolve(lt, {}, p, env, ws, h100);
+    CHECK(miss.found);
+    CHECK(miss.source == algo_source::heuristic);
+    CHECK(miss.algo == sm90_algo(first));
+    CHECK_FALSE(resolve(lt, {}, p, env, ws).found);
+    CHECK(lt.asked.empty());
+
+    // Without an sm_90 device nothing runs it: a clear error, not cuBLASLt's.
+    try {
+        (void)tune_loop(lt, p, o, hooks, std::nullopt);
+        FAIL("expected an error");
+    } catch (const ktune::error& e) {
+        CHECK(e.kind() == ktune::error_kind::unsupported);
+        CHECK(std::string(e.what()).find("M a multiple of 16") != std::string::npos);
+    }
+    // K must still be a multiple of 16 (A's and B's rows).
+    CHECK_THROWS_AS(parse_problem("1x4096x4100", "fp8", "tn"), ktune::error);
 }

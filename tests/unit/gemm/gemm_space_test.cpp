@@ -41,7 +41,7 @@ TEST_CASE("parse_problem says what to change") {
           std::string::npos);
     CHECK(msg([] { parse_problem("16x16x16", "fp8", "nn"); }).find("--layout tn") !=
           std::string::npos);
-    CHECK(msg([] { parse_problem("16x16x20", "fp8", "tn"); }).find("multiples of 16") !=
+    CHECK(msg([] { parse_problem("16x16x20", "fp8", "tn"); }).find("K a multiple of 16") !=
           std::string::npos);
 }
 
