@@ -92,6 +92,14 @@ std::vector<config> hand_set_variants(const op& o, const config& c, const proble
         add("rows_reg_tail", false);
         add("tma_reg_tail", true);
         add("rows_in_turn", true);
+        add("ragged_ring", std::int64_t{0}); // odd staged rows without the operands' ring
+        add("ragged_ring", std::int64_t{2});
+    } else if (o.name() == "transpose") {
+        // Odd rows: the other load form (bulk copies for bf16, pair loads for fp32), and the
+        // micro-rows' offset from the address instead of a constant.
+        const param_value* b = c.find("ragged_bulk");
+        add("ragged_bulk", !(b && std::get<bool>(*b)) && size_of(p.type) != 4);
+        add("shift_runtime", true);
     }
     return v;
 }
