@@ -56,6 +56,18 @@ def main():
         pct8 = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), "--copy",
                                dev, path], check=True, capture_output=True, text=True).stdout
         assert "| 4096x4096x4096 fp8 gelu_bias | 160.00 (14.0 %) |" in pct8, pct8
+        # fp8 at M = 1: cuBLASLt does not run it; the default is the template's first pick.
+        small = dict(doc, problem={"m": 1, "n": 4096, "k": 4096, "dtype": "fp8"},
+                     default={"median_us": 8.0, "algo": sm90},
+                     evaluated=[{"algo": sm90, "status": "ok", "median_us": 8.0},
+                                {"algo": dict(sm90, bn=8), "status": "ok", "median_us": 7.5}])
+        with open(path, "w") as f:
+            json.dump(small, f)
+        pct1 = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), "--copy",
+                               dev, path], check=True, capture_output=True, text=True).stdout
+        assert "| 1x4096x4096 fp8 | 8.00 (template) (" in pct1, pct1
+        assert "| — (nan %) | 7.50 (" in pct1, pct1
+        assert "| 1.067 | nan |" in pct1, pct1
         # The fault table: planted candidates, rejected or not, and a planted winner.
         faulty = dict(doc, evaluated=doc["evaluated"] + [
             {"algo": dict(sm90, bn=128), "status": "wrong_result", "injected_fault": "skip_slab"},

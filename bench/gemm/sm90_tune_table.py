@@ -42,8 +42,9 @@ def row(doc, copy_gbs=None):
     n_own = sum(1 for c in doc["evaluated"] if c["algo"].get("provider") == "ktune_sm90")
     # fp8 at M % 16 != 0: cuBLASLt does not run it, the default is the template's first pick.
     own_default = doc["default"]["algo"].get("provider") == "ktune_sm90"
-    dflt = f'{doc["default"]["median_us"]:.2f}' + (" (template)" if own_default else "")
-    lt_us = f'{best_lt["median_us"]:.2f}' if best_lt else "—"
+    digits = 2 if copy_gbs else 1
+    dflt = f'{doc["default"]["median_us"]:.{digits}f}' + (" (template)" if own_default else "")
+    lt_us = f'{best_lt["median_us"]:.{digits}f}' if best_lt else "—"
     if copy_gbs:
         pct = [copy_pct(p, c["median_us"], copy_gbs) if c else float("nan")
                for c in (doc["default"], best_lt, best_own)]
