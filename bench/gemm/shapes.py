@@ -4,7 +4,8 @@
   shapes.py llm  OUTDIR   # M in {1,16,128,2048,8192} x Llama-7B/70B projections, bf16 + fp8
   shapes.py extra OUTDIR  # M in {8,32,64,256,512} x the same (N, K), bf16: the >= 100 shape set
 Shapes are (M tokens, N output features, K input features), layout tn (nn.Linear's x @ W^T).
-fp8 needs M % 16 == 0 on cuBLASLt: its decode row uses M = 16 (M = 1 padded)."""
+fp8 needs M % 16 == 0 on cuBLASLt (and torch._scaled_mm): its decode row here uses M = 16 (M = 1
+padded); ktune's Hopper template alone runs fp8 at M = 1 (docs/perf/gemm.md#fp8-small-m)."""
 import json, os, sys
 
 # (N, K): Llama-7B q/k/v/o, fused qkv, gate/up, down; Llama-70B q/o, fused qkv (GQA), gate/up, down.
