@@ -10,6 +10,13 @@ constexpr int U = TILE / VEC; // micro-tiles per tile edge; 16-byte units per sh
 #ifndef RAGGED_BULK
 #define RAGGED_BULK 0
 #endif
+// Bulk copies need sm_90: elsewhere the same config loads the pairs (a default stays valid on
+// every GPU).
+#if defined(RAGGED) && RAGGED_BULK && __CUDA_ARCH__ >= 900
+#define KTUNE_BULK_ROWS 1
+#else
+#define KTUNE_BULK_ROWS 0
+#endif
 #ifndef SHIFT_RUNTIME
 #define SHIFT_RUNTIME 0
 #endif
@@ -27,7 +34,7 @@ __device__ __forceinline__ int row_shift(int i, long long ir, int cols, long lon
 #endif
 }
 #endif
-#if defined(RAGGED) && RAGGED_BULK
+#if KTUNE_BULK_ROWS
 extern __shared__ __align__(128) unsigned char ktune_dsmem[]; // the rows' spans, TILE x (U + 1)
 #endif
 __device__ __forceinline__ unsigned word(const uint4& v, int k) {
@@ -58,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
     // unless RAGGED), so a micro-tile is inside the matrix or wholly outside (RAGGED: the last
     // of a row may end past it; those columns are never stored).
     const long long ic = c0 + tx * VEC;
-#if defined(RAGGED) && RAGGED_BULK
+#if KTUNE_BULK_ROWS
     // Hand-set ragged_bulk (docs/perf/kernels.md#transpose-ragged-bulk): each tile row's aligned
     // span (U + 1 vectors from the one holding its first element) lands in shared memory by one
     // bulk copy, issued by one thread a row; the micro-rows are shifted out of it. No thread
@@ -97,7 +104,7 @@ extern "C" __global__ void __launch_bounds__(U* BLOCK_ROWS)
             uint4 a[VEC];
 #pragma unroll
             for (int i = 0; i < VEC; ++i) {
-#if defined(RAGGED) && RAGGED_BULK
+#if KTUNE_BULK_ROWS
                 const int ph = row_shift(i, ir, cols, c0);
                 const uint4* row = stage + (mr * VEC + i) * (U + 1) + tx;
                 const V lo = *reinterpret_cast<const V*>(row);
