@@ -10,10 +10,11 @@
 // and each batch of 10 captured once in a CUDA graph per side and replayed between the events
 // (no host launch cost in the time; docs/perf/gemm.md#hopper-split-k). --epilogue E (bias,
 // relu_bias, gelu_bias): both sides fuse it with a random bf16 bias, checked against cuBLAS's D
-// only (docs/perf/gemm.md#hopper-types).
+// only (docs/perf/gemm.md#hopper-types). --early-b: each config also timed told that B is
+// weights (early_b_us, and each round's plain / early ratio; docs/perf/gemm.md#early-weights).
 //
 //   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] [--rotate N]
-//              [--epilogue E] 4096x4096x4096
+//              [--epilogue E] [--early-b] 4096x4096x4096
 //   ... bench_sm90 --brute FILE 4096x4096x4096 bench_sm90 --prior N 4096x4096x4096     (the cost
 //   model's first N configs; no GPU)
 //
@@ -173,7 +174,8 @@ double time_batch(F&& launch, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1, i
 }
 
 void bench_shape(const std::string& shape, const std::vector<sm90_config>& configs,
-                 const std::filesystem::path& cache, int rotate, const std::string& epi) {
+                 const std::filesystem::path& cache, int rotate, const std::string& epi,
+                 bool early_b) {
     const problem p = parse_problem(shape, "bf16", "tn", epi);
     operands ops(p);
     auto& [ha, hb, a, b, d_ref, d, bias, rng, elems_d] = ops;
@@ -249,9 +251,34 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             }
             for (auto [m, n] : samples)
                 ktune_exact = std::max(ktune_exact, off(from_bf16(got[m + n * p.m]), exact(m, n)));
+            // --early-b: the same kernel told that B is weights (problem.hpp's b_operand), its D
+            // compared with the plain launch's bit for bit (same slabs, same order of sums).
+            std::size_t early_differ = 0;
+            if (early_b) {
+                KTUNE_CUDA_CALL(cudaMemsetAsync(d.data(), 0xff, elems_d * 2, st.get()));
+                k.run(p, a.data(), b.data(), d.data(), st.get(), 1.0f, bias.data(),
+                      b_operand::weights);
+                KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+                std::vector<std::uint16_t> early(elems_d);
+                KTUNE_CUDA_CALL(
+                    cudaMemcpy(early.data(), d.data(), elems_d * 2, cudaMemcpyDeviceToHost));
+                for (std::size_t i = 0; i < elems_d; ++i)
+                    early_differ += early[i] != got[i] ? 1 : 0;
+            }
+            const auto run_early = [&] {
+                k.run(p, a.data(), b.data(), d.data(), st.get(), 1.0f, bias.data(),
+                      b_operand::weights);
+            };
             // A batch: 10 launches back to back, or with --rotate one replay of a graph of 10
             // launches over the operand copies.
-            std::optional<batch_graph> gk, gc;
+            std::optional<batch_graph> gk, gc, ge;
+            if (rotate > 1 && early_b)
+                ge.emplace(
+                    [&](int i) {
+                        k.run(p, a_set(i), b_set(i), d.data(), st.get(), 1.0f, bias.data(),
+                              b_operand::weights);
+                    },
+                    st.get(), 10);
             if (rotate > 1) {
                 gk.emplace(
                     [&](int i) {
@@ -274,11 +301,25 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             for (int i = 0; i < 3; ++i) {
                 batch(run_ktune, gk);
                 batch(run_cublas, gc);
+                if (early_b) batch(run_early, ge);
             }
-            std::vector<double> tk, tc;
+            std::vector<double> tk, tc, te;
             for (int r = 0; r < 15; ++r) {
                 tk.push_back(batch(run_ktune, gk));
                 tc.push_back(batch(run_cublas, gc));
+                if (early_b) te.push_back(batch(run_early, ge));
+            }
+            std::string early_fields;
+            if (early_b) {
+                std::vector<double> vs_plain;
+                for (std::size_t r = 0; r < tk.size(); ++r)
+                    vs_plain.push_back(tk[r] / te[r]);
+                const spread se = summarize(te), sv = summarize(vs_plain);
+                early_fields =
+                    fmt::format(", \"early_b_us\": [{:.2f}, {:.2f}, {:.2f}], "
+                                "\"early_b_vs_plain_paired\": [{:.3f}, {:.3f}, {:.3f}], "
+                                "\"early_b_differ\": {}",
+                                se.median, se.min, se.max, sv.median, sv.min, sv.max, early_differ);
             }
             const spread sk = summarize(tk), sc = summarize(tc);
             // Each round's cuBLAS batch over its ktune batch, next to each other in time: a drift
@@ -292,11 +333,12 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
                        "\"us\": [{:.2f}, {:.2f}, {:.2f}], \"cublas_us\": [{:.2f}, {:.2f}, {:.2f}], "
                        "\"tflops\": {:.1f}, \"cublas_tflops\": {:.1f}, \"vs_cublas\": {:.3f}, "
                        "\"vs_cublas_paired\": [{:.3f}, {:.3f}, {:.3f}], "
-                       "\"cublas_algo\": \"{}\", \"resident_units\": {}, \"rotate\": {}}}\n",
+                       "\"cublas_algo\": \"{}\", \"resident_units\": {}, \"rotate\": {}{}}}\n",
                        line, bad == 0 ? "ok" : "wrong", bad, worst, ktune_exact, cublas_exact,
                        sk.median, sk.min, sk.max, sc.median, sc.min, sc.max,
                        flop / sk.median * 1e-6, flop / sc.median * 1e-6, sc.median / sk.median,
-                       sp.median, sp.min, sp.max, cublas_algo, k.resident_units(), rotate);
+                       sp.median, sp.min, sp.max, cublas_algo, k.resident_units(), rotate,
+                       early_fields);
         } catch (const error& e) {
             std::string msg = e.what();
             std::replace(msg.begin(), msg.end(), '"', '\'');
@@ -455,6 +497,7 @@ int main(int argc, char** argv) try {
     std::vector<std::string> shapes;
     std::filesystem::path brute_file;
     int prior = 0, rotate = 1;
+    bool early_b = false;
     std::string epi = "none";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -466,6 +509,8 @@ int main(int argc, char** argv) try {
             prior = std::stoi(argv[++i]);
         else if (arg == "--rotate" && i + 1 < argc)
             rotate = std::max(1, std::stoi(argv[++i]));
+        else if (arg == "--early-b")
+            early_b = true;
         else if (arg == "--epilogue" && i + 1 < argc)
             epi = argv[++i];
         else if (arg == "--configs" && i + 1 < argc)
@@ -498,7 +543,7 @@ int main(int argc, char** argv) try {
         return 0;
     }
     for (const auto& s : shapes)
-        bench_shape(s, configs, cache, rotate, epi);
+        bench_shape(s, configs, cache, rotate, epi, early_b);
     return 0;
 } catch (const std::exception& e) {
     fmt::print(stderr, "bench_sm90: {}\n", e.what());

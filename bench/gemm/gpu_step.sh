@@ -115,6 +115,8 @@ step_gemm_unaligned() {
 # compares with the algorithm that tune picked: cuBLAS's best found. SM90_ROTATE=N: N copies of
 # the operands, batches replayed from CUDA graphs (decode shapes; bench_sm90 --rotate).
 # SM90_EPI (bias, relu_bias, gelu_bias): both sides fuse that epilogue (bench_sm90 --epilogue).
+# SM90_EARLY_B=1: each config also timed told that B is weights (bench_sm90 --early-b;
+# docs/perf/gemm.md#early-weights).
 step_gemm_sm90() {
     local b s cache_args=()
     b=$(find build-gpu -name bench_sm90 -type f | head -1)
@@ -126,7 +128,8 @@ step_gemm_sm90() {
             cache_args=(--cache "$OUT/gemm_sm90_cache.json")
         fi
         "$b" "${cache_args[@]}" ${SM90_CONFIGS:+--configs "$SM90_CONFIGS"} \
-            ${SM90_ROTATE:+--rotate "$SM90_ROTATE"} ${SM90_EPI:+--epilogue "$SM90_EPI"} "$s"
+            ${SM90_ROTATE:+--rotate "$SM90_ROTATE"} ${SM90_EPI:+--epilogue "$SM90_EPI"} \
+            $([ "${SM90_EARLY_B:-0}" = 1 ] && echo --early-b) "$s"
     done | tee "$OUT/gemm_sm90.jsonl"
 }
 # Decode GEMMs through the template's split-K (docs/perf/gemm.md#hopper-split-k): `ktune tune
@@ -135,7 +138,8 @@ step_gemm_sm90() {
 # projections), budget $SM90_DECODE_BUDGET (24); the table gives each time as % of the copy roof
 # that `ktune device --measure` measures first. SM90_DECODE_DTYPE (bf16; fp16, fp8) and
 # SM90_DECODE_EPI (none; bias, relu_bias, gelu_bias) set the problem's type and epilogue
-# (docs/perf/gemm.md#hopper-types).
+# (docs/perf/gemm.md#hopper-types); SM90_DECODE_B=weights tunes with --b-operand weights
+# (docs/perf/gemm.md#early-weights).
 step_gemm_sm90_decode() {
     local kt d m nk s f
     kt=$(_gemm_bin)
@@ -146,9 +150,10 @@ step_gemm_sm90_decode() {
     for m in ${SM90_DECODE_M:-1 8 16 32 64}; do
         for nk in ${SM90_DECODE_NK:-4096x4096 11008x4096 4096x11008}; do
             s=${m}x$nk
-            f=${s}_${SM90_DECODE_DTYPE:-bf16}_${SM90_DECODE_EPI:-none}
+            f=${s}_${SM90_DECODE_DTYPE:-bf16}_${SM90_DECODE_EPI:-none}_${SM90_DECODE_B:-written_before}
             "$kt" tune gemm --shape "$s" --dtype "${SM90_DECODE_DTYPE:-bf16}" \
                 --epilogue "${SM90_DECODE_EPI:-none}" --budget "${SM90_DECODE_BUDGET:-24}" \
+                --b-operand "${SM90_DECODE_B:-written_before}" \
                 --heuristic-count 8 --json --cache "$d/cache.json" >"$d/r_$f.json" \
                 2>"$d/r_$f.err" || echo "gemm_sm90_decode: $f rc $?"
             python3 bench/gemm/sm90_tune_table.py --copy "$d/device.json" "$d/r_$f.json" | tail -1

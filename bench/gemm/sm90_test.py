@@ -68,6 +68,12 @@ def main():
         assert "| 1x4096x4096 fp8 | 8.00 (template) (" in pct1, pct1
         assert "| — (nan %) | 7.50 (" in pct1, pct1
         assert "| 1.067 | nan |" in pct1, pct1
+        # Tuned with --b-operand weights: the row says so.
+        with open(path, "w") as f:
+            json.dump(dict(small, b_operand="weights"), f)
+        pctw = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), "--copy",
+                               dev, path], check=True, capture_output=True, text=True).stdout
+        assert "| 1x4096x4096 fp8 (B weights) | 8.00 (template) (" in pctw, pctw
         # The fault table: planted candidates, rejected or not, and a planted winner.
         faulty = dict(doc, evaluated=doc["evaluated"] + [
             {"algo": dict(sm90, bn=128), "status": "wrong_result", "injected_fault": "skip_slab"},

@@ -33,6 +33,8 @@ def row(doc, copy_gbs=None):
     if p.get("dtype", "bf16") != "bf16" or p.get("epilogue", "none") != "none":
         shape += f' {p.get("dtype", "bf16")}' + (
             f' {p["epilogue"]}' if p.get("epilogue", "none") != "none" else "")
+    if doc.get("b_operand") == "weights":  # tuned with --b-operand weights
+        shape += " (B weights)"
     ok = [c for c in doc["evaluated"] if c["status"] == "ok"]
     lt = [c for c in ok if c["algo"].get("provider") != "ktune_sm90"]
     own = [c for c in ok if c["algo"].get("provider") == "ktune_sm90"]

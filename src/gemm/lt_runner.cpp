@@ -85,6 +85,7 @@ struct lt_runner::impl {
     std::vector<std::pair<std::int64_t, std::int64_t>> positions;
     std::vector<reference_value> refs;
     int graph_fallbacks = 0; ///< candidates timed without a graph (capture failed)
+    b_operand b_is = b_operand::written_before; ///< how the template's candidates launch
     // ktune's template: the configs loaded so far (a tune measures a config once, the
     // confirmation twice more), and the device's limits (nullopt: not an sm_90 GPU).
     struct planted {
@@ -266,7 +267,12 @@ struct lt_runner::impl {
         }
         return run_with([&](int set) -> std::string {
             try {
-                k->run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data());
+                if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(k)>>,
+                                             sm90_kernel>)
+                    k->run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data(),
+                           b_is);
+                else
+                    k->run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data());
                 return {};
             } catch (const error& e) {
                 return e.what();
@@ -423,8 +429,10 @@ struct lt_runner::impl {
 };
 
 lt_runner::lt_runner(const problem& p, std::size_t max_workspace,
-                     const measure::measure_policy& policy)
-    : impl_(std::make_unique<impl>(p, max_workspace, policy)) {}
+                     const measure::measure_policy& policy, b_operand b_is)
+    : impl_(std::make_unique<impl>(p, max_workspace, policy)) {
+    impl_->b_is = b_is;
+}
 lt_runner::~lt_runner() = default;
 
 timing lt_runner::run(const algo_config& a, sm90_fault fault) {

@@ -40,7 +40,9 @@ struct timing {
 
 class lt_runner {
 public:
-    lt_runner(const problem& p, std::size_t max_workspace, const measure::measure_policy& policy);
+    /// `b_is`: how the template's candidates are launched (problem.hpp's b_operand).
+    lt_runner(const problem& p, std::size_t max_workspace, const measure::measure_policy& policy,
+              b_operand b_is = b_operand::written_before);
     ~lt_runner();
     lt_runner(const lt_runner&) = delete;
     lt_runner& operator=(const lt_runner&) = delete;

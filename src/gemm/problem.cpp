@@ -49,6 +49,10 @@ std::string_view to_string(epilogue e) noexcept {
     return epilogue_names[static_cast<std::size_t>(e)];
 }
 
+std::string_view to_string(b_operand b) noexcept {
+    return b == b_operand::weights ? "weights" : "written_before";
+}
+
 problem parse_problem(std::string_view shape, std::string_view type, std::string_view op,
                       std::string_view epi) {
     problem p;

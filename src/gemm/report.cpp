@@ -71,7 +71,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.5.0"},
+                     {"version", "1.6.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},
@@ -108,6 +108,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
                      {"tune_seconds", r.tune_seconds},
                      {"evaluated", std::move(ev)}};
     if (r.space.mma > 0) j["space"]["mma"] = r.space.mma; // only where the mma.sync form was
+    if (r.b_is == b_operand::weights) j["b_operand"] = to_string(r.b_is); // only when told
     return j;
 }
 
@@ -178,6 +179,9 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
                      r.rotation_sets > 1
                          ? fmt::format("rotated over {} copies in a CUDA graph", r.rotation_sets)
                          : std::string("L2 flushed per launch"));
+    if (r.b_is == b_operand::weights)
+        s += "  B is weights: the template's candidates read it while the kernel before ends "
+             "(docs/perf/gemm.md#early-weights)\n";
     std::size_t planted = 0, passed = 0;
     for (const auto& c : r.evaluated)
         if (!c.injected_fault.empty()) {

@@ -118,10 +118,10 @@ session::session(session&&) noexcept = default;
 session& session::operator=(session&&) noexcept = default;
 
 void session::gemm(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
-                   const void* bias, float alpha) {
+                   const void* bias, float alpha, b_operand b_is) {
     plan& pl = impl_->get(p);
     if (pl.sm90) {
-        pl.sm90->run(p, a, b, d, stream, alpha, bias);
+        pl.sm90->run(p, a, b, d, stream, alpha, bias, b_is);
         return;
     }
     if (pl.mma) {

@@ -408,7 +408,7 @@ int sm90_kernel::resident_units() const noexcept {
 }
 
 void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
-                      float alpha, const void* bias) const {
+                      float alpha, const void* bias, b_operand b_is) const {
     const sm90_config& c = impl_->cfg;
     auto& last = impl_->last;
     if (!last || !(last->p == p)) {
@@ -437,9 +437,10 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
     float* partials = impl_->partials;
     int* arrivals = impl_->arrivals;
     const void* bias_arg = bias;
-    std::array<void*, 13> args{
-        &last->maps[0], &last->maps[1], &last->maps[2], &out,      &rows,     &cols,    &k,
-        &group,         &alpha,         &splits,        &partials, &arrivals, &bias_arg};
+    int b_early = b_is == b_operand::weights ? 1 : 0;
+    std::array<void*, 14> args{
+        &last->maps[0], &last->maps[1], &last->maps[2], &out,      &rows,     &cols,     &k,
+        &group,         &alpha,         &splits,        &partials, &arrivals, &bias_arg, &b_early};
     // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
     // a SM (or the clusters that fit), persistent.
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);

@@ -92,9 +92,11 @@ public:
     /// D = act(alpha op(A) op(B) + bias), column-major as in problem.hpp, on `stream`; `bias`
     /// (M values of D's type) where p has an epilogue. Throws error{input} where
     /// sm90_rejects(p) says why, where p is not of the kernel's form or its bias is missing,
-    /// error{cuda} where the launch fails.
+    /// error{cuda} where the launch fails. `b_is` weights: B's first slabs are requested before
+    /// the kernel waits for the one before it (problem.hpp's b_operand).
     void run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
-             float alpha = 1.0f, const void* bias = nullptr) const;
+             float alpha = 1.0f, const void* bias = nullptr,
+             b_operand b_is = b_operand::written_before) const;
 
 private:
     struct impl;

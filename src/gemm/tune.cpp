@@ -13,7 +13,7 @@ namespace ktune::gemm {
 tune_result tune(const problem& p, const tune_options& o) {
     const auto t0 = std::chrono::steady_clock::now();
     auto lt = detail::make_real_backend();
-    detail::lt_runner runner(p, o.max_workspace, o.policy);
+    detail::lt_runner runner(p, o.max_workspace, o.policy, o.b_is);
     detail::tune_hooks hooks{[&](const algo_config& a) {
                                  const detail::sm90_fault f =
                                      a.provider == provider::ktune_sm90

@@ -40,6 +40,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     r.prob = p;
     r.cublaslt_version = lt.version();
     r.strategy = o.strategy;
+    r.b_is = o.b_is;
     enumerate_options eo;
     eo.max_workspace = o.max_workspace;
     eo.heuristic_count = o.heuristic_count;

@@ -11,3 +11,5 @@ ktune_cli_test(tune_gemm_needs_shape RC 2 ARGS tune gemm EXPECT "--shape MxNxK")
 ktune_cli_test(tune_gemm_plan_other_op RC 2
   ARGS tune gemm --plan ${PROJECT_SOURCE_DIR}/tests/data/gemm/plan_other_op.json
   EXPECT "plan_other_op.json: /tunes/1" "op 'softmax'")
+ktune_cli_test(tune_gemm_bad_b_operand RC 2 ARGS tune gemm --shape 1x4096x4096 --b-operand constant
+  EXPECT "--b-operand" "weights")

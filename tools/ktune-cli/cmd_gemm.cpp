@@ -84,6 +84,13 @@ std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* app) {
            "gemm: test the correctness gate: plant a bug in this share (0..1) of the "
            "template's candidates; each must be rejected (docs/perf/gemm.md#hopper-faults)")
         ->check(CLI::Range(0.0, 1.0));
+    app->add_option("--b-operand", g->b_operand,
+                    "gemm: written_before, or weights: B is not written by the kernel before the "
+                    "GEMM, so the template's candidates read it while that kernel ends, as the "
+                    "application's calls that pass b_operand::weights "
+                    "(docs/perf/gemm.md#early-weights)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"written_before", "weights"}));
     app->add_option("--max-seconds", g->max_seconds,
                     "gemm: leave out candidates that would end a tune past this many seconds "
                     "(0: no limit)")
@@ -113,6 +120,8 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
         to.own_kernels = !g.cublaslt_only;
         to.mma_on_hopper = g.with_mma;
         to.inject_faults = g.inject_faults;
+        to.b_is = g.b_operand == "weights" ? gemm::b_operand::weights
+                                           : gemm::b_operand::written_before;
         const gemm::tune_result r = gemm::tune(pl.prob, to);
         const auto [roof, roof_source] =
             metrics::find_tensor_roof(r.gpu, pl.prob.type == gemm::dtype::fp8_e4m3);

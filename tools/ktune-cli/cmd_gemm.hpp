@@ -20,10 +20,11 @@ struct gemm_cli_options {
     bool cublaslt_only = false;
     bool with_mma = false;
     double inject_faults = 0; ///< --inject-faults: share of template candidates with a planted bug
+    std::string b_operand = "written_before"; ///< --b-operand: problem.hpp's b_operand
 };
 
 /// Registers --layout, --epilogue, --workspace-mib, --heuristic-count, --max-seconds,
-/// --inject-faults, --cublaslt-only on
+/// --inject-faults, --cublaslt-only, --with-mma, --b-operand on
 /// `ktune tune`.
 std::shared_ptr<gemm_cli_options> add_gemm_options(CLI::App* tune_app);
 

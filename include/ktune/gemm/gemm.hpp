@@ -39,9 +39,12 @@ public:
     session& operator=(session&&) noexcept;
 
     /// D = act(alpha op(A) op(B) + bias), column-major as in problem.hpp; `bias` (M elements of
-    /// D's type) only with a bias epilogue. Throws unsupported when cuBLASLt has no algorithm.
+    /// D's type) only with a bias epilogue. `b_is` weights: the kernel queued just before this
+    /// call does not write B, so ktune's own template may read B while that kernel ends
+    /// (problem.hpp's b_operand). Throws unsupported when cuBLASLt has no algorithm.
     void gemm(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
-              const void* bias = nullptr, float alpha = 1.0f);
+              const void* bias = nullptr, float alpha = 1.0f,
+              b_operand b_is = b_operand::written_before);
 
     /// The algorithm p runs with, and where it came from (resolving it when new).
     [[nodiscard]] algo_config algorithm(const problem& p);

@@ -31,9 +31,16 @@ struct problem {
     [[nodiscard]] bool transb() const noexcept { return op == layout::nt || op == layout::tt; }
 };
 
+/// What a caller says about B between the kernel queued just before a GEMM and the GEMM. With
+/// `weights` (B is not written by that kernel: model weights), ktune's Hopper template requests
+/// its first slabs of B before waiting for that kernel to end, so they stream in during its
+/// tail (docs/perf/gemm.md#early-weights); cuBLASLt's algorithms ignore it.
+enum class b_operand : std::uint8_t { written_before, weights };
+
 std::string_view to_string(dtype t) noexcept;
 std::string_view to_string(layout l) noexcept;
 std::string_view to_string(epilogue e) noexcept;
+std::string_view to_string(b_operand b) noexcept;
 
 /// Parses "MxNxK" (each 1..2^31-1) and the names ("bf16|fp16|fp8", "nn|nt|tn|tt",
 /// "none|bias|relu_bias|gelu_bias"). Throws ktune::error(input) saying what to change,

@@ -54,6 +54,9 @@ struct tune_options {
     /// with a planted bug (docs/perf/gemm.md#hopper-faults), chosen by a hash of the config and
     /// `seed`; each must be rejected. 0: none.
     double inject_faults = 0;
+    /// How the template's candidates are launched and timed: with `weights`, B is read while the
+    /// kernel before ends (problem.hpp's b_operand), as the application's calls that say so.
+    b_operand b_is = b_operand::written_before;
     measure::measure_policy policy = gemm_policy();
     bool operator==(const tune_options&) const = default;
 };
@@ -92,6 +95,7 @@ struct tune_result {
     std::string gpu;
     std::string strategy;
     int rotation_sets = 1;   ///< copies of the weights rotated (1: L2 flushed per launch)
+    b_operand b_is = b_operand::written_before; ///< tune_options::b_is of this tune
     int graph_fallbacks = 0; ///< candidates timed without a CUDA graph (capture failed)
     enumeration_summary space;
     std::vector<candidate_result> evaluated; ///< in evaluation order

@@ -280,7 +280,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     const __grid_constant__ ktune_tmap map_out, unsigned short* __restrict__ out,
                     int R, int C, int K, int group, float alpha, int splits,
                     float* __restrict__ partials, int* __restrict__ arrivals,
-                    const unsigned short* __restrict__ bias) {
+                    const unsigned short* __restrict__ bias, int b_early) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const int slices = SPLIT_K ? splits : 1; // a constant where split-K is not compiled in
     // The ring's slabs need 1024-byte alignment (the swizzle atom): align the base by hand. The
@@ -317,20 +317,20 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #else
     __syncthreads();
 #endif
-    // Programmatic dependent launch (docs/perf/gemm.md#hopper-split-k): the host lets this grid
-    // start while the kernel before it in the stream finishes, so the set-up above overlaps that
-    // kernel's tail; nothing in global memory is touched before it has finished (and its writes
-    // are visible). The next kernel may start as soon as every block is here: a persistent grid
-    // has all its blocks resident, so its blocks only wait for room.
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-
     // A cluster takes CLUSTER neighbouring row tiles of one column tile: "units" of tiles.
     const int row_tiles = (R + BM - 1) / BM, col_tiles = (C + BN - 1) / BN;
     const int unit_rows = (row_tiles + CLUSTER - 1) / CLUSTER;
     const int units = unit_rows * col_tiles * slices, kb_count = (K + BK - 1) / BK;
     const int first_unit = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
 
+    // Programmatic dependent launch (docs/perf/gemm.md#hopper-split-k): the host lets this grid
+    // start while the kernel before it in the stream finishes, so the set-up above overlaps that
+    // kernel's tail; nothing in global memory is touched before it has finished (and its writes
+    // are visible), except P (= B) where the caller says that kernel does not write it (b_early:
+    // weights; docs/perf/gemm.md#early-weights): the producer requests its first ring of P slabs
+    // first, so they stream in while that kernel ends. The next kernel may start as soon as every
+    // block has waited: a persistent grid has all its blocks resident, so its blocks only wait
+    // for room. Every thread waits before its first global access.
     if (wg == 0) {
 #if CONSUMERS > 1
         asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
@@ -338,17 +338,34 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         if (t == 0) {
             asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_p) : "memory");
             asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_q) : "memory");
-            int s = 0;
+            // The first unit's first slabs, in the order the loop below takes them (slot n).
+            int early = 0;
+            if (b_early && first_unit < units) {
+                int tr, tc;
+                unit_tile(first_unit / slices, unit_rows, col_tiles, group, rank, tr, tc);
+                const int slice = first_unit % slices;
+                const int kb0 = slice * kb_count / slices;
+                early = min(STAGES, (slice + 1) * kb_count / slices - kb0);
+                for (int n = 0; n < early; ++n) {
+                    bar_expect(&full[n], P_BYTES + Q_BYTES);
+                    tma_load(slab_p + n * P_BYTES, &map_p, (kb0 + n) * BK, tr * BM, &full[n]);
+                }
+            }
+            asm volatile("griddepcontrol.wait;" ::: "memory");
+            asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+            int s = 0, issued = 0;
             unsigned phase = 0;
             for (int unit = first_unit; unit < units; unit += unit_step) {
                 int tr, tc;
                 unit_tile(unit / slices, unit_rows, col_tiles, group, rank, tr, tc);
                 const int slice = unit % slices;
                 const int kb_end = (slice + 1) * kb_count / slices;
-                for (int kb = slice * kb_count / slices; kb < kb_end; ++kb) {
-                    bar_wait(&empty[s], phase ^ 1);
-                    bar_expect(&full[s], P_BYTES + Q_BYTES);
-                    tma_load(slab_p + s * P_BYTES, &map_p, kb * BK, tr * BM, &full[s]);
+                for (int kb = slice * kb_count / slices; kb < kb_end; ++kb, ++issued) {
+                    if (issued >= early) { // else its barrier and P slab were set before the wait
+                        bar_wait(&empty[s], phase ^ 1);
+                        bar_expect(&full[s], P_BYTES + Q_BYTES);
+                        tma_load(slab_p + s * P_BYTES, &map_p, kb * BK, tr * BM, &full[s]);
+                    }
 #if CLUSTER > 1
                     tma_load_multicast(slab_q + s * Q_BYTES + rank * (Q_BYTES / CLUSTER), &map_q,
                                        kb * BK, tc * BN + (int)rank * (BN / CLUSTER), &full[s],
@@ -362,11 +379,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     }
                 }
             }
+        } else {
+            asm volatile("griddepcontrol.wait;" ::: "memory");
+            asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
         }
     } else {
 #if CONSUMERS > 1
         asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
 #endif
+        asm volatile("griddepcontrol.wait;" ::: "memory");
+        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
         // Consumer warpgroup c owns rows 64 c .. 64 c + 63 of the tile.
         const int c = wg - 1, warp = t / 32, lane = t % 32;
         float d[BN / 2];

@@ -391,6 +391,41 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
             k.run(p, o.a.data(), o.b.data(), o.d.data(), st);
         });
     }
+    // Early weights (docs/perf/gemm.md#early-weights): told that B is weights, the template
+    // requests B before waiting for the kernel before it. A chain of two GEMMs whose second reads
+    // the first's D as A, 20 times back to back from a D of NaN: the second must wait for the
+    // first (its D bit for bit as without early weights); and the form captured in a graph.
+    {
+        const problem p = parse_problem("1x4096x4096", "bf16", "tn");
+        for (const gemm::sm90_params c : {gemm::sm90_params{8, 16, 1, 8, 1, 0, 0, 1},
+                                          gemm::sm90_params{8, 6, 1, 8, 1, 0, 0, 4}}) {
+            const gemm::detail::sm90_kernel first(c, gemm::detail::kernel_form_of(p)),
+                second(c, gemm::detail::kernel_form_of(p));
+            const operands o = operands_for(p);
+            const device_buffer w2 = upload(dtype::bf16, 77, std::size_t(p.k * p.n));
+            device_buffer d2(std::size_t(p.n) * 2);
+            cuda_stream st;
+            std::vector<std::vector<std::uint16_t>> out;
+            for (const b_operand b_is : {b_operand::written_before, b_operand::weights}) {
+                for (int i = 0; i < 20; ++i) {
+                    KTUNE_CUDA_CALL(
+                        cudaMemsetAsync(o.d.data(), 0xff, std::size_t(p.n) * 2, st.get()));
+                    first.run(p, o.a.data(), o.b.data(), o.d.data(), st.get(), 1.0f, nullptr, b_is);
+                    second.run(p, o.d.data(), w2.data(), d2.data(), st.get(), 1.0f, nullptr, b_is);
+                }
+                KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+                check_d(p, o.d.data());
+                out.emplace_back(std::size_t(p.n));
+                KTUNE_CUDA_CALL(cudaMemcpy(out.back().data(), d2.data(), out.back().size() * 2,
+                                           cudaMemcpyDeviceToHost));
+            }
+            CHECK(out[0] == out[1]);
+            check_captured(p, [&](const operands& op, cudaStream_t s) {
+                first.run(p, op.a.data(), op.b.data(), op.d.data(), s, 1.0f, nullptr,
+                          b_operand::weights);
+            });
+        }
+    }
     // A tune of a large shape measures the template's picks beside cuBLAS's.
     const problem big = parse_problem("2048x2048x2048", "bf16", "tn");
     const tune_result r = gemm::tune(big, quick());

@@ -212,6 +212,15 @@ TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the defau
     // The template's best beside the best cuBLASLt candidate: 80 µs against 100 µs.
     CHECK(text.find("best measured 80.00 us (ktune sm90 bn") != std::string::npos);
     CHECK(text.find("1.250x the best cuBLASLt candidate's 100.00 us") != std::string::npos);
+    // Told that B is weights (docs/perf/gemm.md#early-weights), the tune and its report say so;
+    // without it the report has no such key.
+    CHECK(to_json(pinned, 800, "measured").find("b_operand") == std::string::npos);
+    o.own_kernels = true;
+    o.b_is = b_operand::weights;
+    const tune_result w = tune_loop(lt, p, o, hooks, h100);
+    CHECK(w.b_is == b_operand::weights);
+    CHECK(to_json(w, 800, "measured").find("\"b_operand\": \"weights\"") != std::string::npos);
+    CHECK(format_text(w, 800, "measured").find("B is weights") != std::string::npos);
 }
 
 TEST_CASE("faults planted in a share of the template's configs, and the report counts them") {
