@@ -15,6 +15,7 @@
 //
 //   bench_sm90 [--cache FILE] [--configs "256,4,2,8,2;128,6,2,16,1"] [--rotate N]
 //              [--epilogue E] [--early-b] 4096x4096x4096
+//   bench_sm90 --read-roof 32,86,128,224,470     (MiB: the read roof of weights of that size)
 //   ... bench_sm90 --brute FILE 4096x4096x4096 bench_sm90 --prior N 4096x4096x4096     (the cost
 //   model's first N configs; no GPU)
 //
@@ -23,6 +24,8 @@
 // back (5 batches of 5 launches after 2 warm-up launches, the median batch), compiled first on
 // every core; FILE is the space recorded in Kernel Tuner's cache format
 // (docs/formats.md#recorded-spaces), which `ktune tune --space FILE` replays.
+#include "core/driver_api.hpp"
+#include "gemm/own_module.hpp"
 #include "gemm/sm90.hpp"
 #include "gemm/sm90_space.hpp"
 #include "ktune/compile/compile.hpp"
@@ -30,6 +33,7 @@
 #include "ktune/core/cuda_handles.hpp"
 #include "ktune/core/error.hpp"
 #include "ktune/gemm/gemm.hpp"
+#include "ktune/measure/copy_bandwidth.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -487,6 +491,116 @@ void brute(const std::string& shape, const std::filesystem::path& file) {
                file.string());
 }
 
+// The read roof of a decode GEMM's weights at their size (docs/perf/gemm.md#decode-read-roof):
+// kernels that only read S bytes (16-byte streaming loads, U in flight a thread, grid-stride
+// over B blocks of 256 a SM), timed as the decode GEMMs are: batches of 10 launches over 8
+// copies captured in a CUDA graph, 15 rounds after warm-up, each launch with programmatic
+// stream serialization and a griddepcontrol.wait before its loads (the template's launch). The
+// best of U in {4, 8, 16} x B in {2, 4, 8}: what a kernel that reads its weights once, and does
+// nothing else, takes at that size, beside the copy roof.
+const char* const read_roof_source = R"(
+template <int U>
+__device__ __forceinline__ void read_all(const uint4* __restrict__ src, long long n16,
+                                         unsigned* out) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    unsigned acc = 0;
+    const long long step = (long long)gridDim.x * U * blockDim.x;
+    for (long long base = (long long)blockIdx.x * U * blockDim.x + threadIdx.x; base < n16;
+         base += step) {
+        uint4 v[U];
+#pragma unroll
+        for (int k = 0; k < U; ++k) {
+            const long long i = base + (long long)k * blockDim.x;
+            v[k] = i < n16 ? __ldcs(src + i) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int k = 0; k < U; ++k)
+            acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    }
+    if (acc == 0x9e3779b9u) out[0] = acc; // keeps the loads; never true for the zeroed input
+}
+extern "C" __global__ void __launch_bounds__(256) ktune_read_u4(const uint4* s, long long n,
+                                                                unsigned* o) { read_all<4>(s, n, o); }
+extern "C" __global__ void __launch_bounds__(256) ktune_read_u8(const uint4* s, long long n,
+                                                                unsigned* o) { read_all<8>(s, n, o); }
+extern "C" __global__ void __launch_bounds__(256) ktune_read_u16(const uint4* s, long long n,
+                                                                 unsigned* o) { read_all<16>(s, n, o); }
+)";
+
+void read_roof(const std::vector<double>& sizes_mib) {
+    const sm90_device here = device_here();
+    const measure::copy_bandwidth copy = measure::measure_copy_bandwidth();
+    std::vector<std::pair<int, own_module>> kernels;
+    for (const int u : {4, 8, 16})
+        kernels.emplace_back(u,
+                             own_module(read_roof_source, fmt::format("ktune_read_u{}", u).c_str(),
+                                        "sm_90a", 0, "read roof"));
+    auto launch_ex = ktune::detail::need_driver_fn<decltype(&cuLaunchKernelEx)>(
+        "bench_sm90 --read-roof", "cuLaunchKernelEx");
+    device_buffer out(16);
+    cuda_stream st;
+    cuda_event e0, e1;
+    for (const double mib : sizes_mib) {
+        const std::size_t bytes = std::size_t(mib * 1048576.0) & ~std::size_t{15};
+        std::vector<device_buffer> copies;
+        for (int i = 0; i < 8; ++i) {
+            copies.emplace_back(bytes);
+            KTUNE_CUDA_CALL(cudaMemset(copies.back().data(), 0, bytes));
+        }
+        long long n16 = static_cast<long long>(bytes / 16);
+        void* out_p = out.data();
+        std::string forms, best_form;
+        spread best{1e30, 0, 0};
+        for (const auto& [u, mod] : kernels)
+            for (const int per_sm : {2, 4, 8}) {
+                const CUfunction fn = mod.function();
+                const auto one = [&](int i) {
+                    const void* src = copies[std::size_t(i % 8)].data();
+                    void* args[] = {const_cast<void**>(&src), &n16, &out_p};
+                    CUlaunchAttribute attr{};
+                    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+                    attr.value.programmaticStreamSerializationAllowed = 1;
+                    CUlaunchConfig l{};
+                    l.gridDimX = static_cast<unsigned>(per_sm * here.sms);
+                    l.gridDimY = l.gridDimZ = 1;
+                    l.blockDimX = 256;
+                    l.blockDimY = l.blockDimZ = 1;
+                    l.hStream = reinterpret_cast<CUstream>(st.get());
+                    l.attrs = &attr;
+                    l.numAttrs = 1;
+                    ktune::detail::check_driver(launch_ex(&l, fn, args, nullptr), "bench_sm90",
+                                                "cuLaunchKernelEx", "read roof");
+                };
+                const batch_graph g(one, st.get(), 10);
+                const auto batch = [&] {
+                    return time_batch([&] { KTUNE_CUDA_CALL(cudaGraphLaunch(g.exec, st.get())); },
+                                      st.get(), e0.get(), e1.get(), 1) /
+                           10.0;
+                };
+                for (int i = 0; i < 3; ++i)
+                    batch();
+                std::vector<double> t;
+                for (int r = 0; r < 15; ++r)
+                    t.push_back(batch());
+                const spread s = summarize(t);
+                const std::string name = fmt::format("u{} b{}", u, per_sm);
+                forms += fmt::format("{}\"{}\": {:.2f}", forms.empty() ? "" : ", ", name, s.median);
+                if (s.median < best.median) {
+                    best = s;
+                    best_form = name;
+                }
+            }
+        const double gbs = double(bytes) / (best.median * 1e-6) / 1e9;
+        fmt::print("{{\"schema\": \"ktune.bench_sm90_read_roof\", \"mib\": {}, \"us\": [{:.2f}, "
+                   "{:.2f}, {:.2f}], \"form\": \"{}\", \"read_gbs\": {:.0f}, \"copy_gbs\": {:.0f}, "
+                   "\"read_over_copy\": {:.3f}, \"forms_us\": {{{}}}}}\n",
+                   mib, best.median, best.min, best.max, best_form, gbs, copy.median_gbs,
+                   gbs / copy.median_gbs, forms);
+        std::fflush(stdout);
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
@@ -498,6 +612,7 @@ int main(int argc, char** argv) try {
     std::filesystem::path brute_file;
     int prior = 0, rotate = 1;
     bool early_b = false;
+    std::vector<double> read_sizes;
     std::string epi = "none";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -511,12 +626,21 @@ int main(int argc, char** argv) try {
             rotate = std::max(1, std::stoi(argv[++i]));
         else if (arg == "--early-b")
             early_b = true;
-        else if (arg == "--epilogue" && i + 1 < argc)
+        else if (arg == "--read-roof" && i + 1 < argc) {
+            std::stringstream ss(argv[++i]);
+            std::string item;
+            while (std::getline(ss, item, ','))
+                read_sizes.push_back(std::stod(item));
+        } else if (arg == "--epilogue" && i + 1 < argc)
             epi = argv[++i];
         else if (arg == "--configs" && i + 1 < argc)
             configs = parse_configs(argv[++i]);
         else
             shapes.push_back(arg);
+    }
+    if (!read_sizes.empty()) {
+        read_roof(read_sizes);
+        return 0;
     }
     if (shapes.empty()) shapes = {"4096x4096x4096"};
     if (prior > 0) {

@@ -132,6 +132,13 @@ step_gemm_sm90() {
             $([ "${SM90_EARLY_B:-0}" = 1 ] && echo --early-b) "$s"
     done | tee "$OUT/gemm_sm90.jsonl"
 }
+# The read roof of decode weights (docs/perf/gemm.md#decode-read-roof): bench_sm90 --read-roof
+# over $READ_ROOF_MIB (MiB; default the Llama-7B/70B projections' bf16 and fp8 weights).
+step_gemm_read_roof() {
+    local b
+    b=$(find build-gpu -name bench_sm90 -type f | head -1)
+    "$b" --read-roof "${READ_ROOF_MIB:-16,32,43,64,86,128,224,448}" | tee "$OUT/gemm_read_roof.jsonl"
+}
 # Decode GEMMs through the template's split-K (docs/perf/gemm.md#hopper-split-k): `ktune tune
 # gemm` (cuBLASLt and the template in one space, graph-timed over rotated operand sets so the
 # weights come from DRAM) on M in $SM90_DECODE_M x N x K in $SM90_DECODE_NK (default Llama-7B's

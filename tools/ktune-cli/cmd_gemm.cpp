@@ -120,8 +120,8 @@ int run_tune_gemm(const tune_op_options& o, const gemm_cli_options& g) {
         to.own_kernels = !g.cublaslt_only;
         to.mma_on_hopper = g.with_mma;
         to.inject_faults = g.inject_faults;
-        to.b_is = g.b_operand == "weights" ? gemm::b_operand::weights
-                                           : gemm::b_operand::written_before;
+        to.b_is =
+            g.b_operand == "weights" ? gemm::b_operand::weights : gemm::b_operand::written_before;
         const gemm::tune_result r = gemm::tune(pl.prob, to);
         const auto [roof, roof_source] =
             metrics::find_tensor_roof(r.gpu, pl.prob.type == gemm::dtype::fp8_e4m3);

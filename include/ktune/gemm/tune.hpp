@@ -94,7 +94,7 @@ struct tune_result {
     std::size_t cublaslt_version = 0;
     std::string gpu;
     std::string strategy;
-    int rotation_sets = 1;   ///< copies of the weights rotated (1: L2 flushed per launch)
+    int rotation_sets = 1; ///< copies of the weights rotated (1: L2 flushed per launch)
     b_operand b_is = b_operand::written_before; ///< tune_options::b_is of this tune
     int graph_fallbacks = 0; ///< candidates timed without a CUDA graph (capture failed)
     enumeration_summary space;
