@@ -10,6 +10,8 @@
 #   3. Kernel Tuner (CuPy backend) through bench/kernel/kernel_tuner_compare.py, the same spec,
 #      source, space and launch, with random_sample, genetic_algorithm, dual_annealing, greedy_ils
 #      and bayes_opt, max_fevals 200 and a time limit per tune: $OUT/kt_K.jsonl;
+# KTUNE_TUNE_ARGS adds arguments to the ktune runs (e.g. --batch 32, a live tune's batch before
+# docs/perf/search.md#live-batches capped it);
 # then bench/kernel/compare_tuners.py judges every run on the reference: $OUT/kernel_tuner.md,
 # appended to the summary.
 #
@@ -106,7 +108,7 @@ step_kernel_tuner() {
             t0=$(date +%s%N)
             KTUNE_CUBIN_CACHE=$work/cubin-$name-$r timeout 300 "$k" tune --kernel "$spec" \
                 --problem "$problem" --budget 200 --seed "$r" --cache "$work/tuned-$name-$r.json" \
-                --json >"$OUT/ktune_${name}_$r.json" 2>>"$OUT/kt_stderr.log"
+                ${KTUNE_TUNE_ARGS:-} --json >"$OUT/ktune_${name}_$r.json" 2>>"$OUT/kt_stderr.log"
             rc=$?
             echo "kernel_tuner: $name ktune run $r rc=$rc process wall $((($(date +%s%N) - t0) / 1000000)) ms" |
                 tee -a "$OUT/kt_runs.txt"

@@ -59,6 +59,7 @@ replay_run replay_search(const recorded_space& rec, const replay_options& o) {
     search_options so;
     so.seed = o.seed;
     so.budget = o.budget ? o.budget : std::min<std::size_t>(rec.space.valid_count(), 1000);
+    so.batch = o.batch;
     const double limit = rec.optimum() * o.target;
     replay_run run;
     run.seed = o.seed;
@@ -78,12 +79,16 @@ replay_run replay_search(const recorded_space& rec, const replay_options& o) {
         }
         return out;
     };
-    // The loop of run_search, with an early end when only evaluations to target matter.
+    // The loop of run_search (compile-ahead: the next batch proposed before this one's results),
+    // with an early end when only evaluations to target matter.
     s->init(rec.space, so);
-    while (!s->done() && !(o.stop_at_target && run.evals_to_target)) {
-        const auto batch = s->propose();
-        if (batch.empty()) break;
-        s->observe(evaluate(batch));
+    std::vector<point> cur = s->propose();
+    while (!cur.empty() && !(o.stop_at_target && run.evals_to_target)) {
+        std::vector<point> next;
+        if (o.compile_ahead && !s->done()) next = s->propose();
+        s->observe(evaluate(cur));
+        if (!o.compile_ahead && !s->done()) next = s->propose();
+        cur = std::move(next);
     }
     const auto& history = s->history();
     if (auto sel = select_best(history, rec.space)) {

@@ -3,6 +3,8 @@
 #include "tune/strategy_util.hpp"
 #include "tune/surrogate.hpp"
 
+#include <limits>
+
 namespace ktune::tune::detail {
 namespace {
 
@@ -19,6 +21,9 @@ private:
             out.push_back(search_space().unrank(next_++));
     }
     std::size_t default_batch() const noexcept override { return 16; }
+    std::size_t live_batch_cap() const noexcept override {
+        return std::numeric_limits<std::size_t>::max();
+    }
     std::uint64_t next_ = 0;
 };
 
@@ -34,6 +39,9 @@ private:
                              [this](const point& p) { return proposed(p); });
     }
     std::size_t default_batch() const noexcept override { return 16; }
+    std::size_t live_batch_cap() const noexcept override {
+        return std::numeric_limits<std::size_t>::max();
+    }
     unseen_sampler unseen_sampler_;
 };
 

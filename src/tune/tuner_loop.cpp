@@ -145,7 +145,13 @@ bool run_search(const tune_request& rq, const space& sp, const config& default_c
     // is all of most, so independent tunes agree (docs/perf/tune.md: 6-8 of 10 at 64-128).
     so.budget = std::min<std::size_t>(rq.budget ? rq.budget : 256, sp.valid_count());
     so.seed = rq.seed;
-    so.batch = ev.batch_size();
+    // A learning strategy proposes at most its cap a GPU (searcher::live_batch_cap): larger
+    // batches, seen a batch late, cost it evaluations; the compile pool still overlaps them.
+    const std::size_t gpus = std::max<std::size_t>(1, rq.gpus.size());
+    const std::size_t cap = searcher->live_batch_cap();
+    so.batch = rq.batch > 0             ? rq.batch
+               : cap >= ev.batch_size() ? ev.batch_size()
+                                        : std::min(ev.batch_size(), cap * gpus);
     const auto began = rep.began == std::chrono::steady_clock::time_point{}
                            ? std::chrono::steady_clock::now()
                            : rep.began;

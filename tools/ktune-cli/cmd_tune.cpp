@@ -1,6 +1,6 @@
 // ktune tune <op> --shape … [--shape …] [--dtype a,b] | ktune tune --plan FILE |
 // ktune tune --space FILE [--strategy S] [--budget N] [--repeat R]
-//                                                     [--seed S] [--target 1.05] [--json]
+//                         [--seed S] [--target 1.05] [--batch N] [--compile-ahead] [--json]
 // Op mode runs in tune_op.cpp; replay mode (a recorded space, no GPU) is printed here.
 #include "cmd_gemm.hpp"
 #include "command.hpp"
@@ -27,6 +27,7 @@ struct tune_options {
     double target = 1.05;
     bool charge_compile = false;
     unsigned jobs = 0;
+    bool compile_ahead = false;
 };
 
 std::string evals_text(double v, std::size_t budget) {
@@ -43,6 +44,8 @@ int run_replay(const tune_options& o) {
     ro.seed = o.op.seed;
     ro.target = o.target;
     ro.charge_compile_time = o.charge_compile;
+    ro.batch = o.op.batch;
+    ro.compile_ahead = o.compile_ahead;
     (void)tune::make_searcher(ro.strategy); // unknown strategy: fail before loading work
     const std::size_t budget = tune::replay_budget(rec, ro);
     const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -145,6 +148,15 @@ command add_tune(CLI::App& root) {
         ->check(finite_range(1.0, 1e6));
     app->add_flag("--charge-compile", o->charge_compile,
                   "Replay: charge the recorded compile time to each evaluation");
+    app->add_option("--batch", o->op.batch,
+                    "Configs per proposal. Op mode: default 2 x the compile threads, at most 8 a "
+                    "GPU for a strategy that learns from its results. Replay: default the "
+                    "strategy's own; N replays a live tune's batches "
+                    "(docs/perf/search.md#live-batches)")
+        ->check(whole_range(0, 4096));
+    app->add_flag("--compile-ahead", o->compile_ahead,
+                  "Replay: propose each batch before the one before it is measured, as a live "
+                  "tune compiling ahead (docs/perf/search.md#live-batches)");
     app->add_option("--jobs", o->jobs, "Replay: runs in parallel (default: all cores; same output)")
         ->check(whole_range(0, 4096));
     app->add_flag("--vs-torch", o->op.vs_torch,

@@ -310,6 +310,7 @@ tune::tune_request base_request(const tune_op_options& o) {
     base.cache_file = o.cache;
     base.shared_cache = o.redis;
     base.keep_worker_s = o.keep_worker;
+    base.batch = o.batch;
     if (!o.gpus.empty()) {
         if (o.keep_worker > 0)
             throw error(error_kind::usage,

@@ -61,6 +61,12 @@ struct replay_options {
     /// End each run at its first config within target (benchmarks that only count evaluations
     /// to target: the rest of the budget would change nothing they report but best_time).
     bool stop_at_target = false;
+    /// Configs per proposal (0: the strategy's own batch, as before). A live tune of a user
+    /// kernel or built-in op proposes 2 x its compile threads at a time and, compiling ahead,
+    /// proposes each batch before the one before it is measured (docs/perf/search.md#live-batches):
+    /// `batch` and `compile_ahead` replay that.
+    std::size_t batch = 0;
+    bool compile_ahead = false;
     bool operator==(const replay_options&) const = default;
 };
 

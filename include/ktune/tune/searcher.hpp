@@ -87,6 +87,12 @@ public:
     [[nodiscard]] std::optional<std::size_t> best_index() const noexcept { return best_; }
     [[nodiscard]] const search_options& options() const noexcept { return options_; }
     [[nodiscard]] const space& search_space() const noexcept { return space_; }
+    /// The most configs a live tune proposes at a time (it proposes 2 x its compile threads, and
+    /// compiling ahead, before the previous batch's results): 8 for a strategy that learns from
+    /// its results, which larger, later-seen batches cost evaluations (dev corpus, auto: 32 at a
+    /// time 1.9x the evaluations of one at a time, 8 at a time 1.3x;
+    /// docs/perf/search.md#live-batches); no limit for one whose proposals ignore them.
+    [[nodiscard]] virtual std::size_t live_batch_cap() const noexcept { return 8; }
 
 protected:
     virtual void on_init() {}

@@ -68,6 +68,9 @@ struct tune_request {
     /// Propose and compile the next batch while this one is measured (the search then decides
     /// one batch behind its newest results); false: strictly propose → measure → observe.
     bool compile_ahead = true;
+    /// Configs per proposal; 0: 2 x the compile threads, at most searcher::live_batch_cap a GPU
+    /// (docs/perf/search.md#live-batches).
+    std::size_t batch = 0;
     /// Tests and benchmarks only: this fraction of candidates is compiled with an injected
     /// fault (a wrong element, an out-of-bounds write, or a hang), chosen by config hash.
     double fault_injection = 0;

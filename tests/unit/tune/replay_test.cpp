@@ -122,6 +122,41 @@ TEST_CASE("a real recording (pnpoly on an RTX 3090) replays") {
     CHECK(run.best_time >= rec.optimum());
 }
 
+TEST_CASE("a live tune's batches replay: compile-ahead proposes before the results arrive") {
+    // docs/perf/search.md#live-batches. A strategy that learns from its results sees them one
+    // batch late when compiling ahead, so its runs change; one that does not (exhaustive's fixed
+    // order) evaluates the same configs. Seeded runs stay reproducible, and a run that stops at
+    // the target never evaluates the batch proposed ahead of it.
+    const auto rec = load_recorded_space(std::string(KTUNE_EXAMPLES_DATA_DIR) +
+                                         "/spaces/pnpoly_RTX_3090.json.gz");
+    replay_options o;
+    o.strategy = "exhaustive";
+    o.budget = 200;
+    o.stop_at_target = true;
+    const auto plain = replay_search(rec, o);
+    o.batch = 8;
+    o.compile_ahead = true;
+    const auto ahead = replay_search(rec, o);
+    CHECK(ahead.evals_to_target == plain.evals_to_target);
+    REQUIRE(ahead.evals_to_target);
+    // The run ends with the batch that reached the target: at most 7 more evaluations.
+    CHECK(ahead.evaluations < *ahead.evals_to_target + 8);
+    CHECK(ahead.evaluations % 8 == 0);
+
+    o.strategy = "auto";
+    o.seed = 5;
+    o.budget = 300;
+    o.stop_at_target = false;
+    o.compile_ahead = false;
+    const auto auto_plain = replay_search(rec, o);
+    o.compile_ahead = true;
+    const auto auto_ahead = replay_search(rec, o);
+    CHECK(auto_ahead == replay_search(rec, o));
+    CHECK(auto_ahead.evaluations == 300);
+    CHECK(auto_plain.evaluations == 300);
+    CHECK_FALSE(auto_ahead == auto_plain); // the lag changes what auto proposes
+}
+
 TEST_CASE("random's baseline counts the failed configs it draws") {
     // 16 recorded configs, 3 of them failures, 1 good: random needs (16+1)/(1+1) = 8.5 draws
     // on average, not (13+1)/2 = 7 as a count of only the configs that ran would say.

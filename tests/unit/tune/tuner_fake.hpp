@@ -30,6 +30,7 @@ public:
     std::size_t batch_n = 4;
     int remeasured = 0; ///< remeasure() calls
     std::vector<std::string> measured_order;
+    std::vector<std::size_t> started; ///< each start()'s candidate count
 
     [[nodiscard]] std::size_t batch_size() const override { return batch_n; }
 
@@ -38,6 +39,7 @@ public:
     };
     std::unique_ptr<batch> start(std::vector<candidate_record> cands) override {
         auto b = std::make_unique<fake_batch>();
+        started.push_back(cands.size());
         b->recs = std::move(cands);
         return b;
     }
