@@ -160,9 +160,13 @@ process_evaluator::start(std::vector<candidate_record> cands) {
         rs.push_back(request(c.cfg, c.injected));
     // Configs that differ only in template arguments share a program (NVRTC's fixed cost per
     // program paid once, docs/perf/kernel.md#compile-cost-per-candidate); futures stay in
-    // candidate order.
+    // candidate order. A batch no larger than the pool (a learning strategy's, capped:
+    // docs/perf/search.md#live-batches) compiles one candidate a program: it waits for its
+    // slowest program, and the pool has the threads.
     b->futures.resize(cands.size());
-    for (const auto& g : compile::program_groups(rs, rq_.candidates_per_program)) {
+    const std::size_t per_program =
+        cands.size() <= rt_.pool->threads() ? 1 : rq_.candidates_per_program;
+    for (const auto& g : compile::program_groups(rs, per_program)) {
         std::vector<compile::compile_request> group;
         group.reserve(g.size());
         for (std::size_t k : g)
