@@ -11,7 +11,8 @@
 #      source, space and launch, with random_sample, genetic_algorithm, dual_annealing, greedy_ils
 #      and bayes_opt, max_fevals 200 and a time limit per tune: $OUT/kt_K.jsonl;
 # KTUNE_TUNE_ARGS adds arguments to the ktune runs (e.g. --batch 32, a live tune's batch before
-# docs/perf/search.md#live-batches capped it);
+# docs/perf/search.md#live-batches capped it, or --pipeline ahead, the batches before
+# docs/perf/search.md#streaming); KT_OFF=1 runs ktune alone;
 # then bench/kernel/compare_tuners.py judges every run on the reference: $OUT/kernel_tuner.md,
 # appended to the summary.
 #
@@ -38,7 +39,10 @@ step_kernel_tuner() {
     local strategies=${KT_STRATEGIES:-random_sample,genetic_algorithm,dual_annealing,greedy_ils,bayes_opt}
     work=$(mktemp -d)
     local have_kt=1
-    if ! ls .whl/kernel_tuner-*.whl >/dev/null 2>&1; then
+    if [ "${KT_OFF:-0}" = 1 ]; then
+        echo "kernel_tuner: KT_OFF=1: ktune runs only" | tee -a "$summary"
+        have_kt=0
+    elif ! ls .whl/kernel_tuner-*.whl >/dev/null 2>&1; then
         echo "kernel_tuner: no .whl/kernel_tuner-*.whl in the tree: Kernel Tuner runs skipped" |
             tee -a "$summary"
         have_kt=0

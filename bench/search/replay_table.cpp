@@ -1,11 +1,11 @@
 // bench_search_replay SPACE... [--strategies a,b] [--repeat R] [--budget N[,N…]] [--seed S]
-//                     [--stop-at-target] [--trace SEED] [--batch N] [--compile-ahead]
+//                     [--stop-at-target] [--trace SEED] [--batch N] [--compile-ahead|--stream]
 // Median evaluations to 1.05x optimum of every strategy on every recorded space, and its ratio
 // to random search's exact median and to its mean (M+1)/(K+1), M counting failed configs (random
 // draws them too). Prints one TSV line per (space, strategy, budget) so run.sh and evaluate.py
-// can merge it with Kernel Tuner's numbers. --budget takes a list (100,500,1000). --batch and
-// --compile-ahead replay a live tune's proposals (replay_options;
-// docs/perf/search.md#live-batches).
+// can merge it with Kernel Tuner's numbers. --budget takes a list (100,500,1000). --batch with
+// --compile-ahead or --stream replay a live tune's proposals (replay_options;
+// docs/perf/search.md#live-batches, #streaming).
 #include "ktune/tune/replay.hpp"
 #include "ktune/tune/searcher.hpp"
 
@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     bool stop = false; // --stop-at-target: runs end at the target (best_over_opt then ~1.05)
     std::size_t live_batch = 0; // --batch N
     bool ahead = false;
+    bool stream = false;
     std::uint64_t trace = 0; // --trace SEED: every evaluation of one run (seed SEED), to debug
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
             live_batch = std::stoul(argv[++i]);
         else if (a == "--compile-ahead")
             ahead = true;
+        else if (a == "--stream")
+            stream = true;
         else if (a == "--trace" && i + 1 < argc)
             trace = std::stoull(argv[++i]) + 1;
         else if (a == "--strategies" && i + 1 < argc) {
@@ -99,6 +102,7 @@ int main(int argc, char** argv) {
                 o.stop_at_target = stop;
                 o.batch = live_batch;
                 o.compile_ahead = ahead;
+                o.stream = stream;
                 const auto t0 = std::chrono::steady_clock::now();
                 const auto runs = replay_repeat(rec, o, repeat,
                                                 std::max(1u, std::thread::hardware_concurrency()));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -83,6 +84,21 @@ replay_run replay_search(const recorded_space& rec, const replay_options& o) {
     // with an early end when only evaluations to target matter.
     s->init(rec.space, so);
     std::vector<point> cur = s->propose();
+    if (o.stream) {
+        // run_search's stream: `batch` in flight, the oldest result first, one proposal for
+        // each result (a live stream's results come as compiles finish: nearly this order).
+        std::deque<point> flight(cur.begin(), cur.end());
+        const std::size_t window = flight.size();
+        while (!flight.empty() && !(o.stop_at_target && run.evals_to_target)) {
+            const point p = flight.front();
+            flight.pop_front();
+            s->observe(evaluate({p}));
+            if (!s->done())
+                for (auto& q : s->propose(window - flight.size()))
+                    flight.push_back(std::move(q));
+        }
+        cur.clear();
+    }
     while (!cur.empty() && !(o.stop_at_target && run.evals_to_target)) {
         std::vector<point> next;
         if (o.compile_ahead && !s->done()) next = s->propose();

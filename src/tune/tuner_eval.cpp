@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <deque>
+#include <list>
 
 #include <fmt/format.h>
 
@@ -261,6 +262,76 @@ void process_evaluator::measure(batch& base, const std::function<void(candidate_
     }
     while (!queued.empty())
         receive_oldest();
+}
+
+void process_evaluator::stream(std::size_t window, std::unique_ptr<batch> first,
+                               const next_candidates& next,
+                               const std::function<void(candidate_record)>& done) {
+    struct compiling {
+        candidate_record rec;
+        std::future<compile::compile_result> fut;
+    };
+    std::list<compiling> pending;                                // proposal order
+    std::deque<std::pair<candidate_record, std::size_t>> queued; // (record, worker), send order
+    if (first) {
+        auto& b = static_cast<process_batch&>(*first);
+        for (std::size_t i = 0; i < b.recs.size(); ++i)
+            pending.push_back({std::move(b.recs[i]), std::move(b.futures[i])});
+    }
+    bool more = true;
+    const auto refill = [&] {
+        while (more && pending.size() + queued.size() < window) {
+            auto recs = next(window - pending.size() - queued.size());
+            more = !recs.empty();
+            for (auto& r : recs) {
+                auto fut = rt_.pool->submit(request(r.cfg, r.injected));
+                pending.push_back({std::move(r), std::move(fut)});
+            }
+        }
+    };
+    const auto receive_oldest = [&] {
+        auto [rec, w] = std::move(queued.front());
+        queued.pop_front();
+        receive(rec, w);
+        done(std::move(rec));
+        refill();
+    };
+    // Up to two candidates in flight on each worker (as in measure); a compile that is done
+    // goes to the worker with the fewest, whatever its place in the proposal order.
+    const std::size_t depth = 2 * rt_.workers.size();
+    refill();
+    while (!pending.empty() || !queued.empty()) {
+        bool sent = false;
+        for (auto it = pending.begin(); it != pending.end() && queued.size() < depth;) {
+            if (it->fut.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+                ++it;
+                continue;
+            }
+            measure::candidate_request r;
+            compiled(it->rec, it->fut, r);
+            candidate_record rec = std::move(it->rec);
+            it = pending.erase(it);
+            sent = true;
+            if (rec.status == eval_status::compile_error) {
+                done(std::move(rec));
+                refill();
+                continue;
+            }
+            std::size_t w = 0;
+            for (std::size_t k = 1; k < rt_.workers.size(); ++k)
+                if (rt_.workers[k].proc->in_flight() < rt_.workers[w].proc->in_flight()) w = k;
+            rt_.workers[w].proc->submit(r);
+            queued.emplace_back(std::move(rec), w);
+        }
+        if (sent) continue;
+        if (!queued.empty()) {
+            receive_oldest(); // a GPU result takes milliseconds; a compile, 0.1-2 s
+        } else if (!pending.empty()) {
+            const auto t0 = clock_type::now();
+            pending.front().fut.wait_for(std::chrono::milliseconds(1));
+            compile_wait_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
+        }
+    }
 }
 
 std::vector<candidate_record> process_evaluator::remeasure(const config& c,

@@ -65,6 +65,9 @@ public:
     [[nodiscard]] std::size_t batch_size() const override;
     std::unique_ptr<batch> start(std::vector<candidate_record> cands) override;
     void measure(batch& b, const std::function<void(candidate_record)>& done) override;
+    /// Each candidate its own program, sent to a worker as soon as its compile is done.
+    void stream(std::size_t window, std::unique_ptr<batch> first, const next_candidates& next,
+                const std::function<void(candidate_record)>& done) override;
     std::vector<candidate_record> remeasure(const config& c,
                                             const measure::measure_policy& p) override;
     void after_baseline(tune_report& rep) override {

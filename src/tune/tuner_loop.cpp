@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -152,21 +153,38 @@ bool run_search(const tune_request& rq, const space& sp, const config& default_c
     so.batch = rq.batch > 0             ? rq.batch
                : cap >= ev.batch_size() ? ev.batch_size()
                                         : std::min(ev.batch_size(), cap * gpus);
+    // A stream keeps one candidate a compile thread in flight, at most 2 x the cap a GPU (the
+    // results a batch of 8 compiled ahead left pending): on the 16-core H200 machine twice the
+    // candidates a second of 8 in flight for 1.13x the evaluations (docs/perf/search.md#streaming).
+    const bool streaming = rq.stream && cap != std::numeric_limits<std::size_t>::max();
+    if (streaming && rq.batch == 0)
+        so.batch = std::min(std::max<std::size_t>(1, ev.batch_size() / 2), 2 * cap * gpus);
     const auto began = rep.began == std::chrono::steady_clock::time_point{}
                            ? std::chrono::steady_clock::now()
                            : rep.began;
     const auto since_began = [&began] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     };
-    const auto start = [&](const std::vector<point>& pts) {
-        std::unique_ptr<candidate_evaluator::batch> b;
-        if (pts.empty()) return b;
+    const auto records_of = [&](const std::vector<point>& pts) {
         std::vector<candidate_record> recs(pts.size());
         for (std::size_t i = 0; i < pts.size(); ++i) {
             recs[i].cfg = sp.to_config(pts[i]);
             recs[i].injected = choose_fault(recs[i].cfg, rq.fault_injection, rq.seed);
         }
-        return ev.start(std::move(recs));
+        return recs;
+    };
+    const auto start = [&](const std::vector<point>& pts) {
+        std::unique_ptr<candidate_evaluator::batch> b;
+        if (pts.empty()) return b;
+        return ev.start(records_of(pts));
+    };
+    const auto record = [&](candidate_record r, std::vector<observation>& obs) {
+        obs.push_back(observation_of(r, sp));
+        rep.gpu_busy_s += r.run.gpu_busy_ms / 1000.0;
+        rep.compile_s += r.compile_ms / 1000.0;
+        r.done_s = since_began();
+        rep.candidates.push_back(std::move(r));
+        if (progress) progress(rep, rep.candidates.size(), so.budget);
     };
     // The default config first: the baseline of the speed-up, measured like every candidate;
     // the first batch compiles meanwhile (queued behind it).
@@ -180,20 +198,29 @@ bool run_search(const tune_request& rq, const space& sp, const config& default_c
         rep.baseline = std::move(r);
     });
     ev.after_baseline(rep);
+    // A learning strategy streams (docs/perf/search.md#streaming): a batch waits for its
+    // slowest compile, and the matmul example's compiles run 0.2-2 s on the H200 machine.
+    if (streaming) {
+        ev.stream(
+            so.batch, std::move(cur),
+            [&](std::size_t n) {
+                return searcher->done() ? std::vector<candidate_record>{}
+                                        : records_of(searcher->propose(n));
+            },
+            [&](candidate_record r) {
+                std::vector<observation> obs;
+                record(std::move(r), obs);
+                searcher->observe(obs);
+            });
+        cur.reset();
+    }
     // Compile-ahead: the next batch is proposed and compiling while this one is measured (the
     // strategy decides one batch behind its newest results).
     while (cur) {
         std::unique_ptr<candidate_evaluator::batch> next;
         if (rq.compile_ahead && !searcher->done()) next = start(searcher->propose());
         std::vector<observation> obs;
-        ev.measure(*cur, [&](candidate_record r) {
-            obs.push_back(observation_of(r, sp));
-            rep.gpu_busy_s += r.run.gpu_busy_ms / 1000.0;
-            rep.compile_s += r.compile_ms / 1000.0;
-            r.done_s = since_began();
-            rep.candidates.push_back(std::move(r));
-            if (progress) progress(rep, rep.candidates.size(), so.budget);
-        });
+        ev.measure(*cur, [&](candidate_record r) { record(std::move(r), obs); });
         searcher->observe(obs);
         if (!rq.compile_ahead && !searcher->done()) next = start(searcher->propose());
         cur = std::move(next);

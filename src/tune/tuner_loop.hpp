@@ -37,6 +37,21 @@ public:
     /// as it and every earlier one are complete. Throws only when a GPU is lost (error kinds
     /// cuda, no_device or timeout), never for a candidate's own failure.
     virtual void measure(batch& b, const std::function<void(candidate_record)>& done) = 0;
+    /// Streams candidates (docs/perf/search.md#streaming): `first` (started) and then what
+    /// `next(n)` gives (up to n more; empty: no more), at most `window` in flight, each record
+    /// to `done` as soon as it is measured, in the order they finish; `next` is asked again
+    /// after each result. This default runs `next`'s answers as batches, one after the other.
+    /// Throws as measure does.
+    using next_candidates = std::function<std::vector<candidate_record>(std::size_t)>;
+    virtual void stream(std::size_t window, std::unique_ptr<batch> first,
+                        const next_candidates& next,
+                        const std::function<void(candidate_record)>& done) {
+        for (auto b = std::move(first); b;) {
+            measure(*b, done);
+            auto more = next(window);
+            b = more.empty() ? nullptr : start(std::move(more));
+        }
+    }
     /// Times an already measured config again on every GPU of the tune: one record per GPU
     /// (gpu set; a failed re-measurement has a status other than ok).
     virtual std::vector<candidate_record> remeasure(const config& c,

@@ -24,6 +24,13 @@ ktune_cli_test(tune_space_gemm_sm90 RC 0
   ARGS tune --space ${PROJECT_SOURCE_DIR}/examples/data/spaces/gemm_sm90_bf16_4096x4096x4096_H200.json.gz
        --strategy auto --repeat 3 --budget 400
   EXPECT "8772 recorded" "12 configs within 1.05x")
+# A live tune's stream replayed (docs/perf/search.md#streaming); an unknown loop is refused.
+ktune_cli_test(tune_space_stream RC 0
+  ARGS tune --space ${PROJECT_SOURCE_DIR}/examples/data/spaces/pnpoly_RTX_3090.json.gz
+       --strategy auto --repeat 3 --budget 300 --batch 16 --pipeline stream
+  EXPECT "reached in 3/3 runs")
+ktune_cli_test(tune_pipeline_bad RC 2
+  ARGS tune --space tests/data/tune/kt_small.json --pipeline sometimes EXPECT "--pipeline")
 # A shared cache tier with a malformed URL is refused before any GPU work.
 ktune_cli_test(tune_redis_bad_url RC 2 ARGS tune softmax --shape 64x64 --redis localhost:6379
   EXPECT "redis://host:port/db")

@@ -5,5 +5,6 @@ ktune_add_unit_test(unit_tune
   ${CMAKE_CURRENT_LIST_DIR}/tune/tpe_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tune/tuner_loop_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tune/tuner_gpus_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tune/tuner_stream_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tune/tuner_json_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tune/tune_target_test.cpp)

@@ -1,6 +1,7 @@
 // ktune tune <op> --shape … [--shape …] [--dtype a,b] | ktune tune --plan FILE |
 // ktune tune --space FILE [--strategy S] [--budget N] [--repeat R]
-//                         [--seed S] [--target 1.05] [--batch N] [--compile-ahead] [--json]
+//                         [--seed S] [--target 1.05] [--batch N] [--compile-ahead]
+//                         [--pipeline stream|ahead|lockstep] [--json]
 // Op mode runs in tune_op.cpp; replay mode (a recorded space, no GPU) is printed here.
 #include "cmd_gemm.hpp"
 #include "command.hpp"
@@ -45,7 +46,8 @@ int run_replay(const tune_options& o) {
     ro.target = o.target;
     ro.charge_compile_time = o.charge_compile;
     ro.batch = o.op.batch;
-    ro.compile_ahead = o.compile_ahead;
+    ro.compile_ahead = o.compile_ahead || o.op.pipeline == "ahead";
+    ro.stream = o.op.pipeline == "stream";
     (void)tune::make_searcher(ro.strategy); // unknown strategy: fail before loading work
     const std::size_t budget = tune::replay_budget(rec, ro);
     const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -149,14 +151,21 @@ command add_tune(CLI::App& root) {
     app->add_flag("--charge-compile", o->charge_compile,
                   "Replay: charge the recorded compile time to each evaluation");
     app->add_option("--batch", o->op.batch,
-                    "Configs per proposal. Op mode: default 2 x the compile threads, at most 8 a "
-                    "GPU for a strategy that learns from its results. Replay: default the "
-                    "strategy's own; N replays a live tune's batches "
-                    "(docs/perf/search.md#live-batches)")
+                    "Configs per proposal. Op mode: a strategy that learns from its results "
+                    "streams one in flight a compile thread, at most 16 a GPU (8 a GPU in "
+                    "batches with --pipeline ahead); random and exhaustive 2 x the compile "
+                    "threads. Replay: default the strategy's own; N replays a live tune's "
+                    "batches or stream (docs/perf/search.md#live-batches, #streaming)")
         ->check(whole_range(0, 4096));
     app->add_flag("--compile-ahead", o->compile_ahead,
                   "Replay: propose each batch before the one before it is measured, as a live "
                   "tune compiling ahead (docs/perf/search.md#live-batches)");
+    app->add_option("--pipeline", o->op.pipeline,
+                    "How proposals meet results (docs/perf/search.md#streaming): stream (`--batch` "
+                    "in flight, one proposed per result; op mode's default), ahead (batches, the "
+                    "next compiling while one is measured; --compile-ahead) or lockstep (replay's "
+                    "default)")
+        ->check(CLI::IsMember({"stream", "ahead", "lockstep"}));
     app->add_option("--jobs", o->jobs, "Replay: runs in parallel (default: all cores; same output)")
         ->check(whole_range(0, 4096));
     app->add_flag("--vs-torch", o->op.vs_torch,

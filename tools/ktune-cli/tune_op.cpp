@@ -311,6 +311,10 @@ tune::tune_request base_request(const tune_op_options& o) {
     base.shared_cache = o.redis;
     base.keep_worker_s = o.keep_worker;
     base.batch = o.batch;
+    if (!o.pipeline.empty()) {
+        base.stream = o.pipeline == "stream";
+        base.compile_ahead = o.pipeline != "lockstep";
+    }
     if (!o.gpus.empty()) {
         if (o.keep_worker > 0)
             throw error(error_kind::usage,

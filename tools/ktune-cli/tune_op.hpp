@@ -22,6 +22,7 @@ struct tune_op_options {
     bool vs_torch = false;    ///< also time PyTorch's equivalent (python3 with torch)
     int keep_worker = 0;      ///< > 0: a worker kept this many seconds for the next `ktune tune`
     std::size_t batch = 0;    ///< --batch: configs per proposal (0: tune_request's default)
+    std::string pipeline;     ///< --pipeline: stream, ahead or lockstep; empty: the mode's default
     std::string gpus;         ///< --gpus: "all" or "0,1,…"; empty: CUDA's default device
     std::string kernel;       ///< --kernel: a user kernel's spec instead of an op
     std::string problem;      ///< --problem: its dimensions; empty: the spec's example values

@@ -67,6 +67,9 @@ struct replay_options {
     /// `batch` and `compile_ahead` replay that.
     std::size_t batch = 0;
     bool compile_ahead = false;
+    /// A live tune's stream (tune_request::stream): `batch` configs in flight, results in the
+    /// order proposed, one config proposed per result (docs/perf/search.md#streaming).
+    bool stream = false;
     bool operator==(const replay_options&) const = default;
 };
 

@@ -65,11 +65,16 @@ struct tune_request {
     bool compile_processes = true;
     /// Candidates compiled together in one NVRTC program (compile_batch); 1: one each.
     std::size_t candidates_per_program = 2;
-    /// Propose and compile the next batch while this one is measured (the search then decides
-    /// one batch behind its newest results); false: strictly propose → measure → observe.
+    /// A strategy that learns from its results (searcher::live_batch_cap) streams: `batch`
+    /// candidates in flight, each measured as soon as its own compile is done and one proposed
+    /// for each result, so no candidate waits for a slower compile of its batch
+    /// (docs/perf/search.md#streaming). false, or a strategy that ignores its results: batches.
+    bool stream = true;
+    /// Batches: propose and compile the next batch while this one is measured (the search then
+    /// decides one batch behind its newest results); false: strictly propose → measure → observe.
     bool compile_ahead = true;
-    /// Configs per proposal; 0: 2 x the compile threads, at most searcher::live_batch_cap a GPU
-    /// (docs/perf/search.md#live-batches).
+    /// Configs per proposal (streaming: in flight); 0: 2 x the compile threads, at most
+    /// searcher::live_batch_cap a GPU (docs/perf/search.md#live-batches).
     std::size_t batch = 0;
     /// Tests and benchmarks only: this fraction of candidates is compiled with an injected
     /// fault (a wrong element, an out-of-bounds write, or a hang), chosen by config hash.

@@ -157,6 +157,39 @@ TEST_CASE("a live tune's batches replay: compile-ahead proposes before the resul
     CHECK_FALSE(auto_ahead == auto_plain); // the lag changes what auto proposes
 }
 
+TEST_CASE("a live tune's stream replays: a window in flight, one proposal per result") {
+    // docs/perf/search.md#streaming. Exhaustive's fixed order is the same in a stream; a run
+    // that stops at the target ends with the result that reached it; auto's stream is seeded
+    // and reproducible, and differs from one at a time.
+    const auto rec = load_recorded_space(std::string(KTUNE_EXAMPLES_DATA_DIR) +
+                                         "/spaces/pnpoly_RTX_3090.json.gz");
+    replay_options o;
+    o.strategy = "exhaustive";
+    o.budget = 200;
+    o.stop_at_target = true;
+    const auto plain = replay_search(rec, o);
+    o.batch = 8;
+    o.stream = true;
+    const auto streamed = replay_search(rec, o);
+    REQUIRE(plain.evals_to_target);
+    CHECK(streamed.evals_to_target == plain.evals_to_target);
+    CHECK(streamed.evaluations == *streamed.evals_to_target);
+
+    o.strategy = "auto";
+    o.seed = 5;
+    o.budget = 300;
+    o.stop_at_target = false;
+    o.stream = false;
+    o.batch = 1;
+    const auto one = replay_search(rec, o);
+    o.batch = 8;
+    o.stream = true;
+    const auto window = replay_search(rec, o);
+    CHECK(window == replay_search(rec, o));
+    CHECK(window.evaluations == 300);
+    CHECK_FALSE(window == one); // seven results pending change what auto proposes
+}
+
 TEST_CASE("random's baseline counts the failed configs it draws") {
     // 16 recorded configs, 3 of them failures, 1 good: random needs (16+1)/(1+1) = 8.5 draws
     // on average, not (13+1)/2 = 7 as a count of only the configs that ran would say.

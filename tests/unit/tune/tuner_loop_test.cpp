@@ -59,20 +59,21 @@ TEST_CASE("the tune loop measures the baseline, every candidate once, in one lis
     CHECK(ev.measured_order.front() == cfg(8));
 }
 
-TEST_CASE("a learning strategy proposes at most 8 a GPU at a time; random all the pool takes") {
+TEST_CASE("a learning strategy proposes at most 8 a GPU at a time, streams one a compile thread") {
     // docs/perf/search.md#live-batches: batches of 2 x the compile threads, seen a batch late,
     // cost a learning strategy evaluations.
     std::vector<std::int64_t> values(200);
     for (std::size_t i = 0; i < values.size(); ++i)
         values[i] = static_cast<std::int64_t>(i);
     const kt::space wide({kt::axis::list("x", values)});
-    const auto largest = [&](const std::string& strategy, std::size_t gpus) {
+    const auto largest = [&](const std::string& strategy, std::size_t gpus, bool stream) {
         fake_evaluator ev;
         ev.batch_n = 32;
         ev.gpus.clear();
         for (std::size_t g = 0; g < gpus; ++g)
             ev.gpus.push_back({static_cast<int>(g)});
         kt::tune_request rq = request(100, strategy);
+        rq.stream = stream;
         for (std::size_t g = 0; g < gpus; ++g)
             rq.gpus.push_back(static_cast<int>(g));
         kt::tune_report rep;
@@ -81,11 +82,17 @@ TEST_CASE("a learning strategy proposes at most 8 a GPU at a time; random all th
         REQUIRE(kt::detail::run_search(rq, wide, dflt, ev, rep, {}));
         return *std::max_element(ev.started.begin(), ev.started.end());
     };
-    CHECK(largest("auto", 1) == 8);
-    CHECK(largest("annealing", 1) == 8);
-    CHECK(largest("auto", 2) == 16);
-    CHECK(largest("random", 1) == 32);
-    CHECK(largest("exhaustive", 1) == 32);
+    CHECK(largest("auto", 1, false) == 8);
+    CHECK(largest("annealing", 1, false) == 8);
+    CHECK(largest("auto", 2, false) == 16);
+    CHECK(largest("random", 1, false) == 32);
+    CHECK(largest("exhaustive", 1, false) == 32);
+    // Streaming (docs/perf/search.md#streaming): one in flight a compile thread (16 here), at
+    // most 16 a GPU; random and exhaustive stay in batches (two candidates a program).
+    CHECK(largest("auto", 1, true) == 16);
+    CHECK(largest("annealing", 1, true) == 16);
+    CHECK(largest("auto", 2, true) == 16);
+    CHECK(largest("random", 1, true) == 32);
 }
 
 TEST_CASE("the confirmation round re-times the leaders and can overturn the search") {
