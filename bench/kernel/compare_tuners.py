@@ -21,7 +21,11 @@ at the tool's clock (ktune done_s, Kernel Tuner t_s, both from the start of the 
 config missing from the reference never counts as reached.
 
 Per tool/strategy, over its runs: time to target (median; a run that never reached it is a miss,
-and the median is "miss" when half or more missed), runs that reached it, evaluations to target,
+and the median is "miss" when half or more missed); the same from process start, as a user who runs
+each tune as its own command waits (ktune: its process wall, in REPORT.process_ms beside the report,
+less the tune's wall_s, i.e. start-up and exit; Kernel Tuner: the interpreter, imports, CUDA start
+and host arrays before its process's first tune_kernel call, kernel_tuner_compare.py's startup_s,
+charged to each of that process's tunes); runs that reached it, evaluations to target,
 the final config's reference time / optimum (ktune: its winner; Kernel Tuner: its best measured
 config), evaluations (distinct configs measured; Kernel Tuner's cache revisits in brackets), and
 the tune's total wall time. The last line per kernel: ktune's median time to target divided by
@@ -55,16 +59,21 @@ def key_of(cfg, keys):
         return None
 
 
-def run_from_ktune(j):
-    """A ktune.tune_op report as a run: evals in arrival order, final config, wall."""
+def run_from_ktune(j, process_wall_s=None):
+    """A ktune.tune_op report as a run: evals in arrival order, final config, wall; the process's
+    own time outside the tune (its whole wall, when known, less the tune's) as its start-up."""
     evals = []
     for c in j.get("candidates", []):
         evals.append({"t_s": float(c.get("done_s", 0.0)), "config": c["config"],
                       "ok": c.get("status") == "ok", "cached": False})
     evals.sort(key=lambda e: e["t_s"])
     win = j.get("winner") or {}
+    startup = None
+    if process_wall_s is not None and j.get("wall_s") is not None:
+        startup = max(0.0, process_wall_s - float(j["wall_s"]))
     return {"tool": "ktune", "strategy": j.get("strategy", "?"), "evals": evals,
-            "final": win.get("config"), "wall_s": j.get("wall_s"), "error": None}
+            "final": win.get("config"), "wall_s": j.get("wall_s"), "error": None,
+            "startup_s": startup}
 
 
 def run_from_kt(j):
@@ -73,7 +82,8 @@ def run_from_kt(j):
     evals.sort(key=lambda e: e["t_s"])
     best = j.get("best") or {}
     return {"tool": "kernel_tuner", "strategy": j["strategy"], "evals": evals,
-            "final": best.get("config"), "wall_s": j.get("wall_s"), "error": j.get("error")}
+            "final": best.get("config"), "wall_s": j.get("wall_s"), "error": j.get("error"),
+            "startup_s": j.get("startup_s")}
 
 
 def judge(run, b, target):
@@ -90,7 +100,9 @@ def judge(run, b, target):
                 t_hit, n_hit = e["t_s"], len(seen)
     fk = key_of(run["final"], b["keys"]) if run["final"] else None
     ft = b["ref"].get(fk) if fk else None
+    su = run.get("startup_s")
     return {"t_hit": t_hit, "n_hit": n_hit, "final_ratio": ft / b["opt"] if ft else None,
+            "p_hit": None if t_hit is None or su is None else t_hit + su,
             "evals": len(seen), "revisits": sum(e["cached"] for e in run["evals"]),
             "wall_s": run["wall_s"], "error": run["error"]}
 
@@ -113,10 +125,10 @@ def table(b, runs, target):
         groups.setdefault((r["tool"], r["strategy"]), []).append(judge(r, b, target))
     lines = [f"### {b['name']} ({b['configs']} configs, {b['ok']} ran; optimum {b['opt'] * 1000:.2f} us"
              f"{' on ' + b['device'] if b['device'] else ''}; target {target:g}x)", "",
-             f"| tool | strategy | runs | time to {target:g}x (s) | reached | evals to {target:g}x "
-             "| final / optimum | evals | wall (s) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    summary = {}
+             f"| tool | strategy | runs | time to {target:g}x (s) | from process start (s) | reached "
+             f"| evals to {target:g}x | final / optimum | evals | wall (s) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    summary, from_start = {}, {}
     for (tool, strat), js in sorted(groups.items(), key=lambda kv: (kv[0][0] != "ktune", kv[0][1])):
         t = median_or_miss([j["t_hit"] for j in js])
         n = median_or_miss([j["n_hit"] for j in js])
@@ -125,9 +137,14 @@ def table(b, runs, target):
         rv = statistics.median([j["revisits"] for j in js])
         walls = [j["wall_s"] for j in js if j["wall_s"] is not None]
         errs = sum(j["error"] is not None for j in js)
+        # From process start: only when every run knows its start-up (else "n/a").
+        p = median_or_miss([j["p_hit"] for j in js]) if all(
+            j["p_hit"] is not None or j["t_hit"] is None for j in js) else "n/a"
         summary[(tool, strat)] = t
+        from_start[(tool, strat)] = None if p == "n/a" else p
         lines.append(
             f"| {tool} | {strat} | {len(js)}{f' ({errs} failed)' if errs else ''} | {fmt(t, '{:.2f}')} "
+            f"| {p if p == 'n/a' else fmt(p, '{:.2f}')} "
             f"| {sum(j['t_hit'] is not None for j in js)}/{len(js)} | {fmt(n, '{:g}')} "
             f"| {fmt(statistics.median(fr) if fr else None, '{:.3f}', 'n/a')} "
             f"| {ev:g}{f' (+{rv:g} revisits)' if rv else ''} "
@@ -147,6 +164,13 @@ def table(b, runs, target):
         ratio = kq[0] / t if t > 0 else math.inf
         lines.append(f"ktune time to {target:g}x / best Kernel Tuner strategy's ({s}): {kq[0]:.2f} s / "
                      f"{t:.2f} s = **{ratio:.2f}** (aim <= 0.33: {'met' if ratio <= 1 / 3 else 'not met'}).")
+        kp = [v for (tool, _), v in from_start.items() if tool == "ktune"]
+        ktp = {s2: v for (tool, s2), v in from_start.items() if tool == "kernel_tuner" and v is not None}
+        if kp and kp[0] is not None and ktp:
+            s2, t2 = min(ktp.items(), key=lambda kv: kv[1])
+            r2 = kp[0] / t2 if t2 > 0 else math.inf
+            lines.append(f"From process start (each tune run as its own command): {kp[0]:.2f} s / "
+                         f"{t2:.2f} s ({s2}) = **{r2:.2f}**.")
     return "\n".join(lines) + "\n"
 
 
@@ -168,7 +192,12 @@ def main(argv=None):
         if j.get("cache_hit"):
             print(f"skipping {p}: a cache hit, not a tune", file=sys.stderr)
             continue
-        runs.setdefault(j["op"], []).append(run_from_ktune(j))
+        wall = None  # the process's wall in ms, written beside the report by the GPU step
+        try:
+            wall = float(open(p + ".process_ms").read()) / 1000
+        except (OSError, ValueError):
+            pass
+        runs.setdefault(j["op"], []).append(run_from_ktune(j, wall))
     for p in a.kt:
         try:
             lines = open(p).read().splitlines()

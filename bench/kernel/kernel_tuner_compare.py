@@ -481,6 +481,23 @@ def simulation_cache(tr, space_path, into):
     Path(into).write_text(json.dumps(j))
 
 
+def process_started():
+    """This process's start (epoch seconds, 10 ms resolution): /proc's start time since boot."""
+    try:
+        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        btime = next(int(l.split()[1]) for l in Path("/proc/stat").read_text().splitlines()
+                     if l.startswith("btime "))
+        return btime + start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, StopIteration, IndexError):
+        return None
+
+
+# What a fresh process pays before its first tune begins (interpreter, imports, CUDA, the host
+# arrays): measured at the first tune of this process and charged to every one of its tunes, each
+# of which a user would run as its own command (compare_tuners.py's "from process start").
+STARTUP_S = None
+
+
 def one_tune(tr, args_np, strategy, opts, seed, simulate=None):
     import numpy as np
     import kernel_tuner
@@ -497,6 +514,10 @@ def one_tune(tr, args_np, strategy, opts, seed, simulate=None):
             simulation_cache(tr, simulate, kw["cache"])
         t0 = datetime.datetime.now(datetime.timezone.utc)
         w0 = time.perf_counter()
+        global STARTUP_S
+        if STARTUP_S is None and not simulate:
+            started = process_started()
+            STARTUP_S = None if started is None else max(0.0, t0.timestamp() - started)
         try:
             results, env = kernel_tuner.tune_kernel(arguments=args_np, strategy=strategy,
                                                     strategy_options=dict(opts), seed=seed, **kw)
@@ -524,6 +545,7 @@ def one_tune(tr, args_np, strategy, opts, seed, simulate=None):
         if ok and (best is None or ev["time_ms"] < best["time_ms"]):
             best = {"config": cfg, "time_ms": ev["time_ms"]}
     return {"evals": evals, "wall_s": round(wall, 3), "best": best, "error": err,
+            "startup_s": None if STARTUP_S is None else round(STARTUP_S, 3),
             "device": env.get("device_name") if isinstance(env, dict) else None}
 
 
