@@ -122,11 +122,12 @@ TEST_CASE("a real recording (pnpoly on an RTX 3090) replays") {
     CHECK(run.best_time >= rec.optimum());
 }
 
-TEST_CASE("a live tune's batches replay: compile-ahead proposes before the results arrive") {
-    // docs/perf/search.md#live-batches. A strategy that learns from its results sees them one
-    // batch late when compiling ahead, so its runs change; one that does not (exhaustive's fixed
-    // order) evaluates the same configs. Seeded runs stay reproducible, and a run that stops at
-    // the target never evaluates the batch proposed ahead of it.
+TEST_CASE("a live tune's loops replay: batches compiled ahead, and a stream") {
+    // docs/perf/search.md#live-batches, #streaming. A strategy that learns from its results sees
+    // some of them late (a batch compiled ahead; a stream's window), so its runs change; one that
+    // does not (exhaustive's fixed order) evaluates the same configs. Seeded runs stay
+    // reproducible; a run that stops at the target never evaluates past its batch (ahead) or
+    // past the result that reached it (stream).
     const auto rec = load_recorded_space(std::string(KTUNE_EXAMPLES_DATA_DIR) +
                                          "/spaces/pnpoly_RTX_3090.json.gz");
     replay_options o;
@@ -134,46 +135,18 @@ TEST_CASE("a live tune's batches replay: compile-ahead proposes before the resul
     o.budget = 200;
     o.stop_at_target = true;
     const auto plain = replay_search(rec, o);
+    REQUIRE(plain.evals_to_target);
     o.batch = 8;
     o.compile_ahead = true;
     const auto ahead = replay_search(rec, o);
     CHECK(ahead.evals_to_target == plain.evals_to_target);
-    REQUIRE(ahead.evals_to_target);
-    // The run ends with the batch that reached the target: at most 7 more evaluations.
-    CHECK(ahead.evaluations < *ahead.evals_to_target + 8);
+    CHECK(ahead.evaluations < *plain.evals_to_target + 8);
     CHECK(ahead.evaluations % 8 == 0);
-
-    o.strategy = "auto";
-    o.seed = 5;
-    o.budget = 300;
-    o.stop_at_target = false;
     o.compile_ahead = false;
-    const auto auto_plain = replay_search(rec, o);
-    o.compile_ahead = true;
-    const auto auto_ahead = replay_search(rec, o);
-    CHECK(auto_ahead == replay_search(rec, o));
-    CHECK(auto_ahead.evaluations == 300);
-    CHECK(auto_plain.evaluations == 300);
-    CHECK_FALSE(auto_ahead == auto_plain); // the lag changes what auto proposes
-}
-
-TEST_CASE("a live tune's stream replays: a window in flight, one proposal per result") {
-    // docs/perf/search.md#streaming. Exhaustive's fixed order is the same in a stream; a run
-    // that stops at the target ends with the result that reached it; auto's stream is seeded
-    // and reproducible, and differs from one at a time.
-    const auto rec = load_recorded_space(std::string(KTUNE_EXAMPLES_DATA_DIR) +
-                                         "/spaces/pnpoly_RTX_3090.json.gz");
-    replay_options o;
-    o.strategy = "exhaustive";
-    o.budget = 200;
-    o.stop_at_target = true;
-    const auto plain = replay_search(rec, o);
-    o.batch = 8;
     o.stream = true;
     const auto streamed = replay_search(rec, o);
-    REQUIRE(plain.evals_to_target);
     CHECK(streamed.evals_to_target == plain.evals_to_target);
-    CHECK(streamed.evaluations == *streamed.evals_to_target);
+    CHECK(streamed.evaluations == *plain.evals_to_target);
 
     o.strategy = "auto";
     o.seed = 5;
@@ -183,11 +156,14 @@ TEST_CASE("a live tune's stream replays: a window in flight, one proposal per re
     o.batch = 1;
     const auto one = replay_search(rec, o);
     o.batch = 8;
-    o.stream = true;
-    const auto window = replay_search(rec, o);
-    CHECK(window == replay_search(rec, o));
-    CHECK(window.evaluations == 300);
-    CHECK_FALSE(window == one); // seven results pending change what auto proposes
+    for (const bool stream : {false, true}) {
+        o.stream = stream;
+        o.compile_ahead = !stream;
+        const auto late = replay_search(rec, o);
+        CHECK(late == replay_search(rec, o));
+        CHECK(late.evaluations == 300);
+        CHECK_FALSE(late == one); // results seen late change what auto proposes
+    }
 }
 
 TEST_CASE("random's baseline counts the failed configs it draws") {
