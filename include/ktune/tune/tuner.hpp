@@ -73,8 +73,9 @@ struct tune_request {
     /// Batches: propose and compile the next batch while this one is measured (the search then
     /// decides one batch behind its newest results); false: strictly propose → measure → observe.
     bool compile_ahead = true;
-    /// Configs per proposal (streaming: in flight); 0: 2 x the compile threads, at most
-    /// searcher::live_batch_cap a GPU (docs/perf/search.md#live-batches).
+    /// Configs per proposal (streaming: in flight). 0: a stream keeps one a compile thread, at
+    /// most 2 x searcher::live_batch_cap a GPU; batches are 2 x the compile threads, at most
+    /// live_batch_cap a GPU (docs/perf/search.md#live-batches, #streaming).
     std::size_t batch = 0;
     /// Tests and benchmarks only: this fraction of candidates is compiled with an injected
     /// fault (a wrong element, an out-of-bounds write, or a hang), chosen by config hash.
