@@ -85,7 +85,7 @@ struct lt_runner::impl {
     std::vector<std::pair<std::int64_t, std::int64_t>> positions;
     std::vector<reference_value> refs;
     int graph_fallbacks = 0; ///< candidates timed without a graph (capture failed)
-    b_operand b_is = b_operand::written_before; ///< how the template's candidates launch
+    b_operand b_is;          ///< how the template's candidates launch
     // ktune's template: the configs loaded so far (a tune measures a config once, the
     // confirmation twice more), and the device's limits (nullopt: not an sm_90 GPU).
     struct planted {
@@ -100,8 +100,9 @@ struct lt_runner::impl {
     std::optional<mma_device> mma_here = mma_device_here();
     using launch_fn = std::function<std::string(int)>;
 
-    impl(const problem& prob, std::size_t ws, const measure::measure_policy& pol)
-        : p(prob), max_ws(ws), policy(pol), handle(make_handle()), descs(make_descs(prob)) {
+    impl(const problem& prob, std::size_t ws, const measure::measure_policy& pol, b_operand b_as)
+        : p(prob), max_ws(ws), policy(pol), handle(make_handle()), descs(make_descs(prob)),
+          b_is(b_as) {
         const auto mk = std::size_t(p.m) * std::size_t(p.k),
                    kn = std::size_t(p.k) * std::size_t(p.n);
         a_bytes = mk * input_bytes(p.type);
@@ -247,9 +248,9 @@ struct lt_runner::impl {
 
     // One of ktune's own kernels: refused with the rules' reason (`why_not`, "" where it runs),
     // else loaded by `load` (compiled on its first use; the cubin cache keeps it), then checked
-    // and timed as any candidate.
-    template <class Load>
-    timing run_own(const std::string& why_not, const Load& load) {
+    // and timed as any candidate, each launch by `launch(kernel, set)`.
+    template <class Load, class Launch>
+    timing run_own(const std::string& why_not, const Load& load, const Launch& launch) {
         timing out;
         if (!why_not.empty()) {
             out.status = tune::eval_status::invalid;
@@ -267,12 +268,7 @@ struct lt_runner::impl {
         }
         return run_with([&](int set) -> std::string {
             try {
-                if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(k)>>,
-                                             sm90_kernel>)
-                    k->run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data(),
-                           b_is);
-                else
-                    k->run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data());
+                launch(*k, set);
                 return {};
             } catch (const error& e) {
                 return e.what();
@@ -282,22 +278,29 @@ struct lt_runner::impl {
 
     // A config of ktune's template (sm90.hpp).
     timing run_sm90(const sm90_config& c, sm90_fault fault) {
-        return run_own(sm90_here ? sm90_rejects(c, p, sm90_here->max_shared)
-                                 : "ktune's Hopper template needs an sm_90 GPU",
-                       [&]() -> const sm90_kernel& { return sm90_for(c, fault); });
+        return run_own(
+            sm90_here ? sm90_rejects(c, p, sm90_here->max_shared)
+                      : "ktune's Hopper template needs an sm_90 GPU",
+            [&]() -> const sm90_kernel& { return sm90_for(c, fault); },
+            [&](const sm90_kernel& k, int set) {
+                k.run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data(), b_is);
+            });
     }
 
     // A config of its mma.sync form (mma.hpp).
     timing run_mma(const mma_config& c) {
-        return run_own(mma_here ? mma_rejects(c, p, *mma_here)
-                                : "ktune's mma.sync GEMM needs an sm_80 or later GPU",
-                       [&]() -> const mma_kernel& {
-                           for (const auto& [cfg, kernel] : mma_kernels)
-                               if (cfg == c) return *kernel;
-                           mma_kernels.emplace_back(
-                               c, std::make_unique<mma_kernel>(c, kernel_form_of(p)));
-                           return *mma_kernels.back().second;
-                       });
+        return run_own(
+            mma_here ? mma_rejects(c, p, *mma_here)
+                     : "ktune's mma.sync GEMM needs an sm_80 or later GPU",
+            [&]() -> const mma_kernel& {
+                for (const auto& [cfg, kernel] : mma_kernels)
+                    if (cfg == c) return *kernel;
+                mma_kernels.emplace_back(c, std::make_unique<mma_kernel>(c, kernel_form_of(p)));
+                return *mma_kernels.back().second;
+            },
+            [&](const mma_kernel& k, int set) {
+                k.run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data());
+            });
     }
 
     const sm90_kernel& sm90_for(const sm90_config& c, sm90_fault fault) {
@@ -430,9 +433,7 @@ struct lt_runner::impl {
 
 lt_runner::lt_runner(const problem& p, std::size_t max_workspace,
                      const measure::measure_policy& policy, b_operand b_is)
-    : impl_(std::make_unique<impl>(p, max_workspace, policy)) {
-    impl_->b_is = b_is;
-}
+    : impl_(std::make_unique<impl>(p, max_workspace, policy, b_is)) {}
 lt_runner::~lt_runner() = default;
 
 timing lt_runner::run(const algo_config& a, sm90_fault fault) {
