@@ -56,7 +56,7 @@ ojson report_object(const tune_report& r, const tune_request& rq,
                     const std::optional<torch_timing>& torch) {
     const tune_labels tuned = labels_of(rq);
     ojson j{{"schema", "ktune.tune_op"},
-            {"version", "1.4.0"},
+            {"version", "1.5.0"},
             {"op", tuned.op},
             {"shape", tuned.problem},
             {"dtype", tuned.dtype}};
@@ -76,6 +76,8 @@ ojson report_object(const tune_report& r, const tune_request& rq,
     torch_json(j, r, torch);
     if (!r.cache_hit) {
         j["strategy"] = r.strategy;
+        j["pipeline"] = r.pipeline;
+        j["in_flight"] = r.in_flight;
         j["gpus"] = r.gpus;
         j["tied"] = r.tied;
         j["bytes"] = r.bytes;

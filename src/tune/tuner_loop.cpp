@@ -159,6 +159,8 @@ bool run_search(const tune_request& rq, const space& sp, const config& default_c
     const bool streaming = rq.stream && cap != std::numeric_limits<std::size_t>::max();
     if (streaming && rq.batch == 0)
         so.batch = std::min(std::max<std::size_t>(1, ev.batch_size() / 2), 2 * cap * gpus);
+    rep.pipeline = streaming ? "stream" : rq.compile_ahead ? "ahead" : "lockstep";
+    rep.in_flight = so.batch;
     const auto began = rep.began == std::chrono::steady_clock::time_point{}
                            ? std::chrono::steady_clock::now()
                            : rep.began;

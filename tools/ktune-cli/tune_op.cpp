@@ -91,7 +91,11 @@ void print_text(const tune::tune_report& r) {
                    r.baseline.run.median_ms / med_ms);
     else
         fmt::print("  default config failed: {}\n", tune::to_string(r.baseline.status));
-    fmt::print("  {} candidates ({}), strategy {}\n", r.candidates.size(), cs, r.strategy);
+    const std::string loop = r.pipeline == "stream"
+                                 ? fmt::format("streamed, {} in flight", r.in_flight)
+                                 : fmt::format("batches of {}", r.in_flight);
+    fmt::print("  {} candidates ({}), strategy {} ({})\n", r.candidates.size(), cs, r.strategy,
+               loop);
     fmt::print("  {:.2f} s wall (set-up {:.2f} s, confirmation {:.2f} s), GPU busy {:.2f} s "
                "({:.0f} %), compile {:.1f} CPU-s in {}, {} worker process{}\n",
                r.wall_s, r.setup_s, r.confirm_s, r.gpu_busy_s, 100 * r.gpu_busy_s / r.wall_s,

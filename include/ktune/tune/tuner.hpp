@@ -158,6 +158,11 @@ struct tune_report {
     int compile_server_failures = 0; ///< servers that died or hung mid-batch (replaced)
     std::string strategy;
     std::vector<int> gpus; ///< the GPUs measured on (empty: CUDA's default device)
+    /// How the search met its results: "stream", "ahead" (batches, the next compiling while one
+    /// is measured) or "lockstep" (docs/perf/search.md#streaming); and the configs in flight
+    /// (a stream's window) or per batch.
+    std::string pipeline;
+    std::size_t in_flight = 0;
 };
 
 /// What a request tunes, as reports print it: the op or the kernel spec's name, the shape

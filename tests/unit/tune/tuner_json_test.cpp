@@ -47,6 +47,8 @@ kt::tune_report two_gpu_report(kt::tune_request& rq) {
     kt::tune_report r;
     r.strategy = "auto";
     r.gpus = {0, 1};
+    r.pipeline = "stream";
+    r.in_flight = 16;
     r.candidates = {candidate(128, 0, 0.5), candidate(256, 1, 0.25)};
     r.candidates[1].per_gpu = {{0, 0.25, 48}, {1, 0.2575, 48}};
     r.winner_index = 1;

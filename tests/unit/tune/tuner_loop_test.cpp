@@ -80,7 +80,11 @@ TEST_CASE("a learning strategy proposes at most 8 a GPU at a time, streams one a
         ktune::config dflt;
         dflt.set("x", 0);
         REQUIRE(kt::detail::run_search(rq, wide, dflt, ev, rep, {}));
-        return *std::max_element(ev.started.begin(), ev.started.end());
+        const auto most = *std::max_element(ev.started.begin(), ev.started.end());
+        CHECK(rep.in_flight == most);
+        const bool learns = strategy != "random" && strategy != "exhaustive";
+        CHECK(rep.pipeline == (stream && learns ? "stream" : "ahead"));
+        return most;
     };
     CHECK(largest("auto", 1, false) == 8);
     CHECK(largest("annealing", 1, false) == 8);

@@ -82,6 +82,8 @@ TEST_CASE("a stream measures every proposed candidate once, on real compiles") {
             CHECK(c.done_s > 0);
         }
         CHECK(seen.size() == 20); // each proposal measured once, none lost
+        CHECK(rep.pipeline == "stream");
+        CHECK(rep.in_flight == 4);
         CHECK(rep.candidates[rep.winner_index].run.median_ms == fastest);
         // The worker answered the baseline, 20 candidates and the confirmation round.
         CHECK(lines_of(log) >= 21);
