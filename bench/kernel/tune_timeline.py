@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a live tune's wall time went, from `ktune tune ... --json` reports (ktune.tune_op).
 
-    python3 bench/kernel/tune_timeline.py [--batch 8] out/ktune_matmul_*.json > timeline.md
+    python3 bench/kernel/tune_timeline.py [--batch N] out/ktune_matmul_*.json > timeline.md
 
 Per report: the set-up milestones (setup_ms), when the default's result and the first
 candidate's came in, the candidates' arrival rate after the first, the compile times (NVRTC,
@@ -21,6 +21,7 @@ def fmt(v, spec="{:.2f}"):
 
 def timeline(path, batch):
     j = json.load(open(path))
+    batch = batch or j.get("in_flight") or 8
     cands = j.get("candidates", [])
     done = [c.get("done_s", 0.0) for c in cands]
     comp = [c.get("compile_ms", 0.0) for c in cands]
@@ -57,7 +58,8 @@ def timeline(path, batch):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--batch", type=int, default=8, help="the live batch the tune proposed")
+    ap.add_argument("--batch", type=int, default=0,
+                    help="results a row (default: the report's in_flight, else 8)")
     ap.add_argument("reports", nargs="+")
     a = ap.parse_args()
     for p in a.reports:

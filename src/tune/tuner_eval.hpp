@@ -93,6 +93,8 @@ private:
                   measure::candidate_request& out);
     /// The oldest queued candidate of worker w's answer, into its record.
     void receive(candidate_record& rec, std::size_t w);
+    /// Sends r to the worker with the fewest candidates in flight; returns that worker.
+    std::size_t submit_to_least_busy(const measure::candidate_request& r);
 
     const tune_request& rq_;
     tune_target& target_;

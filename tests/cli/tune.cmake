@@ -31,6 +31,9 @@ ktune_cli_test(tune_space_stream RC 0
   EXPECT "reached in 3/3 runs")
 ktune_cli_test(tune_pipeline_bad RC 2
   ARGS tune --space tests/data/tune/kt_small.json --pipeline sometimes EXPECT "--pipeline")
+ktune_cli_test(tune_pipeline_two_loops RC 2
+  ARGS tune --space tests/data/tune/kt_small.json --compile-ahead --pipeline stream
+  EXPECT "--compile-ahead is --pipeline ahead")
 # A shared cache tier with a malformed URL is refused before any GPU work.
 ktune_cli_test(tune_redis_bad_url RC 2 ARGS tune softmax --shape 64x64 --redis localhost:6379
   EXPECT "redis://host:port/db")

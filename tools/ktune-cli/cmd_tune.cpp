@@ -46,6 +46,8 @@ int run_replay(const tune_options& o) {
     ro.target = o.target;
     ro.charge_compile_time = o.charge_compile;
     ro.batch = o.op.batch;
+    if (o.compile_ahead && !o.op.pipeline.empty() && o.op.pipeline != "ahead")
+        throw error(error_kind::usage, "--compile-ahead is --pipeline ahead: drop one of them");
     ro.compile_ahead = o.compile_ahead || o.op.pipeline == "ahead";
     ro.stream = o.op.pipeline == "stream";
     (void)tune::make_searcher(ro.strategy); // unknown strategy: fail before loading work

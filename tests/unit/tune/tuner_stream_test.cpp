@@ -2,6 +2,7 @@
 // compiles of a built-in op on the compile pool, and a measurement worker that needs no GPU
 // (tests/data/tune/fake_worker.py: a config's time is a fixed function of it).
 #include "catch.hpp"
+#include "ktune/tune/searcher.hpp"
 #include "tune/tune_target.hpp"
 #include "tune/tuner_eval.hpp"
 #include "tune/tuner_loop.hpp"
@@ -36,7 +37,7 @@ std::size_t lines_of(const fs::path& p) {
     return n;
 }
 
-kt::tune_report stream_tune(std::size_t budget) {
+kt::tune_request stream_request(std::size_t budget) {
     kt::tune_request rq;
     rq.op = "softmax";
     rq.prob = {{64, 1000}, ktune::ops::dtype::f32};
@@ -48,6 +49,11 @@ kt::tune_report stream_tune(std::size_t budget) {
     rq.compile_processes = false;
     rq.worker_command = {"/usr/bin/env", "python3",
                          std::string(KTUNE_TEST_DATA_DIR) + "/tune/fake_worker.py"};
+    return rq;
+}
+
+kt::tune_report stream_tune(std::size_t budget) {
+    const kt::tune_request rq = stream_request(budget);
     const auto target = kt::detail::make_target(rq, "sm_90");
     target->set_arch("sm_90");
     kt::detail::process_evaluator ev(rq, *target);
@@ -59,13 +65,16 @@ kt::tune_report stream_tune(std::size_t budget) {
     return rep;
 }
 
+bool have_python() {
+    if (std::system("python3 -c 1 >/dev/null 2>&1") == 0) return true;
+    WARN("python3 not found: the fake worker cannot run; skipped");
+    return false;
+}
+
 } // namespace
 
 TEST_CASE("a stream measures every proposed candidate once, on real compiles") {
-    if (std::system("python3 -c 1 >/dev/null 2>&1") != 0) {
-        WARN("python3 not found: the fake worker cannot run; skipped");
-        return;
-    }
+    if (!have_python()) return;
     scratch s;
     ::setenv("KTUNE_CUBIN_CACHE", (s.dir / "cubins").c_str(), 1);
     const fs::path log = s.dir / "answered.txt";
@@ -109,4 +118,50 @@ TEST_CASE("a stream measures every proposed candidate once, on real compiles") {
     }
     ::unsetenv("FAKE_WORKER_LOG");
     ::unsetenv("KTUNE_CUBIN_CACHE");
+}
+
+TEST_CASE("a stream asks for one config a result and never holds more than its window") {
+    // What tells a stream from batches: after the first `window` configs, each result frees one
+    // place and `next` is asked for one config (batches would ask for a whole window at a time),
+    // and at most `window` configs are ever compiling or on the worker.
+    if (!have_python()) return;
+    scratch s;
+    ::setenv("KTUNE_CUBIN_CACHE", (s.dir / "cubins").c_str(), 1);
+    const kt::tune_request rq = stream_request(24);
+    const auto target = kt::detail::make_target(rq, "sm_90");
+    target->set_arch("sm_90");
+    kt::detail::process_evaluator ev(rq, *target);
+    ev.set_arch("sm_90");
+    const auto sp = target->make_space();
+    auto order = kt::make_searcher("exhaustive");
+    kt::search_options so;
+    so.budget = 24;
+    order->init(sp, so);
+    std::vector<std::size_t> asked;
+    std::size_t issued = 0, finished = 0, most = 0;
+    ev.stream(
+        4, nullptr,
+        [&](std::size_t n) {
+            asked.push_back(n);
+            std::vector<kt::candidate_record> recs;
+            if (order->done()) return recs;
+            for (const auto& p : order->propose(n)) {
+                kt::candidate_record r;
+                r.cfg = sp.to_config(p);
+                recs.push_back(std::move(r));
+            }
+            issued += recs.size();
+            most = std::max(most, issued - finished);
+            return recs;
+        },
+        [&](kt::candidate_record r) {
+            ++finished;
+            CHECK(r.status == kt::eval_status::ok);
+        });
+    ::unsetenv("KTUNE_CUBIN_CACHE");
+    CHECK(finished == 24);
+    CHECK(most == 4);
+    REQUIRE(asked.size() >= 21);
+    CHECK(asked.front() == 4);
+    CHECK(std::all_of(asked.begin() + 1, asked.end(), [](std::size_t n) { return n == 1; }));
 }
