@@ -25,4 +25,4 @@ for step in range(2 + steps):
     loss.backward()
     opt.step()
 torch.cuda.synchronize()
-print("loss", float(loss), "steps", steps)
+print("loss", float(loss.detach()), "steps", steps)
