@@ -43,10 +43,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
         const V gv = *reinterpret_cast<const V*>(g + c0);
         const V bv = *reinterpret_cast<const V*>(b + c0);
 #endif
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            a[u].v[k] = from_f(fmaf(to_f(a[u].v[k]), to_f(gv.v[k]), to_f(bv.v[k])));
-        xv[i] = a[u];
+        xv[i] = affine<VEC>(a[u], gv, bv);
     }
 #ifdef RAGGED
     if (blockIdx.x == 0 && threadIdx.x < N_ELEMS - NV * VEC) {
