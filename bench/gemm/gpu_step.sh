@@ -132,6 +132,34 @@ step_gemm_sm90() {
             $([ "${SM90_EARLY_B:-0}" = 1 ] && echo --early-b) "$s"
     done | tee "$OUT/gemm_sm90.jsonl"
 }
+# A CUDA-core GEMV beside cuBLAS's best found at decode shapes, M <= 4 (docs/perf/gemm.md#gemv-decode):
+# per shape a `--cublaslt-only` tune (budget 16), then bench_sm90 --gemv over 8 copies of the
+# operands, graph-timed. GEMV_SHAPES: MxNxK list.
+step_gemm_gemv() {
+    local b s
+    b=$(find build-gpu -name bench_sm90 -type f | head -1)
+    for s in ${GEMV_SHAPES:-1x4096x4096 1x11008x4096 1x4096x11008 1x8192x8192 1x28672x8192 1x8192x28672 2x28672x8192 4x28672x8192}; do
+        "$(_gemm_bin)" tune gemm --shape "$s" --dtype bf16 --budget 16 --heuristic-count 8 \
+            --cublaslt-only --cache "$OUT/gemm_gemv_cache.json" >"$OUT/gemm_gemv_best_$s.txt" 2>&1
+        "$b" --gemv --rotate 8 --cache "$OUT/gemm_gemv_cache.json" "$s"
+    done | tee "$OUT/gemm_gemv.jsonl"
+    python3 - "$OUT/gemm_gemv.jsonl" <<'PY' | tee "$OUT/gemm_gemv.txt"
+import json, sys
+best = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["status"] == "ok" and (r["shape"] not in best or r["us"][0] < best[r["shape"]]["us"][0]):
+        best[r["shape"]] = r
+    if r["status"] != "ok":
+        print("WRONG", r["shape"], r["form"], r["bad"])
+print("| shape | best GEMV form | GEMV us [min, max] | cuBLAS best us | cuBLAS / GEMV paired | weights GB/s |")
+print("|---|---|---|---|---|---|")
+for s, r in best.items():
+    print(f"| {s} | {r['form']} | {r['us'][0]:.2f} [{r['us'][1]:.2f}, {r['us'][2]:.2f}] | "
+          f"{r['cublas_us'][0]:.2f} | {r['vs_cublas_paired'][0]:.3f} [{r['vs_cublas_paired'][1]:.3f}, "
+          f"{r['vs_cublas_paired'][2]:.3f}] | {r['weights_gbs']:.0f} |")
+PY
+}
 # The read roof of decode weights (docs/perf/gemm.md#decode-read-roof): bench_sm90 --read-roof
 # over $READ_ROOF_MIB (MiB; default the Llama-7B/70B projections' bf16 and fp8 weights).
 step_gemm_read_roof() {
