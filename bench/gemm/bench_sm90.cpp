@@ -26,6 +26,7 @@
 // every core; FILE is the space recorded in Kernel Tuner's cache format
 // (docs/formats.md#recorded-spaces), which `ktune tune --space FILE` replays.
 #include "core/driver_api.hpp"
+#include "gemm/gemv.hpp"
 #include "gemm/own_module.hpp"
 #include "gemm/sm90.hpp"
 #include "gemm/sm90_space.hpp"
@@ -602,120 +603,11 @@ void read_roof(const std::vector<double>& sizes_mib) {
     }
 }
 
-// A CUDA-core GEMV for decode at M <= 4 beside cuBLAS (docs/perf/gemm.md#gemv-decode): what a
-// kernel that streams the weights as the read roof does, with the dot products on the way,
-// reaches where the template's tensor-core tiles trail cuBLAS (1 x 28672 x 8192 on the H200).
-// D[m + n M] = sum_k A[k + m K] B[k + n K], bf16 in and out, fp32 sums; K % 8 == 0.
-// Two forms: a warp a row (rows grid-strided over the warps), or a block a row (its warps split
-// K, then a shared-memory sum); U 16-byte weight loads in flight a thread, A through L1.
-const char* const gemv_source = R"(
-__device__ __forceinline__ float lo_f(unsigned w) { return __uint_as_float(w << 16); }
-__device__ __forceinline__ float hi_f(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
-template <int M>
-__device__ __forceinline__ void dot16(float (&acc)[M], const uint4& w, const uint4* __restrict__ a,
-                                      long long idx, int K8) {
-#pragma unroll
-    for (int m = 0; m < M; ++m) {
-        const uint4 x = __ldg(a + (long long)m * K8 + idx);
-        acc[m] = fmaf(lo_f(w.x), lo_f(x.x), acc[m]);
-        acc[m] = fmaf(hi_f(w.x), hi_f(x.x), acc[m]);
-        acc[m] = fmaf(lo_f(w.y), lo_f(x.y), acc[m]);
-        acc[m] = fmaf(hi_f(w.y), hi_f(x.y), acc[m]);
-        acc[m] = fmaf(lo_f(w.z), lo_f(x.z), acc[m]);
-        acc[m] = fmaf(hi_f(w.z), hi_f(x.z), acc[m]);
-        acc[m] = fmaf(lo_f(w.w), lo_f(x.w), acc[m]);
-        acc[m] = fmaf(hi_f(w.w), hi_f(x.w), acc[m]);
-    }
-}
-__device__ __forceinline__ unsigned short to_bf16(float v) {
-    unsigned short h;
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
-    return h;
-}
-// Lanes `first`.. of a row's 16-byte chunks, `stride` apart, U loads in flight.
-template <int M, int U>
-__device__ __forceinline__ void row_part(float (&acc)[M], const uint4* __restrict__ b,
-                                         const uint4* __restrict__ a, int K8, int first,
-                                         int stride) {
-    for (int c = first; c < K8; c += stride * U) {
-        uint4 w[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int i = c + u * stride;
-            w[u] = i < K8 ? __ldcs(b + i) : make_uint4(0, 0, 0, 0);
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-            if (c + u * stride < K8) dot16<M>(acc, w[u], a, c + u * stride, K8);
-    }
-}
-template <int M, int U>
-__device__ __forceinline__ void gemv_warp(const unsigned short* A, const unsigned short* B,
-                                          unsigned short* D, int N, int K) {
-    const int K8 = K / 8, lane = threadIdx.x & 31;
-    const int warps = (gridDim.x * blockDim.x) >> 5;
-    const uint4* a = reinterpret_cast<const uint4*>(A);
-    for (int n = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; n < N; n += warps) {
-        float acc[M];
-#pragma unroll
-        for (int m = 0; m < M; ++m) acc[m] = 0.f;
-        row_part<M, U>(acc, reinterpret_cast<const uint4*>(B) + (long long)n * K8, a, K8, lane, 32);
-#pragma unroll
-        for (int m = 0; m < M; ++m) {
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);
-            if (lane == 0) D[m + (long long)n * M] = to_bf16(acc[m]);
-        }
-    }
-}
-template <int M, int U>
-__device__ __forceinline__ void gemv_block(const unsigned short* A, const unsigned short* B,
-                                           unsigned short* D, int N, int K) {
-    __shared__ float part[32][M];
-    const int K8 = K / 8, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const uint4* a = reinterpret_cast<const uint4*>(A);
-    for (int n = blockIdx.x; n < N; n += gridDim.x) {
-        float acc[M];
-#pragma unroll
-        for (int m = 0; m < M; ++m) acc[m] = 0.f;
-        row_part<M, U>(acc, reinterpret_cast<const uint4*>(B) + (long long)n * K8, a, K8,
-                       threadIdx.x, blockDim.x);
-#pragma unroll
-        for (int m = 0; m < M; ++m) {
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);
-            if (lane == 0) part[warp][m] = acc[m];
-        }
-        __syncthreads();
-        if (threadIdx.x < M) {
-            float s = 0.f;
-            for (int w = 0; w < (int)(blockDim.x >> 5); ++w) s += part[w][threadIdx.x];
-            D[threadIdx.x + (long long)n * M] = to_bf16(s);
-        }
-        __syncthreads();
-    }
-}
-#define GEMV_KERNELS(M, U)                                                                      \
-    extern "C" __global__ void __launch_bounds__(256)                                           \
-        ktune_gemv_warp_m##M##_u##U(const unsigned short* A, const unsigned short* B,           \
-                                    unsigned short* D, int N, int K) {                          \
-        gemv_warp<M, U>(A, B, D, N, K);                                                         \
-    }                                                                                           \
-    extern "C" __global__ void __launch_bounds__(256)                                           \
-        ktune_gemv_block_m##M##_u##U(const unsigned short* A, const unsigned short* B,          \
-                                     unsigned short* D, int N, int K) {                         \
-        gemv_block<M, U>(A, B, D, N, K);                                                        \
-    }
-GEMV_KERNELS(1, 2) GEMV_KERNELS(1, 4) GEMV_KERNELS(1, 8)
-GEMV_KERNELS(2, 2) GEMV_KERNELS(2, 4) GEMV_KERNELS(2, 8)
-GEMV_KERNELS(4, 2) GEMV_KERNELS(4, 4) GEMV_KERNELS(4, 8)
-)";
-
+// ktune's GEMV (src/gemm/gemv.hpp) beside cuBLAS at decode shapes (docs/perf/gemm.md#gemv-decode),
+// every config of its grid: what a kernel that streams the weights as the read roof does, with
+// the dot products on the way, reaches where the template's tensor-core tiles trail cuBLAS.
 void bench_gemv(const std::string& shape, const std::filesystem::path& cache, int rotate) {
     const problem p = parse_problem(shape, "bf16", "tn");
-    if ((p.m != 1 && p.m != 2 && p.m != 4) || p.k % 8 != 0)
-        throw error(error_kind::usage,
-                    fmt::format("--gemv {}: M must be 1, 2 or 4 and K a multiple of 8", shape));
     operands ops(p);
     auto& [ha, hb, a, b, d_ref, d, bias, rng, elems_d] = ops;
     std::vector<device_buffer> copies; // sets 1 .. rotate - 1 of A and B (set 0: the originals)
@@ -755,78 +647,61 @@ void bench_gemv(const std::string& shape, const std::filesystem::path& cache, in
         samples.emplace_back(std::int64_t(rng() % p.m), std::int64_t(rng() % p.n));
     for (auto [m, n] : samples)
         cublas_exact = std::max(cublas_exact, off(from_bf16(ref[m + n * p.m]), exact(m, n)));
-    const sm90_device here = device_here();
+    const auto dev = gemv_device_here();
+    if (!dev) throw error(error_kind::no_device, "bench_sm90 --gemv needs an sm_80 or later GPU");
     const std::string cublas_algo = describe(cublas.algorithm(p));
     const double bytes = double(p.n) * double(p.k) * 2.0;
-    auto launch_fn = ktune::detail::need_driver_fn<decltype(&cuLaunchKernel)>("bench_sm90 --gemv",
-                                                                              "cuLaunchKernel");
-    for (const char* form : {"warp", "block"})
-        for (const int u : {2, 4, 8}) {
-            const std::string kname = fmt::format("ktune_gemv_{}_m{}_u{}", form, p.m, u);
-            const own_module mod(gemv_source, kname.c_str(), "sm_90a", 0, "gemv");
-            const CUfunction fn = mod.function();
-            for (const int per_sm : {2, 4, 8}) {
-                const unsigned grid = static_cast<unsigned>(per_sm * here.sms);
-                int n_arg = static_cast<int>(p.n), k_arg = static_cast<int>(p.k);
-                const auto launch = [&](const void* A, const void* B) {
-                    void* dp = d.data();
-                    void* args[] = {const_cast<void**>(&A), const_cast<void**>(&B), &dp, &n_arg,
-                                    &k_arg};
-                    ktune::detail::check_driver(launch_fn(fn, grid, 1, 1, 256, 1, 1, 0,
-                                                          reinterpret_cast<CUstream>(st.get()),
-                                                          args, nullptr),
-                                                "bench_sm90", "cuLaunchKernel", kname);
-                };
-                KTUNE_CUDA_CALL(cudaMemsetAsync(d.data(), 0xff, elems_d * 2, st.get()));
-                launch(a.data(), b.data());
-                KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
-                KTUNE_CUDA_CALL(
-                    cudaMemcpy(got.data(), d.data(), elems_d * 2, cudaMemcpyDeviceToHost));
-                std::size_t bad = 0;
-                double worst = 0, gemv_exact = 0;
-                for (std::size_t i = 0; i < elems_d; ++i) {
-                    const double e = off(from_bf16(got[i]), from_bf16(ref[i]));
-                    if (!(e <= 0.02)) ++bad;
-                    worst = std::max(worst, std::isnan(e) ? 1e30 : e);
-                }
-                for (auto [m, n] : samples)
-                    gemv_exact =
-                        std::max(gemv_exact, off(from_bf16(got[m + n * p.m]), exact(m, n)));
-                const batch_graph gk([&](int i) { launch(a_set(i), b_set(i)); }, st.get(), 10);
-                const batch_graph gc(
-                    [&](int i) { cublas.gemm(p, a_set(i), b_set(i), d_ref.data(), st.get()); },
-                    st.get(), 10);
-                const auto batch = [&](const batch_graph& g) {
-                    return time_batch([&] { KTUNE_CUDA_CALL(cudaGraphLaunch(g.exec, st.get())); },
-                                      st.get(), e0.get(), e1.get(), 1) /
-                           10.0;
-                };
-                for (int i = 0; i < 3; ++i) {
-                    batch(gk);
-                    batch(gc);
-                }
-                std::vector<double> tk, tc, paired;
-                for (int r = 0; r < 15; ++r) {
-                    tk.push_back(batch(gk));
-                    tc.push_back(batch(gc));
-                    paired.push_back(tc.back() / tk.back());
-                }
-                const spread sk = summarize(tk), sc = summarize(tc), sp = summarize(paired);
-                fmt::print(
-                    R"({{"schema": "ktune.bench_sm90_gemv", "shape": "{}", "form": "{} u{} b{}", )"
-                    R"("status": "{}", "bad": {}, "max_rel_vs_cublas": {:.3g}, )"
-                    R"("max_rel_vs_fp64": {:.3g}, "cublas_rel_vs_fp64": {:.3g}, )"
-                    R"("us": [{:.2f}, {:.2f}, {:.2f}], "cublas_us": [{:.2f}, {:.2f}, {:.2f}], )"
-                    R"("weights_gbs": {:.0f}, "vs_cublas_paired": [{:.3f}, {:.3f}, {:.3f}], )"
-                    R"("cublas_algo": "{}", "rotate": {}}})"
-                    "\n",
-                    shape, form, u, per_sm, bad == 0 ? "ok" : "wrong", bad, worst, gemv_exact,
-                    cublas_exact, sk.median, sk.min, sk.max, sc.median, sc.min, sc.max,
-                    bytes / (sk.median * 1e-6) / 1e9, sp.median, sp.min, sp.max, cublas_algo,
-                    rotate);
-                std::fflush(stdout);
-            }
+    for (const gemv_config& c : gemv_ranked(p, *dev)) {
+        const gemv_kernel k(c, static_cast<int>(p.m), kernel_form_of(p));
+        const auto launch = [&](const void* A, const void* B) {
+            k.run(p, A, B, d.data(), st.get());
+        };
+        KTUNE_CUDA_CALL(cudaMemsetAsync(d.data(), 0xff, elems_d * 2, st.get()));
+        launch(a.data(), b.data());
+        KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
+        KTUNE_CUDA_CALL(cudaMemcpy(got.data(), d.data(), elems_d * 2, cudaMemcpyDeviceToHost));
+        std::size_t bad = 0;
+        double worst = 0, gemv_exact = 0;
+        for (std::size_t i = 0; i < elems_d; ++i) {
+            const double e = off(from_bf16(got[i]), from_bf16(ref[i]));
+            if (!(e <= 0.02)) ++bad;
+            worst = std::max(worst, std::isnan(e) ? 1e30 : e);
         }
+        for (auto [m, n] : samples)
+            gemv_exact = std::max(gemv_exact, off(from_bf16(got[m + n * p.m]), exact(m, n)));
+        const batch_graph gk([&](int i) { launch(a_set(i), b_set(i)); }, st.get(), 10);
+        const batch_graph gc(
+            [&](int i) { cublas.gemm(p, a_set(i), b_set(i), d_ref.data(), st.get()); }, st.get(),
+            10);
+        const auto batch = [&](const batch_graph& g) {
+            return time_batch([&] { KTUNE_CUDA_CALL(cudaGraphLaunch(g.exec, st.get())); }, st.get(),
+                              e0.get(), e1.get(), 1) /
+                   10.0;
+        };
+        for (int i = 0; i < 3; ++i) {
+            batch(gk);
+            batch(gc);
+        }
+        std::vector<double> tk, tc, paired;
+        for (int r = 0; r < 15; ++r) {
+            tk.push_back(batch(gk));
+            tc.push_back(batch(gc));
+            paired.push_back(tc.back() / tk.back());
+        }
+        const spread sk = summarize(tk), sc = summarize(tc), sp = summarize(paired);
+        fmt::print(R"({{"schema": "ktune.bench_sm90_gemv", "shape": "{}", "form": "{}", )"
+                   R"("status": "{}", "bad": {}, "max_rel_vs_cublas": {:.3g}, )"
+                   R"("max_rel_vs_fp64": {:.3g}, "cublas_rel_vs_fp64": {:.3g}, )"
+                   R"("us": [{:.2f}, {:.2f}, {:.2f}], "cublas_us": [{:.2f}, {:.2f}, {:.2f}], )"
+                   R"("weights_gbs": {:.0f}, "vs_cublas_paired": [{:.3f}, {:.3f}, {:.3f}], )"
+                   R"("cublas_algo": "{}", "rotate": {}}})"
+                   "\n",
+                   shape, gemv_name(c), bad == 0 ? "ok" : "wrong", bad, worst, gemv_exact,
+                   cublas_exact, sk.median, sk.min, sk.max, sc.median, sc.min, sc.max,
+                   bytes / (sk.median * 1e-6) / 1e9, sp.median, sp.min, sp.max, cublas_algo,
+                   rotate);
+        std::fflush(stdout);
+    }
 }
 
 } // namespace

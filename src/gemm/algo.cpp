@@ -31,6 +31,8 @@ std::string_view to_string(provider p) noexcept {
         return "ktune_sm90";
     case provider::ktune_mma:
         return "ktune_mma";
+    case provider::ktune_gemv:
+        return "ktune_gemv";
     case provider::cublaslt:
         break;
     }
@@ -62,6 +64,13 @@ config to_config(const algo_config& a) {
         c.set("stages", std::int64_t{a.mma.stages});
         return c;
     }
+    if (a.provider == provider::ktune_gemv) {
+        c.set("provider", std::string(to_string(a.provider)));
+        c.set("form", std::int64_t{a.gemv.form});
+        c.set("unroll", std::int64_t{a.gemv.unroll});
+        c.set("blocks", std::int64_t{a.gemv.blocks});
+        return c;
+    }
     c.set("algo", std::int64_t{a.algo_id});
     c.set("tile", std::int64_t{a.tile});
     c.set("stages", std::int64_t{a.stages});
@@ -79,11 +88,20 @@ algo_config algo_from_config(const config& c) {
     algo_config a;
     if (const param_value* v = c.find("provider")) {
         const auto* name = std::get_if<std::string>(v);
-        if (!name || (*name != "ktune_sm90" && *name != "ktune_mma" && *name != "cublaslt"))
+        if (!name || (*name != "ktune_sm90" && *name != "ktune_mma" && *name != "ktune_gemv" &&
+                      *name != "cublaslt"))
             throw error(error_kind::input,
                         fmt::format("GEMM algorithm config: provider {} is not cublaslt, "
-                                    "ktune_sm90 or ktune_mma (re-tune to replace the entry)",
+                                    "ktune_sm90, ktune_mma or ktune_gemv (re-tune to replace the "
+                                    "entry)",
                                     ktune::to_string(*v)));
+        if (*name == "ktune_gemv") {
+            a.provider = provider::ktune_gemv;
+            a.gemv.form = get_int<std::int32_t>(c, "form");
+            a.gemv.unroll = get_int<std::int32_t>(c, "unroll");
+            a.gemv.blocks = get_int<std::int32_t>(c, "blocks");
+            return a;
+        }
         if (*name == "ktune_mma") {
             a.provider = provider::ktune_mma;
             a.mma.bm = get_int<std::int32_t>(c, "bm");
@@ -126,6 +144,9 @@ algo_config algo_from_config(const config& c) {
 }
 
 std::string describe(const algo_config& a) {
+    if (a.provider == provider::ktune_gemv)
+        return fmt::format("ktune gemv {} u{} b{}", a.gemv.form == 1 ? "warp" : "block",
+                           a.gemv.unroll, a.gemv.blocks);
     if (a.provider == provider::ktune_mma)
         return fmt::format("ktune mma bm{} bn{} bk{} w{}x{} s{}", a.mma.bm, a.mma.bn, a.mma.bk,
                            a.mma.warps_m, a.mma.warps_n, a.mma.stages);

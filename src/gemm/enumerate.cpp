@@ -69,13 +69,23 @@ std::vector<std::uint64_t> identity(const algo_config& a) {
                                       u(a.mma.bk),
                                       u(a.mma.warps_m),
                                       u(a.mma.warps_n),
-                                      u(a.mma.stages)};
+                                      u(a.mma.stages),
+                                      u(a.gemv.form),
+                                      u(a.gemv.unroll),
+                                      u(a.gemv.blocks)};
 }
 
 algo_config mma_algo(const mma_config& c) {
     algo_config a;
     a.provider = provider::ktune_mma;
     a.mma = c;
+    return a;
+}
+
+algo_config gemv_algo(const gemv_config& c) {
+    algo_config a;
+    a.provider = provider::ktune_gemv;
+    a.gemv = c;
     return a;
 }
 
@@ -203,6 +213,15 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
         out.heuristic.push_back(c);
         out.all.push_back(c);
     }
+    // The GEMV where the device and problem allow it (M <= 8), the same way.
+    const std::vector<gemv_config> own_gemv =
+        o.gemv ? gemv_ranked(p, *o.gemv) : std::vector<gemv_config>{};
+    for (std::size_t i = 0; i < std::min(o.gemv_picks, own_gemv.size()); ++i) {
+        const candidate c{gemv_algo(own_gemv[i]), 0, 0, rank++};
+        if (!seen.insert(identity(c.algo)).second) continue;
+        out.heuristic.push_back(c);
+        out.all.push_back(c);
+    }
     if (lt_runs) add_enumeration(lt, p, 0, o, out, seen);
     if (pads) add_enumeration(lt, padded(p), 1, o, out, seen);
     for (const sm90_config& c : own) {
@@ -213,8 +232,13 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
         const candidate cand{mma_algo(c), 0, 0, -1};
         if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
     }
+    for (const gemv_config& c : own_gemv) {
+        const candidate cand{gemv_algo(c), 0, 0, -1};
+        if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
+    }
     out.stats.sm90 = own.size();
     out.stats.mma = own_mma.size();
+    out.stats.gemv = own_gemv.size();
     out.stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
@@ -234,8 +258,11 @@ bool is_sm90(const algo_config& a) {
 bool is_mma(const algo_config& a) {
     return a.provider == provider::ktune_mma;
 }
+bool is_gemv(const algo_config& a) {
+    return a.provider == provider::ktune_gemv;
+}
 bool is_own(const algo_config& a) {
-    return is_sm90(a) || is_mma(a);
+    return is_sm90(a) || is_mma(a) || is_gemv(a);
 }
 constexpr space_axis lt_axes[] = {
     {"algo", [](const algo_config& a) -> std::int64_t { return a.algo_id; }},
@@ -251,7 +278,7 @@ constexpr space_axis lt_axes[] = {
 constexpr space_axis pad_axis = {"pad_k",
                                  [](const algo_config& a) -> std::int64_t { return a.pad_k; }};
 constexpr space_axis kernel_axis = {"kernel", [](const algo_config& a) -> std::int64_t {
-                                        return is_sm90(a) ? 1 : is_mma(a) ? 2 : 0;
+                                        return is_sm90(a) ? 1 : is_mma(a) ? 2 : is_gemv(a) ? 3 : 0;
                                     }};
 constexpr space_axis sm90_axes[] = {
     {"sm90_bn", [](const algo_config& a) -> std::int64_t { return a.sm90.bn; }},
@@ -269,6 +296,11 @@ constexpr space_axis mma_axes[] = {
     {"mma_warps_m", [](const algo_config& a) -> std::int64_t { return a.mma.warps_m; }},
     {"mma_warps_n", [](const algo_config& a) -> std::int64_t { return a.mma.warps_n; }},
     {"mma_stages", [](const algo_config& a) -> std::int64_t { return a.mma.stages; }},
+};
+constexpr space_axis gemv_axes[] = {
+    {"gemv_form", [](const algo_config& a) -> std::int64_t { return a.gemv.form; }},
+    {"gemv_unroll", [](const algo_config& a) -> std::int64_t { return a.gemv.unroll; }},
+    {"gemv_blocks", [](const algo_config& a) -> std::int64_t { return a.gemv.blocks; }},
 };
 // Only where a candidate splits K, so spaces recorded before split-K keep their axes.
 constexpr space_axis sm90_splits_axis = {
@@ -304,6 +336,9 @@ tune::space to_space(const std::vector<candidate>& cands) {
     if (any(is_mma))
         for (const space_axis& ax : mma_axes)
             s.add(axis_of(cands, ax));
+    if (any(is_gemv))
+        for (const space_axis& ax : gemv_axes)
+            s.add(axis_of(cands, ax));
     if (any([](const algo_config& a) { return a.sm90.splits != 1; }))
         s.add(axis_of(cands, sm90_splits_axis));
     std::vector<tune::point> members;
@@ -326,6 +361,9 @@ tune::point point_of(const tune::space& s, const algo_config& a) {
     if (s.axis_index("mma_bm"))
         for (const space_axis& ax : mma_axes)
             cfg.set(ax.name, ax.value(a));
+    if (s.axis_index("gemv_form"))
+        for (const space_axis& ax : gemv_axes)
+            cfg.set(ax.name, ax.value(a));
     if (s.axis_index(sm90_splits_axis.name))
         cfg.set(sm90_splits_axis.name, sm90_splits_axis.value(a));
     return s.from_config(cfg);
@@ -333,6 +371,14 @@ tune::point point_of(const tune::space& s, const algo_config& a) {
 
 algo_config algo_at(const tune::space& s, const tune::point& p) {
     const config cfg = s.to_config(p);
+    if (s.axis_index("kernel") && get(cfg, "kernel") == 3) {
+        algo_config a;
+        a.provider = provider::ktune_gemv;
+        a.gemv = {static_cast<std::int32_t>(get(cfg, "gemv_form")),
+                  static_cast<std::int32_t>(get(cfg, "gemv_unroll")),
+                  static_cast<std::int32_t>(get(cfg, "gemv_blocks"))};
+        return a;
+    }
     if (s.axis_index("kernel") && get(cfg, "kernel") == 2) {
         algo_config a;
         a.provider = provider::ktune_mma;

@@ -3,6 +3,7 @@
 // samples walk (AlgoGetIds -> per id the capabilities -> every combination -> AlgoCheck),
 // pruned by workspace and alignment, as a ktune::tune::space the strategies search.
 
+#include "gemm/gemv.hpp"
 #include "gemm/lt_backend.hpp"
 #include "gemm/mma.hpp"
 #include "gemm/sm90_space.hpp"
@@ -34,6 +35,11 @@ struct enumerate_options {
     /// configs the rules keep, the prior's first `mma_picks` measured beside the heuristic's.
     std::optional<mma_device> mma;
     std::size_t mma_picks = 2;
+    /// ktune's GEMV joins the space where set and M <= 8 (docs/perf/gemm.md#gemv-decode): its
+    /// configs the rules keep, the first `gemv_picks` of gemv_ranked's order measured beside the
+    /// heuristic's.
+    std::optional<gemv_device> gemv;
+    std::size_t gemv_picks = 2;
 };
 
 struct candidate {
@@ -55,6 +61,7 @@ struct enumeration_stats {
     bool truncated = false;             ///< max_checks reached
     std::size_t sm90 = 0;               ///< configs of ktune's template in the space
     std::size_t mma = 0;                ///< configs of ktune's mma.sync form in the space
+    std::size_t gemv = 0;               ///< configs of ktune's GEMV in the space
     double seconds = 0;
 };
 
@@ -74,8 +81,9 @@ algo_config sm90_algo(const sm90_config& c);
 /// "sm90_bn", "sm90_stages", "sm90_consumers", "sm90_group", "sm90_cluster", "sm90_epi",
 /// "sm90_tma_store" where ktune's template is, and "sm90_splits" where one of its candidates
 /// splits K; "kernel" and "mma_bm", "mma_bn", "mma_bk", "mma_warps_m", "mma_warps_n",
-/// "mma_stages" where its mma.sync form is) over the values the candidates use, restricted to
-/// exactly the candidates. "kernel": 0 cuBLASLt, 1 the template, 2 the mma.sync form.
+/// "mma_stages" where its mma.sync form is; "kernel" and "gemv_form", "gemv_unroll",
+/// "gemv_blocks" where its GEMV is) over the values the candidates use, restricted to exactly
+/// the candidates. "kernel": 0 cuBLASLt, 1 the template, 2 the mma.sync form, 3 the GEMV.
 tune::space to_space(const std::vector<candidate>& cands);
 /// The point of to_space(cands) a candidate stands at.
 tune::point point_of(const tune::space& s, const algo_config& a);

@@ -79,7 +79,8 @@ namespace detail {
 
 resolved resolve(lt_backend& lt, std::span<const cache::entry> entries, const problem& p,
                  const cache::environment& env, std::size_t max_workspace,
-                 const std::optional<sm90_device>& sm90, const std::optional<mma_device>& mma) {
+                 const std::optional<sm90_device>& sm90, const std::optional<mma_device>& mma,
+                 const std::optional<gemv_device>& gemv) {
     bool exact = false;
     if (const auto e = find_entry(entries, p, lt.version(), env, exact)) {
         // Whether this entry's algorithm runs here: ktune's template where the GPU and its rules
@@ -90,6 +91,8 @@ resolved resolve(lt_backend& lt, std::span<const cache::entry> entries, const pr
                 return sm90 && sm90_rejects(a.sm90, p, sm90->max_shared).empty();
             if (a.provider == provider::ktune_mma)
                 return mma && mma_rejects(a.mma, p, *mma).empty();
+            if (a.provider == provider::ktune_gemv)
+                return gemv && gemv_rejects(a.gemv, p, *gemv).empty();
             const check_result c = lt.check(a.pad_k ? padded(p) : p, a);
             return c.ok && c.workspace <= max_workspace;
         };

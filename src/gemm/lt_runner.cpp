@@ -1,5 +1,6 @@
 #include "gemm/lt_runner.hpp"
 
+#include "gemm/gemv.hpp"
 #include "gemm/lt_descs.hpp"
 #include "gemm/mma.hpp"
 #include "gemm/pad.hpp"
@@ -98,6 +99,9 @@ struct lt_runner::impl {
     // The mma.sync form's loaded configs, and the device's limits (nullopt: before sm_80).
     std::vector<std::pair<mma_config, std::unique_ptr<mma_kernel>>> mma_kernels;
     std::optional<mma_device> mma_here = mma_device_here();
+    // The GEMV's loaded configs (one M a runner), and the device's limits (nullopt: before sm_80).
+    std::vector<std::pair<gemv_config, std::unique_ptr<gemv_kernel>>> gemv_kernels;
+    std::optional<gemv_device> gemv_here = gemv_device_here();
     using launch_fn = std::function<std::string(int)>;
 
     impl(const problem& prob, std::size_t ws, const measure::measure_policy& pol, b_operand b_as)
@@ -303,6 +307,22 @@ struct lt_runner::impl {
             });
     }
 
+    // A config of its GEMV (gemv.hpp).
+    timing run_gemv(const gemv_config& c) {
+        return run_own(
+            gemv_here ? gemv_rejects(c, p, *gemv_here) : "ktune's GEMV needs an sm_80 or later GPU",
+            [&]() -> const gemv_kernel& {
+                for (const auto& [cfg, kernel] : gemv_kernels)
+                    if (cfg == c) return *kernel;
+                gemv_kernels.emplace_back(
+                    c, std::make_unique<gemv_kernel>(c, static_cast<int>(p.m), kernel_form_of(p)));
+                return *gemv_kernels.back().second;
+            },
+            [&](const gemv_kernel& k, int set) {
+                k.run(p, a_set(set), b_set(set), d.data(), stream.get(), 1.0f, bias.data());
+            });
+    }
+
     const sm90_kernel& sm90_for(const sm90_config& c, sm90_fault fault) {
         for (const auto& k : sm90_kernels)
             if (k.cfg == c && k.fault == fault) return *k.kernel;
@@ -439,6 +459,7 @@ lt_runner::~lt_runner() = default;
 timing lt_runner::run(const algo_config& a, sm90_fault fault) {
     if (a.provider == provider::ktune_sm90) return impl_->run_sm90(a.sm90, fault);
     if (a.provider == provider::ktune_mma) return impl_->run_mma(a.mma);
+    if (a.provider == provider::ktune_gemv) return impl_->run_gemv(a.gemv);
     cublasLtMatmulAlgo_t algo{};
     try {
         algo = make_algo(impl_->handle.get(), a.pad_k ? padded(impl_->p) : impl_->p, a);

@@ -29,6 +29,11 @@ nlohmann::json algo_json(const algo_config& a) {
         if (a.sm90.splits != 1) j["splits"] = a.sm90.splits; // as the cache entry (algo.cpp)
         return j;
     }
+    if (a.provider == provider::ktune_gemv)
+        return nlohmann::json{{"provider", to_string(a.provider)},
+                              {"form", a.gemv.form},
+                              {"unroll", a.gemv.unroll},
+                              {"blocks", a.gemv.blocks}};
     if (a.provider == provider::ktune_mma)
         return nlohmann::json{{"provider", to_string(a.provider)},
                               {"bm", a.mma.bm},
@@ -71,7 +76,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.6.0"},
+                     {"version", "1.7.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},
@@ -107,7 +112,8 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
                      {"failed", failed},
                      {"tune_seconds", r.tune_seconds},
                      {"evaluated", std::move(ev)}};
-    if (r.space.mma > 0) j["space"]["mma"] = r.space.mma; // only where the mma.sync form was
+    if (r.space.mma > 0) j["space"]["mma"] = r.space.mma;    // only where the mma.sync form was
+    if (r.space.gemv > 0) j["space"]["gemv"] = r.space.gemv; // only where the GEMV was
     if (r.b_is == b_operand::weights) j["b_operand"] = to_string(r.b_is); // only when told
     return j;
 }
@@ -171,6 +177,9 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
         s += fmt::format("  and {} configs of ktune's mma.sync GEMM "
                          "(docs/perf/gemm.md#mma-fallback)\n",
                          r.space.mma);
+    if (r.space.gemv > 0)
+        s += fmt::format("  and {} configs of ktune's GEMV (docs/perf/gemm.md#gemv-decode)\n",
+                         r.space.gemv);
     std::size_t failed = 0;
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
@@ -208,15 +217,16 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
     s += line("ktune", r.winner);
     // Where ktune's own kernels were measured: the best of each beside the best cuBLASLt
     // candidate (search figures, one measurement each), so a user sees how close they came.
-    const candidate_result* best[3] = {nullptr, nullptr, nullptr}; // by provider
+    const candidate_result* best[4] = {nullptr, nullptr, nullptr, nullptr}; // by provider
     for (const auto& c : r.evaluated) {
         if (!c.ok()) continue;
         auto& b = best[static_cast<int>(c.algo.provider)];
         if (!b || c.median_us < b->median_us) b = &c;
     }
     const candidate_result* lt = best[static_cast<int>(provider::cublaslt)];
-    for (const auto& [what, which] :
-         {std::pair{"ktune template", provider::ktune_sm90}, {"ktune mma", provider::ktune_mma}})
+    for (const auto& [what, which] : {std::pair{"ktune template", provider::ktune_sm90},
+                                      {"ktune mma", provider::ktune_mma},
+                                      {"ktune gemv", provider::ktune_gemv}})
         if (const candidate_result* own = best[static_cast<int>(which)]; own && lt)
             s += fmt::format("  {:<16} best measured {:.2f} us ({}), {:.3f}x the best cuBLASLt "
                              "candidate's {:.2f} us\n",

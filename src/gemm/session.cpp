@@ -49,7 +49,8 @@ struct plan {
     // ktune's template: the loaded config (compiled when the problem is first resolved, not
     // inside a call the application may be capturing).
     std::unique_ptr<detail::sm90_kernel> sm90;
-    std::unique_ptr<detail::mma_kernel> mma; ///< the mma.sync form's, the same way
+    std::unique_ptr<detail::mma_kernel> mma;   ///< the mma.sync form's, the same way
+    std::unique_ptr<detail::gemv_kernel> gemv; ///< the GEMV's, the same way
 };
 
 } // namespace
@@ -74,12 +75,16 @@ struct session::impl {
         if (auto it = plans.find(p); it != plans.end()) return it->second;
         plan pl;
         detail::resolved r = detail::resolve(*backend, entries, p, env, opt.max_workspace,
-                                             detail::sm90_device_here(), detail::mma_device_here());
+                                             detail::sm90_device_here(), detail::mma_device_here(),
+                                             detail::gemv_device_here());
         if (r.found && r.algo.provider != provider::cublaslt) {
             try {
                 if (r.algo.provider == provider::ktune_sm90)
                     pl.sm90 = std::make_unique<detail::sm90_kernel>(r.algo.sm90,
                                                                     detail::kernel_form_of(p));
+                else if (r.algo.provider == provider::ktune_gemv)
+                    pl.gemv = std::make_unique<detail::gemv_kernel>(
+                        r.algo.gemv, static_cast<int>(p.m), detail::kernel_form_of(p));
                 else
                     pl.mma =
                         std::make_unique<detail::mma_kernel>(r.algo.mma, detail::kernel_form_of(p));
@@ -126,6 +131,10 @@ void session::gemm(const problem& p, const void* a, const void* b, void* d, CUst
     }
     if (pl.mma) {
         pl.mma->run(p, a, b, d, stream, alpha, bias);
+        return;
+    }
+    if (pl.gemv) {
+        pl.gemv->run(p, a, b, d, stream, alpha, bias);
         return;
     }
     if (p.epi != epilogue::none && bias != pl.bias) {

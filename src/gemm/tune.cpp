@@ -31,9 +31,9 @@ tune_result tune(const problem& p, const tune_options& o) {
     KTUNE_CUDA_CALL(cudaGetDeviceProperties(&prop, dev));
     // The mma.sync form where the template does not serve (GPUs without wgmma), or on request.
     const std::optional<detail::sm90_device> sm90 = detail::sm90_device_here();
-    tune_result r =
-        detail::tune_loop(*lt, p, o, hooks, sm90,
-                          !sm90 || o.mma_on_hopper ? detail::mma_device_here() : std::nullopt);
+    tune_result r = detail::tune_loop(
+        *lt, p, o, hooks, sm90, !sm90 || o.mma_on_hopper ? detail::mma_device_here() : std::nullopt,
+        detail::gemv_device_here());
     r.gpu = prop.name;
     r.rotation_sets = runner.rotation_sets();
     r.graph_fallbacks = runner.graph_fallbacks();

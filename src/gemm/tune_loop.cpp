@@ -34,7 +34,7 @@ candidate_result to_candidate(const algo_config& a, int rank, const timing& t) {
 
 tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
                       const tune_hooks& hooks, std::optional<sm90_device> sm90,
-                      std::optional<mma_device> mma) {
+                      std::optional<mma_device> mma, std::optional<gemv_device> gemv) {
     const auto t0 = std::chrono::steady_clock::now();
     tune_result r;
     r.prob = p;
@@ -47,6 +47,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
     if (o.own_kernels) {
         eo.sm90 = sm90;
         eo.mma = mma;
+        eo.gemv = gemv;
     }
     const enumeration en = enumerate(lt, p, eo);
     r.space = {en.stats.algo_ids,
@@ -67,6 +68,7 @@ tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
                                         "ktune's Hopper template needs an sm_90 GPU");
     r.space.sm90 = en.stats.sm90;
     r.space.mma = en.stats.mma;
+    r.space.gemv = en.stats.gemv;
 
     // The blob as returned is timed; its attributes are those of the same heuristic call's
     // first answer (same workspace limit), which is what a cache entry would store.

@@ -19,10 +19,11 @@ struct tune_hooks {
 };
 
 /// `sm90`: the device's limits where ktune's template joins the space (an sm_90 GPU and
-/// o.own_kernels), else nullopt; `mma` the same for its mma.sync form.
+/// o.own_kernels), else nullopt; `mma` the same for its mma.sync form, `gemv` for its GEMV.
 tune_result tune_loop(lt_backend& lt, const problem& p, const tune_options& o,
                       const tune_hooks& hooks, std::optional<sm90_device> sm90 = std::nullopt,
-                      std::optional<mma_device> mma = std::nullopt);
+                      std::optional<mma_device> mma = std::nullopt,
+                      std::optional<gemv_device> gemv = std::nullopt);
 
 candidate_result to_candidate(const algo_config& a, int rank, const timing& t);
 

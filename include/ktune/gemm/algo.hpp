@@ -3,8 +3,9 @@
 // (cublasLtMatmulAlgoConfigAttributes_t) rather than the opaque 64-byte cublasLtMatmulAlgo_t
 // (the attributes survive a library upgrade: they are re-checked with cublasLtMatmulAlgoCheck,
 // the blob's layout does not), or a config of ktune's own Hopper GEMM template
-// (provider::ktune_sm90, docs/perf/gemm.md#hopper-template) or of its mma.sync form for other
-// GPUs (provider::ktune_mma, docs/perf/gemm.md#mma-fallback).
+// (provider::ktune_sm90, docs/perf/gemm.md#hopper-template), of its mma.sync form for other
+// GPUs (provider::ktune_mma, docs/perf/gemm.md#mma-fallback) or of its GEMV for decode GEMMs of
+// at most 8 rows (provider::ktune_gemv, docs/perf/gemm.md#gemv-decode).
 //
 //   ktune::gemm::algo_config a{.algo_id = 66, .tile = 20, .stages = 18};
 //   ktune::config c = ktune::gemm::to_config(a);     // what the cache stores
@@ -19,8 +20,8 @@
 namespace ktune::gemm {
 
 /// Who runs the GEMM: cuBLASLt, or ktune's own kernels (compiled by NVRTC): the Hopper template
-/// (sm_90a) or the mma.sync form (sm_80 and later).
-enum class provider : std::uint8_t { cublaslt, ktune_sm90, ktune_mma };
+/// (sm_90a), the mma.sync form (sm_80 and later) or the GEMV (sm_80 and later, M <= 8).
+enum class provider : std::uint8_t { cublaslt, ktune_sm90, ktune_mma, ktune_gemv };
 
 /// A config of ktune's Hopper template (docs/perf/gemm.md#hopper-template); all 0 for cuBLASLt.
 struct sm90_params {
@@ -46,6 +47,14 @@ struct mma_params {
     bool operator==(const mma_params&) const = default;
 };
 
+/// A config of ktune's GEMV (docs/perf/gemm.md#gemv-decode); all 0 otherwise.
+struct gemv_params {
+    std::int32_t form = 0;   ///< 1: a warp a row of B; 2: a block a row, its warps splitting K
+    std::int32_t unroll = 0; ///< 16-byte loads of B in flight a thread
+    std::int32_t blocks = 0; ///< blocks of 256 threads a SM in the grid
+    bool operator==(const gemv_params&) const = default;
+};
+
 struct algo_config {
     std::int32_t algo_id = 0;      ///< CUBLASLT_ALGO_CONFIG_ID
     std::uint32_t tile = 0;        ///< CUBLASLT_ALGO_CONFIG_TILE_ID (cublasLtMatmulTile_t)
@@ -63,6 +72,7 @@ struct algo_config {
     gemm::provider provider = provider::cublaslt;
     sm90_params sm90{}; ///< provider::ktune_sm90 only
     mma_params mma{};   ///< provider::ktune_mma only
+    gemv_params gemv{}; ///< provider::ktune_gemv only
     bool operator==(const algo_config&) const = default;
 };
 
@@ -70,17 +80,17 @@ struct algo_config {
 /// "reduction", "swizzle", "custom"; all integers; "pad_k" 1 only in the padded-K form, so
 /// entries written before it read as unpadded). ktune's template: "provider": "ktune_sm90" and
 /// "bn", "stages", "consumers", "group", "cluster", "epi_parts", "tma_store" instead; its
-/// mma.sync form: "provider": "ktune_mma" and "bm", "bn", "bk", "warps_m", "warps_n", "stages"
-/// (docs/formats.md).
+/// mma.sync form: "provider": "ktune_mma" and "bm", "bn", "bk", "warps_m", "warps_n", "stages";
+/// its GEMV: "provider": "ktune_gemv" and "form", "unroll", "blocks" (docs/formats.md).
 config to_config(const algo_config& a);
 /// Throws ktune::error(input) naming an attribute that is missing or not an integer in range,
 /// or a provider it does not know.
 algo_config algo_from_config(const config& c);
 /// "algo 66 tile 20 stages 18 cluster 0 splitk 1 red 0 swz 0 custom 0 inner 0" (+ " pad_k");
 /// "ktune sm90 bn256 s3 c2 g8 x1 e0 t1" for ktune's template, "ktune mma bm128 bn128 bk32 w2x2
-/// s3" for its mma.sync form.
+/// s3" for its mma.sync form, "ktune gemv block u2 b8" for its GEMV.
 std::string describe(const algo_config& a);
-/// "cublaslt" | "ktune_sm90" | "ktune_mma".
+/// "cublaslt" | "ktune_sm90" | "ktune_mma" | "ktune_gemv".
 std::string_view to_string(provider p) noexcept;
 
 } // namespace ktune::gemm

@@ -45,7 +45,8 @@ struct tune_options {
     double max_seconds = 10;
     /// Search ktune's own Hopper GEMM template beside cuBLASLt where the GPU is sm_90 and the
     /// problem fits it (docs/perf/gemm.md#hopper-template), and its mma.sync form on GPUs of
-    /// sm_80 and later without the template (docs/perf/gemm.md#mma-fallback).
+    /// sm_80 and later without the template (docs/perf/gemm.md#mma-fallback), and its GEMV on
+    /// GPUs of sm_80 and later where M <= 8 (docs/perf/gemm.md#gemv-decode).
     bool own_kernels = true;
     /// Search the mma.sync form on an sm_90 GPU too, beside the template (how its figures are
     /// taken where no other GPU is at hand).
@@ -86,6 +87,7 @@ struct enumeration_summary {
     double seconds = 0;
     std::size_t sm90 = 0; ///< of the candidates, configs of ktune's template
     std::size_t mma = 0;  ///< of the candidates, configs of its mma.sync form
+    std::size_t gemv = 0; ///< of the candidates, configs of its GEMV (M <= 8)
     bool operator==(const enumeration_summary&) const = default;
 };
 

@@ -3,6 +3,7 @@
 // and a stale entry falls back to the heuristic; the padded-K form copies exactly.
 #include "catch.hpp"
 
+#include "gemm/gemv.hpp"
 #include "gemm/lt_runner.hpp"
 #include "gemm/mma.hpp"
 #include "gemm/pad.hpp"
@@ -152,6 +153,12 @@ algo_config mma(gemm::mma_params c) {
     algo_config a;
     a.provider = provider::ktune_mma;
     a.mma = c;
+    return a;
+}
+algo_config gemv(gemm::gemv_params c) {
+    algo_config a;
+    a.provider = provider::ktune_gemv;
+    a.gemv = c;
     return a;
 }
 struct form_case {
@@ -493,6 +500,36 @@ TEST_CASE("ktune's mma.sync form: configs pass the check on ragged shapes and dr
         std::size_t measured = 0;
         for (const auto& c : r.evaluated)
             if (c.algo.provider == provider::ktune_mma) {
+                ++measured;
+                CHECK(c.ok());
+            }
+        CHECK(measured >= 2);
+    }
+}
+
+TEST_CASE("ktune's GEMV: configs pass the check at every M it takes and drive the run time") {
+    // docs/perf/gemm.md#gemv-decode: both forms, one to eight rows, a row of B over many loads
+    // and one shorter than a warp's, more warps than rows, fp16 and the epilogues; then a tune
+    // that searches it beside cuBLAS (and the template on sm_90) and measures its picks.
+    if (!gemm::detail::gemv_device_here()) {
+        WARN("skipped: ktune's GEMV needs an sm_80 or later GPU");
+        return;
+    }
+    check_cases({form_case{"1x4096x4096", gemv({2, 2, 8})},
+                 form_case{"1x28672x8192", gemv({1, 4, 8})},
+                 form_case{"3x1000x520", gemv({1, 8, 2}), "fp16", "gelu_bias"},
+                 form_case{"8x777x136", gemv({2, 1, 16}), "bf16", "relu_bias"},
+                 form_case{"2x300x8", gemv({2, 4, 4}), "fp16"},
+                 form_case{"5x11008x4096", gemv({2, 8, 2}), "bf16", "bias"},
+                 form_case{"4x64x2056", gemv({1, 1, 16})}});
+    tune_options o = quick();
+    for (const char* shape : {"1x4096x4096", "4x8192x1024"}) {
+        const tune_result r = gemm::tune(parse_problem(shape, "bf16", "tn"), o);
+        INFO(shape << "\n" << format_text(r, 0, ""));
+        CHECK(r.space.gemv == 32);
+        std::size_t measured = 0;
+        for (const auto& c : r.evaluated)
+            if (c.algo.provider == provider::ktune_gemv) {
                 ++measured;
                 CHECK(c.ok());
             }
