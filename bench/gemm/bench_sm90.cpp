@@ -107,6 +107,29 @@ struct operands {
     }
 };
 
+// Copies of A and B for --rotate: set i % n, set 0 the originals (weights beyond L2 between
+// launches of a decode GEMM).
+struct rotation {
+    const device_buffer& a;
+    const device_buffer& b;
+    int n;
+    std::vector<device_buffer> copies; // sets 1 .. n - 1, A then B
+    rotation(const device_buffer& a0, const device_buffer& b0, int sets) : a(a0), b(b0), n(sets) {
+        for (int i = 1; i < n; ++i)
+            for (const device_buffer* src : {&a, &b}) {
+                copies.emplace_back(src->size());
+                KTUNE_CUDA_CALL(cudaMemcpy(copies.back().data(), src->data(), src->size(),
+                                           cudaMemcpyDeviceToDevice));
+            }
+    }
+    [[nodiscard]] const void* a_set(int i) const {
+        return i % n == 0 ? a.data() : copies[std::size_t(2 * (i % n - 1))].data();
+    }
+    [[nodiscard]] const void* b_set(int i) const {
+        return i % n == 0 ? b.data() : copies[std::size_t(2 * (i % n - 1) + 1)].data();
+    }
+};
+
 sm90_device device_here() {
     const auto d = sm90_device_here();
     if (!d) throw error(error_kind::no_device, "bench_sm90 needs an sm_90 GPU");
@@ -185,20 +208,9 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
     const problem p = parse_problem(shape, "bf16", "tn", epi);
     operands ops(p);
     auto& [ha, hb, a, b, d_ref, d, bias, rng, elems_d] = ops;
-    // Copies of A and B for --rotate (set 0: the originals).
-    std::vector<device_buffer> copies;
-    for (int i = 1; i < rotate; ++i)
-        for (const device_buffer* src : {&a, &b}) {
-            copies.emplace_back(src->size());
-            KTUNE_CUDA_CALL(cudaMemcpy(copies.back().data(), src->data(), src->size(),
-                                       cudaMemcpyDeviceToDevice));
-        }
-    const auto a_set = [&](int i) -> const void* {
-        return i % rotate == 0 ? a.data() : copies[std::size_t(2 * (i % rotate - 1))].data();
-    };
-    const auto b_set = [&](int i) -> const void* {
-        return i % rotate == 0 ? b.data() : copies[std::size_t(2 * (i % rotate - 1) + 1)].data();
-    };
+    const rotation rot(a, b, rotate);
+    const auto a_set = [&](int i) { return rot.a_set(i); };
+    const auto b_set = [&](int i) { return rot.b_set(i); };
     cuda_stream st;
     cuda_event e0, e1;
     session_options so;
@@ -610,19 +622,9 @@ void bench_gemv(const std::string& shape, const std::filesystem::path& cache, in
     const problem p = parse_problem(shape, "bf16", "tn");
     operands ops(p);
     auto& [ha, hb, a, b, d_ref, d, bias, rng, elems_d] = ops;
-    std::vector<device_buffer> copies; // sets 1 .. rotate - 1 of A and B (set 0: the originals)
-    for (int i = 1; i < rotate; ++i)
-        for (const device_buffer* src : {&a, &b}) {
-            copies.emplace_back(src->size());
-            KTUNE_CUDA_CALL(cudaMemcpy(copies.back().data(), src->data(), src->size(),
-                                       cudaMemcpyDeviceToDevice));
-        }
-    const auto a_set = [&](int i) -> const void* {
-        return i % rotate == 0 ? a.data() : copies[std::size_t(2 * (i % rotate - 1))].data();
-    };
-    const auto b_set = [&](int i) -> const void* {
-        return i % rotate == 0 ? b.data() : copies[std::size_t(2 * (i % rotate - 1) + 1)].data();
-    };
+    const rotation rot(a, b, rotate);
+    const auto a_set = [&](int i) { return rot.a_set(i); };
+    const auto b_set = [&](int i) { return rot.b_set(i); };
     cuda_stream st;
     cuda_event e0, e1;
     session_options so;

@@ -204,38 +204,38 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
         out.heuristic.push_back(c);
         out.all.push_back(c);
     }
-    // The mma.sync form where the device and problem allow it (GPUs without wgmma), the same way.
+    // The first `n` of one of ktune's kernels' ordered configs beside the heuristic's picks.
+    const auto add_first = [&](const auto& ordered, std::size_t n, auto to_algo) {
+        for (std::size_t i = 0; i < std::min(n, ordered.size()); ++i) {
+            const candidate c{to_algo(ordered[i]), 0, 0, rank++};
+            if (!seen.insert(identity(c.algo)).second) continue;
+            out.heuristic.push_back(c);
+            out.all.push_back(c);
+        }
+    };
+    // The mma.sync form where the device and problem allow it (GPUs without wgmma), the same
+    // way; then the GEMV where they allow it (M <= 8).
     const std::vector<mma_config> own_mma =
         o.mma ? mma_ranked(p, *o.mma) : std::vector<mma_config>{};
-    for (std::size_t i = 0; i < std::min(o.mma_picks, own_mma.size()); ++i) {
-        const candidate c{mma_algo(own_mma[i]), 0, 0, rank++};
-        if (!seen.insert(identity(c.algo)).second) continue;
-        out.heuristic.push_back(c);
-        out.all.push_back(c);
-    }
-    // The GEMV where the device and problem allow it (M <= 8), the same way.
+    add_first(own_mma, o.mma_picks, mma_algo);
     const std::vector<gemv_config> own_gemv =
         o.gemv ? gemv_ranked(p, *o.gemv) : std::vector<gemv_config>{};
-    for (std::size_t i = 0; i < std::min(o.gemv_picks, own_gemv.size()); ++i) {
-        const candidate c{gemv_algo(own_gemv[i]), 0, 0, rank++};
-        if (!seen.insert(identity(c.algo)).second) continue;
-        out.heuristic.push_back(c);
-        out.all.push_back(c);
-    }
+    add_first(own_gemv, o.gemv_picks, gemv_algo);
     if (lt_runs) add_enumeration(lt, p, 0, o, out, seen);
     if (pads) add_enumeration(lt, padded(p), 1, o, out, seen);
     for (const sm90_config& c : own) {
         const candidate cand{sm90_algo(c), 0, 0, -1};
         if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
     }
-    for (const mma_config& c : own_mma) {
-        const candidate cand{mma_algo(c), 0, 0, -1};
-        if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
-    }
-    for (const gemv_config& c : own_gemv) {
-        const candidate cand{gemv_algo(c), 0, 0, -1};
-        if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
-    }
+    // The rest of each, after the enumerations.
+    const auto add_rest = [&](const auto& ordered, auto to_algo) {
+        for (const auto& c : ordered) {
+            const candidate cand{to_algo(c), 0, 0, -1};
+            if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
+        }
+    };
+    add_rest(own_mma, mma_algo);
+    add_rest(own_gemv, gemv_algo);
     out.stats.sm90 = own.size();
     out.stats.mma = own_mma.size();
     out.stats.gemv = own_gemv.size();
