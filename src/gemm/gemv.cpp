@@ -50,25 +50,27 @@ std::string gemv_rejects(const gemv_config& c, const problem& p, const gemv_devi
     if (!one_of(c.blocks, {2, 4, 8, 16}))
         return fmt::format("blocks {}: 2, 4, 8 or 16 a SM", c.blocks);
     if (d.sm < 80) return fmt::format("sm_{}: bf16 conversions need sm_80 or later", d.sm);
-    if (p.type != dtype::bf16 && p.type != dtype::fp16)
-        return fmt::format("{}: bf16 or fp16 only (fp8 stays with cuBLASLt and the template)",
-                           to_string(p.type));
+    if (p.type == dtype::fp8_e4m3 && d.sm < 89)
+        return fmt::format("sm_{}: fp8 conversions need sm_89 or later", d.sm);
     if (p.op != layout::tn)
         return fmt::format("layout {}: tn only (both operands K-major)", to_string(p.op));
     if (p.m > gemv_max_rows)
         return fmt::format("M {}: the GEMV takes at most {} rows (the tensor cores' kernels take "
                            "more)",
                            p.m, gemv_max_rows);
-    if (p.k % 8 != 0) return fmt::format("K {} is not a multiple of 8 (16-byte loads)", p.k);
+    if (const std::int64_t per = 16 / static_cast<std::int64_t>(input_bytes(p.type));
+        p.k % per != 0)
+        return fmt::format("K {} is not a multiple of {} (16-byte loads)", p.k, per);
     if (p.n > 0x7fffffff || p.k > 0x7fffffff) return "a dimension over 2^31 - 1";
     return "";
 }
 
 std::string gemv_source(const gemv_config& c, int rows, kernel_form form) {
     return fmt::format("#define MROWS {}\n#define FORM {}\n#define UNROLL {}\n#define IN_F16 {}\n"
-                       "#define EPILOGUE {}\n{}{}",
+                       "#define IN_FP8 {}\n#define EPILOGUE {}\n{}{}",
                        rows, c.form, c.unroll, form.type == dtype::fp16 ? 1 : 0,
-                       static_cast<int>(form.epi), kernels::gemm_epilogue, kernels::gemv);
+                       form.type == dtype::fp8_e4m3 ? 1 : 0, static_cast<int>(form.epi),
+                       kernels::gemm_epilogue, kernels::gemv);
 }
 
 std::vector<gemv_config> gemv_grid() {

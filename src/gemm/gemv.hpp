@@ -3,8 +3,8 @@
 // kernel compiled by NVRTC for the device's own arch (sm_80 and later;
 // src/gemm/kernels/gemv.cuh) that streams the weights B once, its configs and the rules that
 // reject one before compiling it, the order its configs are tried in, and the host side that
-// launches it. "tn" problems in bf16 or fp16, M <= 8, any fused epilogue, K % 8 == 0 (16-byte
-// loads); fp8 stays with cuBLASLt and the template.
+// launches it. "tn" problems in bf16 or fp16 (sm_80 and later) or fp8 e4m3 (sm_89 and later;
+// D bf16), M <= 8, any fused epilogue, K a whole number of 16-byte chunks.
 //
 //   ktune::gemm::detail::gemv_kernel k({2, 1, 8}, 1, kernel_form_of(p));   // a block a row, M 1
 //   k.run(p, a, b, d, stream);

@@ -1,13 +1,17 @@
 // ktune's GEMV for decode GEMMs of a few rows (docs/perf/gemm.md#gemv-decode), compiled by NVRTC
 // after gemm_epilogue.cuh: D[m + n M] = act(alpha sum_k A[k + m K] B[k + n K] + bias[m]) for
-// M <= 8, bf16 or fp16 in and out, fp32 sums, K % 8 == 0, A and B 16-byte aligned. At M = 1..4
+// M <= 8, bf16 or fp16 in and out (fp8 e4m3 in, bf16 out), fp32 sums, K a whole number of
+// 16-byte chunks, A and B 16-byte aligned. At M = 1..4
 // the tensor cores' tiles would pad the batch to 8 or more rows; here the weights B stream
 // through 16-byte streaming loads as a read-only kernel's would, the dot products on the way,
 // A through L1. Defines (set by the host): MROWS (M), FORM (1: a warp a row of B, rows
 // grid-strided over the warps; 2: a block a row, its warps splitting K, then a shared-memory
-// sum), UNROLL (16-byte loads of B in flight a thread), and gemm_epilogue.cuh's IN_F16 and
-// EPILOGUE. 256 threads a block.
+// sum), UNROLL (16-byte loads of B in flight a thread), IN_FP8 (1: fp8 e4m3 A and B, sm_89 and
+// later) and gemm_epilogue.cuh's IN_F16 and EPILOGUE. 256 threads a block.
 #define GEMV_THREADS 256
+#ifndef IN_FP8
+#define IN_FP8 0
+#endif
 
 __device__ __forceinline__ float gemv_lo(unsigned w) {
 #if IN_F16
@@ -27,6 +31,40 @@ __device__ __forceinline__ float gemv_hi(unsigned w) {
     return __uint_as_float(w & 0xffff0000u);
 #endif
 }
+#if IN_FP8
+// Four e4m3 values of a word as fp16 pairs (one cvt for two), then as floats: the same order for
+// A and B, so element k of one meets element k of the other.
+__device__ __forceinline__ float gemv_dot_word(unsigned w, unsigned x, float acc) {
+    unsigned w01, w23, x01, x23;
+    asm("{\n.reg .b16 l, h;\nmov.b32 {l, h}, %2;\ncvt.rn.f16x2.e4m3x2 %0, l;\n"
+        "cvt.rn.f16x2.e4m3x2 %1, h;\n}"
+        : "=r"(w01), "=r"(w23)
+        : "r"(w));
+    asm("{\n.reg .b16 l, h;\nmov.b32 {l, h}, %2;\ncvt.rn.f16x2.e4m3x2 %0, l;\n"
+        "cvt.rn.f16x2.e4m3x2 %1, h;\n}"
+        : "=r"(x01), "=r"(x23)
+        : "r"(x));
+    float f[8];
+    const unsigned halves[4] = {w01, w23, x01, x23};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f[2 * i]) : "h"((unsigned short)(halves[i] & 0xffffu)));
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f[2 * i + 1]) : "h"((unsigned short)(halves[i] >> 16)));
+    }
+    acc = fmaf(f[0], f[4], acc);
+    acc = fmaf(f[1], f[5], acc);
+    acc = fmaf(f[2], f[6], acc);
+    return fmaf(f[3], f[7], acc);
+}
+// A 16-byte chunk: 16 fp8 elements of B against A's.
+__device__ __forceinline__ float gemv_dot8(const uint4& w, const uint4& x, float acc) {
+    acc = gemv_dot_word(w.x, x.x, acc);
+    acc = gemv_dot_word(w.y, x.y, acc);
+    acc = gemv_dot_word(w.z, x.z, acc);
+    return gemv_dot_word(w.w, x.w, acc);
+}
+#else
+// A 16-byte chunk: 8 elements of B against A's.
 __device__ __forceinline__ float gemv_dot8(const uint4& w, const uint4& x, float acc) {
     acc = fmaf(gemv_lo(w.x), gemv_lo(x.x), acc);
     acc = fmaf(gemv_hi(w.x), gemv_hi(x.x), acc);
@@ -37,6 +75,7 @@ __device__ __forceinline__ float gemv_dot8(const uint4& w, const uint4& x, float
     acc = fmaf(gemv_lo(w.w), gemv_lo(x.w), acc);
     return fmaf(gemv_hi(w.w), gemv_hi(x.w), acc);
 }
+#endif
 // Chunks first, first + stride, ... of one row of B (k8 16-byte chunks) against A's rows, UNROLL
 // loads of B issued before any is used.
 __device__ __forceinline__ void gemv_row_part(float (&acc)[MROWS], const uint4* __restrict__ b,
@@ -79,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(GEMV_THREADS)
     ktune_gemv(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
                unsigned short* __restrict__ D, int N, int K, float alpha,
                const unsigned short* __restrict__ bias) {
-    const int k8 = K / 8, lane = threadIdx.x & 31;
+    const int k8 = K / (IN_FP8 ? 16 : 8), lane = threadIdx.x & 31; // 16-byte chunks a row
     const uint4* a = reinterpret_cast<const uint4*>(A);
     const uint4* b = reinterpret_cast<const uint4*>(B);
 #if FORM == 1

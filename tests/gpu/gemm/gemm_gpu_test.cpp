@@ -509,19 +509,20 @@ TEST_CASE("ktune's mma.sync form: configs pass the check on ragged shapes and dr
 
 TEST_CASE("ktune's GEMV: configs pass the check at every M it takes and drive the run time") {
     // docs/perf/gemm.md#gemv-decode: both forms, one to eight rows, a row of B over many loads
-    // and one shorter than a warp's, more warps than rows, fp16 and the epilogues; then a tune
+    // and one shorter than a warp's, more warps than rows, fp16, fp8 and the epilogues; then a tune
     // that searches it beside cuBLAS (and the template on sm_90) and measures its picks.
     if (!gemm::detail::gemv_device_here()) {
         WARN("skipped: ktune's GEMV needs an sm_80 or later GPU");
         return;
     }
-    check_cases({form_case{"1x4096x4096", gemv({2, 2, 8})},
-                 form_case{"1x28672x8192", gemv({1, 4, 8})},
-                 form_case{"3x1000x520", gemv({1, 8, 2}), "fp16", "gelu_bias"},
-                 form_case{"8x777x136", gemv({2, 1, 16}), "bf16", "relu_bias"},
-                 form_case{"2x300x8", gemv({2, 4, 4}), "fp16"},
-                 form_case{"5x11008x4096", gemv({2, 8, 2}), "bf16", "bias"},
-                 form_case{"4x64x2056", gemv({1, 1, 16})}});
+    check_cases(
+        {form_case{"1x4096x4096", gemv({2, 2, 8})}, form_case{"1x28672x8192", gemv({1, 4, 8})},
+         form_case{"3x1000x520", gemv({1, 8, 2}), "fp16", "gelu_bias"},
+         form_case{"8x777x136", gemv({2, 1, 16}), "bf16", "relu_bias"},
+         form_case{"2x300x8", gemv({2, 4, 4}), "fp16"},
+         form_case{"5x11008x4096", gemv({2, 8, 2}), "bf16", "bias"},
+         form_case{"4x64x2056", gemv({1, 1, 16})}, form_case{"1x4096x4096", gemv({2, 1, 8}), "fp8"},
+         form_case{"3x1000x528", gemv({1, 2, 4}), "fp8", "bias"}});
     tune_options o = quick();
     for (const char* shape : {"1x4096x4096", "4x8192x1024"}) {
         const tune_result r = gemm::tune(parse_problem(shape, "bf16", "tn"), o);

@@ -67,8 +67,14 @@ TEST_CASE("the GEMV rules take decode problems of up to 8 rows and refuse the re
     CHECK(gemv_rejects({2, 2, 8}, parse_problem("8x4096x4096", "fp16"), h200).empty());
     CHECK(gemv_rejects({2, 2, 8}, parse_problem("9x4096x4096", "bf16"), h200).find("at most 8") !=
           std::string::npos);
-    CHECK(gemv_rejects({2, 2, 8}, parse_problem("16x4096x4096", "fp8"), h200).find("fp8") !=
+    // fp8 where the device converts it (sm_89 and later), in chunks of 16 elements; M <= 8 still.
+    CHECK(gemv_rejects({2, 2, 8}, parse_problem("1x4096x4096", "fp8"), h200).empty());
+    CHECK(gemv_rejects({2, 2, 8}, parse_problem("1x4096x4096", "fp8"), gemv_device{80, 108})
+              .find("sm_89") != std::string::npos);
+    CHECK(gemv_rejects({2, 2, 8}, parse_problem("16x4096x4096", "fp8"), h200).find("at most 8") !=
           std::string::npos);
+    CHECK(gemv_source({2, 1, 8}, 1, kernel_form_of(parse_problem("1x4096x4096", "fp8")))
+              .find("#define IN_FP8 1\n") != std::string::npos);
     CHECK(
         gemv_rejects({2, 2, 8}, parse_problem("1x4096x4100", "bf16"), h200).find("multiple of 8") !=
         std::string::npos);
