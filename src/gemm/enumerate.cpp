@@ -82,13 +82,6 @@ algo_config mma_algo(const mma_config& c) {
     return a;
 }
 
-algo_config gemv_algo(const gemv_config& c) {
-    algo_config a;
-    a.provider = provider::ktune_gemv;
-    a.gemv = c;
-    return a;
-}
-
 // Adds q's heuristic picks to `out` (heuristic and all), each marked with `pad_k` (the form q
 // stands for), skipping configurations already seen.
 void add_picks(lt_backend& lt, const problem& q, std::uint8_t pad_k, const enumerate_options& o,
@@ -177,6 +170,13 @@ algo_config sm90_algo(const sm90_config& c) {
     algo_config a;
     a.provider = provider::ktune_sm90;
     a.sm90 = c;
+    return a;
+}
+
+algo_config gemv_algo(const gemv_config& c) {
+    algo_config a;
+    a.provider = provider::ktune_gemv;
+    a.gemv = c;
     return a;
 }
 

@@ -75,6 +75,8 @@ struct enumeration {
 enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options& o = {});
 /// A template config as an algorithm (provider ktune_sm90).
 algo_config sm90_algo(const sm90_config& c);
+/// A GEMV config as an algorithm (provider ktune_gemv).
+algo_config gemv_algo(const gemv_config& c);
 
 /// Axes "algo", "tile", "stages", "inner", "cluster", "splitk", "reduction", "swizzle",
 /// "custom" (and "pad_k" where the padded form is among them; "kernel" and the template's

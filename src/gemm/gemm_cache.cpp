@@ -108,11 +108,15 @@ resolved resolve(lt_backend& lt, std::span<const cache::entry> entries, const pr
         if (picks.empty()) return {};
         return {picks.front().algo, algo_source::heuristic, true};
     }
-    // A problem only ktune's template runs (fp8 at M % 16 != 0): its prior's first config is
-    // the heuristic answer, as cuBLASLt's first pick is elsewhere.
+    // A problem only ktune's kernels run (fp8 at M % 16 != 0): the template prior's first config
+    // is the heuristic answer, as cuBLASLt's first pick is elsewhere; without the template (fp8
+    // on sm_89, M <= 8) the GEMV's first.
     if (sm90)
         if (const auto own = sm90_ranked(p, *sm90); !own.empty())
             return {sm90_algo(own.front()), algo_source::heuristic, true};
+    if (gemv)
+        if (const auto own = gemv_ranked(p, *gemv); !own.empty())
+            return {gemv_algo(own.front()), algo_source::heuristic, true};
     return {};
 }
 

@@ -216,7 +216,8 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
     s += line("cuBLAS default", r.default_pick);
     s += line("ktune", r.winner);
     // Where ktune's own kernels were measured: the best of each beside the best cuBLASLt
-    // candidate (search figures, one measurement each), so a user sees how close they came.
+    // candidate (search figures, one measurement each), so a user sees how close they came;
+    // where cuBLASLt does not run the problem (fp8 at M % 16 != 0), beside the default.
     const candidate_result* best[4] = {nullptr, nullptr, nullptr, nullptr}; // by provider
     for (const auto& c : r.evaluated) {
         if (!c.ok()) continue;
@@ -224,14 +225,18 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
         if (!b || c.median_us < b->median_us) b = &c;
     }
     const candidate_result* lt = best[static_cast<int>(provider::cublaslt)];
+    const char* against = "the best cuBLASLt candidate's";
+    if (!lt && r.default_pick.ok()) {
+        lt = &r.default_pick;
+        against = "the default's";
+    }
     for (const auto& [what, which] : {std::pair{"ktune template", provider::ktune_sm90},
                                       {"ktune mma", provider::ktune_mma},
                                       {"ktune gemv", provider::ktune_gemv}})
         if (const candidate_result* own = best[static_cast<int>(which)]; own && lt)
-            s += fmt::format("  {:<16} best measured {:.2f} us ({}), {:.3f}x the best cuBLASLt "
-                             "candidate's {:.2f} us\n",
-                             what, own->median_us, describe(own->algo),
-                             lt->median_us / own->median_us, lt->median_us);
+            s += fmt::format("  {:<16} best measured {:.2f} us ({}), {:.3f}x {} {:.2f} us\n", what,
+                             own->median_us, describe(own->algo), lt->median_us / own->median_us,
+                             against, lt->median_us);
     if (r.winner.algo.pad_k != 0)
         s += fmt::format("  {:<16} K padded {} -> {}: A and B copied, zeros past K, the copies "
                          "timed with the GEMM (docs/perf/gemm.md#padded-k)\n",

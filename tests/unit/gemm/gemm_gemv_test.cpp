@@ -21,13 +21,6 @@ namespace {
 const gemv_device h200{90, 132};
 const sm90_device h100{132, 232448};
 
-algo_config gemv_algo(const gemv_config& c) {
-    algo_config a;
-    a.provider = provider::ktune_gemv;
-    a.gemv = c;
-    return a;
-}
-
 } // namespace
 
 TEST_CASE("a GEMV config survives the config round trip and says what it is") {
@@ -181,4 +174,33 @@ TEST_CASE("a GEMV config can win a tune; its report and cache entry say so") {
     CHECK(
         resolve(lt, entries, p, env, ws, std::nullopt, std::nullopt, gemv_device{75, 40}).source ==
         algo_source::heuristic);
+}
+
+TEST_CASE("fp8 below 16 rows without the template: the GEMV is the default and the miss's answer") {
+    // cuBLASLt does not run fp8 at M % 16 != 0; on an sm_89 GPU (no template) the GEMV's first
+    // config is both what a cache miss runs and the default a tune measures against.
+    fake_lt lt = two_algorithms();
+    const problem p = parse_problem("1x4096x4096", "fp8");
+    const gemv_device ada{89, 142};
+    const ktune::cache::environment env{"sm_89", 13000, 580, ktune::cache::current_protocol};
+    const resolved miss =
+        resolve(lt, {}, p, env, std::size_t{32} << 20, std::nullopt, std::nullopt, ada);
+    REQUIRE(miss.found);
+    CHECK(miss.source == algo_source::heuristic);
+    CHECK(miss.algo == gemv_algo(gemv_ranked(p, ada).front()));
+    CHECK_FALSE(resolve(lt, {}, p, env, std::size_t{32} << 20).found); // nothing runs it
+
+    tune_options o;
+    o.budget = 0;
+    o.max_seconds = 0;
+    const gemv_config second = gemv_ranked(p, ada)[1];
+    const tune_hooks hooks{[&](const algo_config& a) { return timed(a.gemv == second ? 40 : 50); },
+                           [] { return timed(999); }};
+    const tune_result r = tune_loop(lt, p, o, hooks, std::nullopt, std::nullopt, ada);
+    CHECK(r.default_pick.algo == miss.algo);
+    CHECK(r.winner.algo == gemv_algo(second));
+    // The own kernel's best beside the default, as no cuBLASLt candidate ran.
+    const std::string text = format_text(r, 0, "");
+    CHECK(text.find("best measured 40.00 us (ktune gemv") != std::string::npos);
+    CHECK(text.find("1.250x the default's 50.00 us") != std::string::npos);
 }
