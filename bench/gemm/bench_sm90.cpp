@@ -107,6 +107,38 @@ struct operands {
     }
 };
 
+// |x - r| relative to max(|r|, 1).
+double rel_off(double x, double r) {
+    return std::abs(x - r) / std::max(std::abs(r), 1.0);
+}
+// fp64 dot product of A's row m and B's row n: D[m + n M] = sum_k A[k + m K] B[k + n K].
+double exact_d(const problem& p, const operands& o, std::int64_t m, std::int64_t n) {
+    double s = 0;
+    for (std::int64_t k = 0; k < p.k; ++k)
+        s += double(from_bf16(o.ha[m * p.k + k])) * from_bf16(o.hb[n * p.k + k]);
+    return s;
+}
+using positions = std::vector<std::pair<std::int64_t, std::int64_t>>;
+// A kernel's D against cuBLAS's, element by element (bad: over 2 % off, NaN counted; worst: the
+// largest), and against the fp64 dot products at `at` (vs_fp64: the largest of `floor` and those).
+struct d_check {
+    std::size_t bad = 0;
+    double worst = 0, vs_fp64 = 0;
+};
+d_check check_against(const problem& p, const operands& o, const std::vector<std::uint16_t>& got,
+                      const std::vector<std::uint16_t>& ref, const positions& at, double floor) {
+    d_check c;
+    c.vs_fp64 = floor;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double e = rel_off(from_bf16(got[i]), from_bf16(ref[i]));
+        if (!(e <= 0.02)) ++c.bad;
+        c.worst = std::max(c.worst, std::isnan(e) ? 1e30 : e);
+    }
+    for (auto [m, n] : at)
+        c.vs_fp64 = std::max(c.vs_fp64, rel_off(from_bf16(got[m + n * p.m]), exact_d(p, o, m, n)));
+    return c;
+}
+
 // Copies of A and B for --rotate: set i % n, set 0 the originals (weights beyond L2 between
 // launches of a decode GEMM).
 struct rotation {
@@ -209,8 +241,6 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
     operands ops(p);
     auto& [ha, hb, a, b, d_ref, d, bias, rng, elems_d] = ops;
     const rotation rot(a, b, rotate);
-    const auto a_set = [&](int i) { return rot.a_set(i); };
-    const auto b_set = [&](int i) { return rot.b_set(i); };
     cuda_stream st;
     cuda_event e0, e1;
     session_options so;
@@ -223,23 +253,15 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
     KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
     std::vector<std::uint16_t> ref(elems_d), got(elems_d);
     KTUNE_CUDA_CALL(cudaMemcpy(ref.data(), d_ref.data(), elems_d * 2, cudaMemcpyDeviceToHost));
-    // fp64 dot products on sampled elements: D[m + n M] = sum_k A[k + m K] B[k + n K] (none
-    // with an epilogue: there cuBLAS's D is the only reference, and the fields read -1).
-    const auto exact = [&](std::int64_t m, std::int64_t n) {
-        double s = 0;
-        for (std::int64_t k = 0; k < p.k; ++k)
-            s += double(from_bf16(ha[m * p.k + k])) * from_bf16(hb[n * p.k + k]);
-        return s;
-    };
-    const auto off = [&](double x, double r) {
-        return std::abs(x - r) / std::max(std::abs(r), 1.0);
-    };
-    std::vector<std::pair<std::int64_t, std::int64_t>> samples;
+    // fp64 dot products on sampled elements (none with an epilogue: there cuBLAS's D is the only
+    // reference, and the fields read -1).
+    positions samples;
     for (int i = 0; i < (p.epi == epilogue::none ? 64 : 0); ++i)
         samples.emplace_back(std::int64_t(rng() % p.m), std::int64_t(rng() % p.n));
     double cublas_exact = p.epi == epilogue::none ? 0 : -1;
     for (auto [m, n] : samples)
-        cublas_exact = std::max(cublas_exact, off(from_bf16(ref[m + n * p.m]), exact(m, n)));
+        cublas_exact =
+            std::max(cublas_exact, rel_off(from_bf16(ref[m + n * p.m]), exact_d(p, ops, m, n)));
     const sm90_device here = device_here();
     const double flop = 2.0 * double(p.m) * double(p.n) * double(p.k);
     const std::string cublas_algo = describe(cublas.algorithm(p));
@@ -260,15 +282,8 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             run_ktune();
             KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
             KTUNE_CUDA_CALL(cudaMemcpy(got.data(), d.data(), elems_d * 2, cudaMemcpyDeviceToHost));
-            double worst = 0, ktune_exact = cublas_exact;
-            std::size_t bad = 0;
-            for (std::size_t i = 0; i < elems_d; ++i) {
-                const double e = off(from_bf16(got[i]), from_bf16(ref[i]));
-                if (!(e <= 0.02)) ++bad; // NaN counts
-                worst = std::max(worst, std::isnan(e) ? 1e30 : e);
-            }
-            for (auto [m, n] : samples)
-                ktune_exact = std::max(ktune_exact, off(from_bf16(got[m + n * p.m]), exact(m, n)));
+            const auto [bad, worst, ktune_exact] =
+                check_against(p, ops, got, ref, samples, cublas_exact);
             // --early-b: the same kernel told that B is weights (problem.hpp's b_operand), its D
             // compared with the plain launch's bit for bit (same slabs, same order of sums).
             std::size_t early_differ = 0;
@@ -293,19 +308,20 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
             if (rotate > 1 && early_b)
                 ge.emplace(
                     [&](int i) {
-                        k.run(p, a_set(i), b_set(i), d.data(), st.get(), 1.0f, bias.data(),
+                        k.run(p, rot.a_set(i), rot.b_set(i), d.data(), st.get(), 1.0f, bias.data(),
                               b_operand::weights);
                     },
                     st.get(), 10);
             if (rotate > 1) {
                 gk.emplace(
                     [&](int i) {
-                        k.run(p, a_set(i), b_set(i), d.data(), st.get(), 1.0f, bias.data());
+                        k.run(p, rot.a_set(i), rot.b_set(i), d.data(), st.get(), 1.0f, bias.data());
                     },
                     st.get(), 10);
                 gc.emplace(
                     [&](int i) {
-                        cublas.gemm(p, a_set(i), b_set(i), d_ref.data(), st.get(), bias.data());
+                        cublas.gemm(p, rot.a_set(i), rot.b_set(i), d_ref.data(), st.get(),
+                                    bias.data());
                     },
                     st.get(), 10);
             }
@@ -623,8 +639,6 @@ void bench_gemv(const std::string& shape, const std::filesystem::path& cache, in
     operands ops(p);
     auto& [ha, hb, a, b, d_ref, d, bias, rng, elems_d] = ops;
     const rotation rot(a, b, rotate);
-    const auto a_set = [&](int i) { return rot.a_set(i); };
-    const auto b_set = [&](int i) { return rot.b_set(i); };
     cuda_stream st;
     cuda_event e0, e1;
     session_options so;
@@ -634,21 +648,13 @@ void bench_gemv(const std::string& shape, const std::filesystem::path& cache, in
     KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
     std::vector<std::uint16_t> ref(elems_d), got(elems_d);
     KTUNE_CUDA_CALL(cudaMemcpy(ref.data(), d_ref.data(), elems_d * 2, cudaMemcpyDeviceToHost));
-    const auto exact = [&](std::int64_t m, std::int64_t n) {
-        double s = 0;
-        for (std::int64_t k = 0; k < p.k; ++k)
-            s += double(from_bf16(ha[m * p.k + k])) * from_bf16(hb[n * p.k + k]);
-        return s;
-    };
-    const auto off = [](double x, double r) {
-        return std::abs(x - r) / std::max(std::abs(r), 1.0);
-    };
     double cublas_exact = 0;
-    std::vector<std::pair<std::int64_t, std::int64_t>> samples;
+    positions samples;
     for (int i = 0; i < 64; ++i)
         samples.emplace_back(std::int64_t(rng() % p.m), std::int64_t(rng() % p.n));
     for (auto [m, n] : samples)
-        cublas_exact = std::max(cublas_exact, off(from_bf16(ref[m + n * p.m]), exact(m, n)));
+        cublas_exact =
+            std::max(cublas_exact, rel_off(from_bf16(ref[m + n * p.m]), exact_d(p, ops, m, n)));
     const auto dev = gemv_device_here();
     if (!dev) throw error(error_kind::no_device, "bench_sm90 --gemv needs an sm_80 or later GPU");
     const std::string cublas_algo = describe(cublas.algorithm(p));
@@ -662,19 +668,11 @@ void bench_gemv(const std::string& shape, const std::filesystem::path& cache, in
         launch(a.data(), b.data());
         KTUNE_CUDA_CALL(cudaStreamSynchronize(st.get()));
         KTUNE_CUDA_CALL(cudaMemcpy(got.data(), d.data(), elems_d * 2, cudaMemcpyDeviceToHost));
-        std::size_t bad = 0;
-        double worst = 0, gemv_exact = 0;
-        for (std::size_t i = 0; i < elems_d; ++i) {
-            const double e = off(from_bf16(got[i]), from_bf16(ref[i]));
-            if (!(e <= 0.02)) ++bad;
-            worst = std::max(worst, std::isnan(e) ? 1e30 : e);
-        }
-        for (auto [m, n] : samples)
-            gemv_exact = std::max(gemv_exact, off(from_bf16(got[m + n * p.m]), exact(m, n)));
-        const batch_graph gk([&](int i) { launch(a_set(i), b_set(i)); }, st.get(), 10);
+        const auto [bad, worst, gemv_exact] = check_against(p, ops, got, ref, samples, 0);
+        const batch_graph gk([&](int i) { launch(rot.a_set(i), rot.b_set(i)); }, st.get(), 10);
         const batch_graph gc(
-            [&](int i) { cublas.gemm(p, a_set(i), b_set(i), d_ref.data(), st.get()); }, st.get(),
-            10);
+            [&](int i) { cublas.gemm(p, rot.a_set(i), rot.b_set(i), d_ref.data(), st.get()); },
+            st.get(), 10);
         const auto batch = [&](const batch_graph& g) {
             return time_batch([&] { KTUNE_CUDA_CALL(cudaGraphLaunch(g.exec, st.get())); }, st.get(),
                               e0.get(), e1.get(), 1) /

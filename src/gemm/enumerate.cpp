@@ -192,19 +192,11 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
     const bool pads = lt_runs && pads_k(p);
     if (lt_runs) add_picks(lt, p, 0, o, out, seen);
     if (pads) add_picks(lt, padded(p), 1, o, out, seen);
-    // ktune's template where the device and problem allow it: the prior's first picks beside
-    // the heuristic's, the rest of its space after the enumerations.
-    const std::vector<sm90_config> own =
-        o.sm90 ? sm90_ranked(p, *o.sm90) : std::vector<sm90_config>{};
+    // ktune's own kernels where the device and problem allow them: each one's first configs
+    // beside the heuristic's picks (`add_first`), the rest of its space after the enumerations
+    // (`add_rest`). The template's first are its prior's picks; then the mma.sync form's (GPUs
+    // without wgmma) and the GEMV's (M <= 8), each in its own order.
     int rank = static_cast<int>(out.heuristic.size());
-    for (const sm90_config& pick :
-         o.sm90 ? sm90_picks(own, p, *o.sm90, o.sm90_picks) : std::vector<sm90_config>{}) {
-        const candidate c{sm90_algo(pick), 0, 0, rank++};
-        if (!seen.insert(identity(c.algo)).second) continue;
-        out.heuristic.push_back(c);
-        out.all.push_back(c);
-    }
-    // The first `n` of one of ktune's kernels' ordered configs beside the heuristic's picks.
     const auto add_first = [&](const auto& ordered, std::size_t n, auto to_algo) {
         for (std::size_t i = 0; i < std::min(n, ordered.size()); ++i) {
             const candidate c{to_algo(ordered[i]), 0, 0, rank++};
@@ -213,8 +205,17 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
             out.all.push_back(c);
         }
     };
-    // The mma.sync form where the device and problem allow it (GPUs without wgmma), the same
-    // way; then the GEMV where they allow it (M <= 8).
+    const auto add_rest = [&](const auto& ordered, auto to_algo) {
+        for (const auto& c : ordered) {
+            const candidate cand{to_algo(c), 0, 0, -1};
+            if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
+        }
+    };
+    const std::vector<sm90_config> own =
+        o.sm90 ? sm90_ranked(p, *o.sm90) : std::vector<sm90_config>{};
+    const std::vector<sm90_config> own_picks =
+        o.sm90 ? sm90_picks(own, p, *o.sm90, o.sm90_picks) : std::vector<sm90_config>{};
+    add_first(own_picks, own_picks.size(), sm90_algo);
     const std::vector<mma_config> own_mma =
         o.mma ? mma_ranked(p, *o.mma) : std::vector<mma_config>{};
     add_first(own_mma, o.mma_picks, mma_algo);
@@ -223,17 +224,7 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
     add_first(own_gemv, o.gemv_picks, gemv_algo);
     if (lt_runs) add_enumeration(lt, p, 0, o, out, seen);
     if (pads) add_enumeration(lt, padded(p), 1, o, out, seen);
-    for (const sm90_config& c : own) {
-        const candidate cand{sm90_algo(c), 0, 0, -1};
-        if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
-    }
-    // The rest of each, after the enumerations.
-    const auto add_rest = [&](const auto& ordered, auto to_algo) {
-        for (const auto& c : ordered) {
-            const candidate cand{to_algo(c), 0, 0, -1};
-            if (seen.insert(identity(cand.algo)).second) out.all.push_back(cand);
-        }
-    };
+    add_rest(own, sm90_algo);
     add_rest(own_mma, mma_algo);
     add_rest(own_gemv, gemv_algo);
     out.stats.sm90 = own.size();

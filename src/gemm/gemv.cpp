@@ -127,18 +127,19 @@ const gemv_config& gemv_kernel::config() const noexcept {
 void gemv_kernel::run(const problem& p, const void* a, const void* b, void* d, CUstream_st* stream,
                       float alpha, const void* bias) const {
     const gemv_config& c = impl_->cfg;
-    const std::string who = fmt::format("GEMV {}", gemv_name(c));
+    // Named only where a call fails: this is every launch's path.
+    const auto who = [&] { return fmt::format("GEMV {}", gemv_name(c)); };
     if (!impl_->checked || !(*impl_->checked == p)) {
         std::string why = gemv_rejects(c, p, impl_->dev);
         if (why.empty() && p.m != impl_->rows)
             why = fmt::format("M {}: this kernel was compiled for M {}", p.m, impl_->rows);
-        check_problem(who, why, impl_->form, p);
+        check_problem(who(), why, impl_->form, p);
         impl_->checked = p;
     }
-    if (p.epi != epilogue::none && bias == nullptr) throw_missing_bias(who, p);
+    if (p.epi != epilogue::none && bias == nullptr) throw_missing_bias(who(), p);
     if (((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & 15) != 0)
         throw error(error_kind::input,
-                    fmt::format("{}: A and B must be 16-byte aligned (16-byte loads)", who));
+                    fmt::format("{}: A and B must be 16-byte aligned (16-byte loads)", who()));
     const void* aa = a;
     const void* bb = b;
     void* dd = d;

@@ -224,19 +224,19 @@ std::string format_text(const tune_result& r, double roof_tflops, const std::str
         auto& b = best[static_cast<int>(c.algo.provider)];
         if (!b || c.median_us < b->median_us) b = &c;
     }
-    const candidate_result* lt = best[static_cast<int>(provider::cublaslt)];
+    const candidate_result* base = best[static_cast<int>(provider::cublaslt)];
     const char* against = "the best cuBLASLt candidate's";
-    if (!lt && r.default_pick.ok()) {
-        lt = &r.default_pick;
+    if (!base && r.default_pick.ok()) {
+        base = &r.default_pick;
         against = "the default's";
     }
     for (const auto& [what, which] : {std::pair{"ktune template", provider::ktune_sm90},
                                       {"ktune mma", provider::ktune_mma},
                                       {"ktune gemv", provider::ktune_gemv}})
-        if (const candidate_result* own = best[static_cast<int>(which)]; own && lt)
+        if (const candidate_result* own = best[static_cast<int>(which)]; own && base)
             s += fmt::format("  {:<16} best measured {:.2f} us ({}), {:.3f}x {} {:.2f} us\n", what,
-                             own->median_us, describe(own->algo), lt->median_us / own->median_us,
-                             against, lt->median_us);
+                             own->median_us, describe(own->algo), base->median_us / own->median_us,
+                             against, base->median_us);
     if (r.winner.algo.pad_k != 0)
         s += fmt::format("  {:<16} K padded {} -> {}: A and B copied, zeros past K, the copies "
                          "timed with the GEMM (docs/perf/gemm.md#padded-k)\n",
