@@ -13,13 +13,23 @@
 #define IN_FP8 0
 #endif
 
-// A word's two 16-bit elements as floats (gemm_epilogue.cuh's conversion of D's type, which is
-// the inputs' type here).
 __device__ __forceinline__ float gemv_lo(unsigned w) {
-    return out_to_float((unsigned short)(w & 0xffffu));
+#if IN_F16
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)(w & 0xffffu)));
+    return f;
+#else
+    return __uint_as_float(w << 16);
+#endif
 }
 __device__ __forceinline__ float gemv_hi(unsigned w) {
-    return out_to_float((unsigned short)(w >> 16));
+#if IN_F16
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)(w >> 16)));
+    return f;
+#else
+    return __uint_as_float(w & 0xffff0000u);
+#endif
 }
 #if IN_FP8
 // Four e4m3 values of a word as fp16 pairs (one cvt for two), then as floats: the same order for
@@ -88,14 +98,6 @@ __device__ __forceinline__ void gemv_row_part(float (&acc)[MROWS], const uint4* 
         }
     }
 }
-// Every lane's sums over the warp (a butterfly: every lane ends with all M totals).
-__device__ __forceinline__ void gemv_warp_sum(float (&acc)[MROWS]) {
-#pragma unroll
-    for (int m = 0; m < MROWS; ++m)
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1)
-            acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);
-}
 __device__ __forceinline__ void gemv_store(unsigned short* __restrict__ d,
                                            const unsigned short* __restrict__ bias, int m,
                                            long long n, float v, float alpha) {
@@ -127,7 +129,12 @@ extern "C" __global__ void __launch_bounds__(GEMV_THREADS)
         for (int m = 0; m < MROWS; ++m)
             acc[m] = 0.0f;
         gemv_row_part(acc, b + (long long)n * k8, a, k8, lane, 32);
-        gemv_warp_sum(acc);
+#pragma unroll
+        for (int m = 0; m < MROWS; ++m) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1)
+                acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);
+        }
         if (lane < MROWS) {
             float v = acc[0];
 #pragma unroll
@@ -145,11 +152,13 @@ extern "C" __global__ void __launch_bounds__(GEMV_THREADS)
         for (int m = 0; m < MROWS; ++m)
             acc[m] = 0.0f;
         gemv_row_part(acc, b + (long long)n * k8, a, k8, threadIdx.x, GEMV_THREADS);
-        gemv_warp_sum(acc);
-        if (lane == 0)
 #pragma unroll
-            for (int m = 0; m < MROWS; ++m)
-                part[warp][m] = acc[m];
+        for (int m = 0; m < MROWS; ++m) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1)
+                acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);
+            if (lane == 0) part[warp][m] = acc[m];
+        }
         __syncthreads();
         if (threadIdx.x < MROWS) {
             float v = 0.0f;
