@@ -73,9 +73,6 @@ void encode_op_maps(problem_state& s, int arch) {
     for (const ops::tensor_map_spec& t : s.op->tensor_maps(s.prob)) {
         CUtensorMap m{};
         const cuuint64_t dims[1] = {static_cast<cuuint64_t>(s.specs.at(t.buffer).elements)};
-        // Rank 1 has no strides, but the driver refuses a null array (CUDA_ERROR_INVALID_VALUE
-        // on an H200, driver 580): the buffer's bytes, rounded to 16 as a stride must be.
-        const cuuint64_t strides[1] = {(s.bufs.at(t.buffer).size() + 15) / 16 * 16};
         const cuuint32_t box[1] = {t.box};
         const cuuint32_t steps[1] = {1};
         const CUresult rc =
@@ -84,7 +81,7 @@ void encode_op_maps(problem_state& s, int arch) {
                       &m,
                       s.prob.type == ops::dtype::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                      1, s.bufs.at(t.buffer).data(), dims, strides, box, steps,
+                      1, s.bufs.at(t.buffer).data(), dims, nullptr, box, steps,
                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
                 : CUDA_ERROR_NOT_SUPPORTED;
