@@ -60,38 +60,6 @@ void bind_op_args(problem_state& s) {
             a.slots.push_back(&p);
         for (auto& v : s.scalars)
             a.slots.push_back(&v);
-        if (!reference)
-            for (auto& m : s.maps)
-                a.slots.push_back(&m);
-    }
-}
-
-// Each tensor map the op declares, over its buffer as one dimension of elements. A GPU before
-// sm_90 cannot run a kernel that takes one (its compile fails), so a map the driver refuses
-// there is left zero; on sm_90 and later the refusal is the problem's error.
-void encode_op_maps(problem_state& s, int arch) {
-    for (const ops::tensor_map_spec& t : s.op->tensor_maps(s.prob)) {
-        CUtensorMap m{};
-        const cuuint64_t dims[1] = {static_cast<cuuint64_t>(s.specs.at(t.buffer).elements)};
-        const cuuint32_t box[1] = {t.box};
-        const cuuint32_t steps[1] = {1};
-        const CUresult rc =
-            drv().encode_tiled
-                ? drv().encode_tiled(
-                      &m,
-                      s.prob.type == ops::dtype::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                      : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                      1, s.bufs.at(t.buffer).data(), dims, nullptr, box, steps,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
-                : CUDA_ERROR_NOT_SUPPORTED;
-        if (rc != CUDA_SUCCESS && arch >= 90)
-            throw error(error_kind::cuda,
-                        fmt::format("{}: the tensor map over buffer '{}' (cuTensorMapEncodeTiled): "
-                                    "{}",
-                                    s.op->name(), s.specs.at(t.buffer).name,
-                                    ktune::detail::driver_error_name(rc)));
-        s.maps.push_back(m);
     }
 }
 } // namespace
@@ -135,7 +103,6 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
             if (b.output) s.refs.emplace_back(b.elements * sizeof(float));
             s.pristine.emplace_back(b.in_place ? s.bufs.back().size() : 0);
         }
-        encode_op_maps(s, dev.cc_major * 10 + dev.cc_minor);
         bind_op_args(s); // a vector's move keeps its elements where they are
         it = problems.emplace(key, std::move(s)).first;
     }

@@ -37,9 +37,6 @@ struct driver {
     get_function_t function = ktune::detail::driver_fn<get_function_t>("cuModuleGetFunction");
     launch_t launch = ktune::detail::driver_fn<launch_t>("cuLaunchKernel");
     func_attr_t attr = ktune::detail::driver_fn<func_attr_t>("cuFuncGetAttribute");
-    /// Null before CUDA 12: an op's tensor maps (ops::op::tensor_maps) then cannot be made.
-    decltype(&cuTensorMapEncodeTiled) encode_tiled =
-        ktune::detail::driver_fn<decltype(&cuTensorMapEncodeTiled)>("cuTensorMapEncodeTiled");
 };
 const driver& drv();
 
@@ -82,9 +79,6 @@ struct problem_state {
         std::vector<void*> slots;   ///< each buffer's address, then each scalar's
     };
     std::array<op_args, 2> args;
-    /// The op's tensor maps over its buffers (ops::op::tensor_maps), a candidate's arguments
-    /// after the scalars.
-    std::vector<CUtensorMap> maps;
     std::unique_ptr<module> reference;
     /// A user kernel (candidate_request::job; op is null): specs, bufs and pristine hold one
     /// entry per kernel argument (a scalar's buffer is empty), and per argument its element

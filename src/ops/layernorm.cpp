@@ -5,10 +5,8 @@
 #include "ops/row_op.hpp"
 #include "ops/source_common.hpp"
 
-#include <cstdint>
 #include <string>
 #include <variant>
-#include <vector>
 
 namespace ktune::ops::detail {
 namespace {
@@ -29,14 +27,6 @@ public:
                                    detail::buffer_argument("gamma", p, "cols", true, false),
                                    detail::buffer_argument("beta", p, "cols", true, false),
                                    detail::buffer_argument("y", p, "rows * cols", false, true)});
-    }
-    // x and y (buffers 0 and 3) for the staged odd rows read and written on their columns by
-    // the copy engine (ragged_tma, docs/perf/kernels.md#layernorm-column-grid): boxes of 512
-    // bytes at element coordinates, which are int32.
-    std::vector<tensor_map_spec> tensor_maps(const problem& p) const override {
-        if (p.shape.rows * p.shape.cols > 0x7fffffff - 512) return {}; // a box past the end
-        const auto box = static_cast<std::uint32_t>(512 / size_of(p.type));
-        return {{0, box}, {3, box}};
     }
     tolerance tolerance_for(const problem& p) const override {
         // Outputs are O(1); the one-pass variance of the streaming form costs a few 1e-6.
@@ -86,17 +76,6 @@ public:
                 if (why)
                     *why = "ragged_ring: 0..8 rounds, stage smem_tma on rows that vec does not "
                            "divide, at most 32 rounds a thread (more threads per row)";
-                return false;
-            }
-        }
-        if (const param_value* v = c.find("ragged_tma")) {
-            // Boxes at element coordinates of the whole tensor: int32 coordinates.
-            const auto* b = std::get_if<bool>(v);
-            if (!b || (*b && (c.get<std::string>("stage") != "smem_tma" || !ragged(c, p) ||
-                              c.find("ragged_ring") != nullptr || tensor_maps(p).empty()))) {
-                if (why)
-                    *why = "ragged_tma: true or false; true for stage smem_tma on rows that vec "
-                           "does not divide, without ragged_ring, rows * cols < 2^31";
                 return false;
             }
         }

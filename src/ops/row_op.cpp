@@ -223,11 +223,6 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
 std::int64_t row_op::slice_bytes(const config& c, const problem& p) {
     const auto vec = c.get<std::int64_t>("vec");
     const auto esize = static_cast<std::int64_t>(size_of(p.type));
-    if (ragged(c, p) && flag(c, "ragged_tma")) {
-        // The row on its columns in whole boxes of 32 vectors (tma.cuh's KTUNE_COLGRID).
-        const std::int64_t box = 32 * vec;
-        return (p.shape.cols + box - 1) / box * box * esize;
-    }
     if (ragged(c, p)) return (p.shape.cols + 2 * vec - 2) / vec * vec * esize;
     return p.shape.cols / cluster_of(c) * esize;
 }

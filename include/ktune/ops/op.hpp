@@ -77,18 +77,6 @@ struct launch_geometry {
     bool operator==(const launch_geometry&) const = default;
 };
 
-/// A one-dimensional TMA tensor map over one of the op's buffers
-/// (docs/perf/kernels.md#layernorm-column-grid): a candidate that uses one takes each map, in
-/// this order, after the scalars, as a 128-byte `__grid_constant__` parameter; the worker encodes
-/// it with the buffer's address (the buffer's elements as one dimension, boxes of `box` elements,
-/// out-of-range elements read as zeros). A kernel that takes none ignores them (the driver reads
-/// the parameters the kernel declares).
-struct tensor_map_spec {
-    std::size_t buffer = 0; ///< index into buffers()
-    std::uint32_t box = 0;  ///< elements a box: box * element bytes a multiple of 16, box <= 256
-    bool operator==(const tensor_map_spec&) const = default;
-};
-
 /// |out - ref| <= atol + rtol * |ref| element-wise; non-finite output never passes.
 struct tolerance {
     double rtol = 0;
@@ -130,10 +118,6 @@ public:
     [[nodiscard]] std::vector<buffer_spec> buffers(const problem& p) const;
     /// The scalars of arguments(), evaluated at p, in order (each fits an int32).
     [[nodiscard]] std::vector<std::int32_t> scalars(const problem& p) const;
-    /// The tensor maps a candidate may take after the scalars (none by default).
-    [[nodiscard]] virtual std::vector<tensor_map_spec> tensor_maps(const problem&) const {
-        return {};
-    }
     /// Depends on the problem: a sum's rounding error grows with the row length.
     [[nodiscard]] virtual tolerance tolerance_for(const problem& p) const = 0;
 

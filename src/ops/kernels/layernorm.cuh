@@ -79,26 +79,7 @@ __device__ __forceinline__ int gb_index(int i, int t) {
     return i < ROUNDS ? i * TPR + t : SNV + (i - ROUNDS) * TPR + t;
 }
 __device__ __forceinline__ bool gb_valid(int i, int t) {
-#ifdef KTUNE_COLGRID
-    return i * TPR + t < NVC; // the staged boxes run past the row
-#else
     return i >= ROUNDS || i * TPR + t < SNV;
-#endif
-}
-// Operand vector j (gamma's or beta's); on the column grid the row's last vector is partial:
-// its columns past the row read as 0, never past the operand's end.
-__device__ __forceinline__ V op_vec(const V* __restrict__ g, int j) {
-#ifdef KTUNE_COLGRID
-    if (C % VEC != 0 && j == NVC - 1) {
-        const T* e = reinterpret_cast<const T*>(g + j);
-        V o;
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            o.v[k] = k < C - j * VEC ? e[k] : from_f(0.f);
-        return o;
-    }
-#endif
-    return g[j];
 }
 #ifdef GB_PREFETCH
 constexpr int GBP = GB_PREFETCH;
@@ -125,12 +106,12 @@ constexpr int GBP =
 #endif
 #endif
 // The ring needs the loop fully unrolled (slots by compile-time index): at most 32 rounds.
-#if defined(RAGGED) && !defined(KTUNE_COLGRID)
+#ifdef RAGGED
 constexpr int PF = 0; // the ring indexes gamma and beta by the span's vectors: aligned rows only
 #else
 constexpr int PF = TR > 32 ? 0 : GBP < TR ? GBP : TR;
 #endif
-#if defined(RAGGED) && defined(STAGE_smem_tma) && !defined(KTUNE_COLGRID)
+#if defined(RAGGED) && defined(STAGE_smem_tma)
 // The ring of rows that VEC does not divide (docs/perf/kernels.md#layernorm-ragged-ring): a slot
 // holds the two aligned vectors around each operand's columns (column_pair_load), loaded RRD
 // rounds ahead (the first before the statistics exchange); the shift waits until the round is
@@ -181,8 +162,8 @@ __device__ __forceinline__ void gb_load(gb_ring& o, const V* __restrict__ gv,
 #pragma unroll
     for (int i = 0; i < PF; ++i)
         if (gb_valid(i, t)) {
-            o.g[i] = op_vec(gv, gb_index(i, t));
-            o.b[i] = op_vec(bv, gb_index(i, t));
+            o.g[i] = gv[gb_index(i, t)];
+            o.b[i] = bv[gb_index(i, t)];
         }
 }
 // Round i's operands from the ring (i a compile-time constant), its slot refilled with round
@@ -192,8 +173,8 @@ __device__ __forceinline__ void gb_take(gb_ring& o, int i, V& g, V& b, const V* 
     g = o.g[i % PF];
     b = o.b[i % PF];
     if (i + PF < TR && gb_valid(i + PF, t)) {
-        o.g[i % PF] = op_vec(gv, gb_index(i + PF, t));
-        o.b[i % PF] = op_vec(bv, gb_index(i + PF, t));
+        o.g[i % PF] = gv[gb_index(i + PF, t)];
+        o.b[i % PF] = bv[gb_index(i + PF, t)];
     }
 }
 #else
@@ -202,7 +183,7 @@ __device__ __forceinline__ void gb_take(gb_ring& o, int i, V& g, V& b, const V* 
 
 extern "C" __global__ void KTUNE_BOUNDS KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
-                T* __restrict__ y, int rows, int cols KTUNE_TMAP_PARAMS) {
+                T* __restrict__ y, int rows, int cols) {
     __shared__ float red[GROUPS * (WARPS > 0 ? WARPS : 1)];
     const row_pos p = row_position(rows);
     const V* xr = reinterpret_cast<const V*>(x + p.first);
@@ -395,11 +376,7 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     const long long row0 = (long long)(blockIdx.x / CLUSTER) * RPB;
     // A ragged row's span starts span_off() elements before it (RAGGED: one row a block).
     const long long first0 = row0 * C + p.col0 - span_off();
-#ifdef KTUNE_COLGRID
-    if (row0 < rows) stage_row_boxes(&xmap, first0, bars, 0);
-#else
     if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0, span_vectors());
-#endif
     // A slice over 226 KiB: its tail in registers (one row per block, the host checks it).
     static_assert(REG_ROUNDS == 0 || RPB == 1, "a register part needs one row per block");
     reg_part rg;
@@ -451,7 +428,7 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         constexpr bool RING = RPB == 1 && PF > 0;
         gb_ring pf;
         if (RING) gb_load(pf, gv, bv, p.t);
-#if defined(RAGGED) && !defined(KTUNE_COLGRID)
+#ifdef RAGGED
         ragged_ring rr;
         if constexpr (RRD > 0) ragged_ring_load(rr, gamma, beta, p.t);
 #endif
@@ -461,29 +438,6 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         q = fmaxf(q - s * s * (1.f / CS), 0.f);
         combine_slices(mean, q);
         const float rstd = rsqrtf(q * (1.f / C) + 1e-5f);
-#ifdef KTUNE_COLGRID
-        // y on the row's columns, in place of x in the buffer; each warp hands its box of a
-        // round to the copy engine (box_store_round).
-        V* const sw = stage_buf(k);
-        if (RING) {
-#pragma unroll
-            for (int i = 0; i < TR; ++i) {
-                V g, b;
-                gb_take(pf, i, g, b, gv, bv, p.t);
-                const int j = gb_index(i, p.t);
-                if (gb_valid(i, p.t)) sw[j] = ln_vec(sw[j], g, b, mean, rstd);
-                box_store_round(sw, i, p.t, y, first0, &ymap);
-            }
-        } else {
-#pragma unroll 8
-            for (int i = 0; i < ROUNDS; ++i) {
-                const int j = i * TPR + p.t;
-                if (j < NVC) sw[j] = ln_vec(sw[j], op_vec(gv, j), op_vec(bv, j), mean, rstd);
-                box_store_round(sw, i, p.t, y, first0, &ymap);
-            }
-        }
-        box_stores_done(p.t);
-#else
         V* yk = reinterpret_cast<V*>(y + first0 + k * (long long)C);
         const V* sk = stage_buf(k);
         if (RING) {
@@ -528,7 +482,6 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                 yk[j] = ln_vec(rg.v[i], gv[j], bv[j], mean, rstd);
             }
         }
-#endif
 #if CLUSTER > 1
         cluster_finish();
 #endif

@@ -3,7 +3,6 @@
 // "#define KTUNE_BF16 0|1" before it.
 #ifndef KTUNE_EPILOGUE
 #define KTUNE_EPILOGUE(out, n)
-#define KTUNE_NO_EPILOGUE 1 // no fault planted (tune/tuner_faults.cpp)
 #endif
 #define KTUNE_INF __int_as_float(0x7f800000)
 #if KTUNE_BF16

@@ -7,20 +7,7 @@ constexpr int WARPS = TPR / 32;            // 0: a row's group is part of one wa
 constexpr int LANES = TPR < 32 ? TPR : 32; // lanes of a warp that share a row
 constexpr int CS = C / CLUSTER;            // elements of the row one block holds
 constexpr int NV = CS / VEC;               // vectors of those
-#if defined(RAGGED) && defined(RAGGED_TMA) && RAGGED_TMA
-// Odd rows staged on their own columns by the copy engine (tma.cuh, layernorm's ragged_tma):
-// whole boxes of 32 vectors, the last one past the row's end.
-#define KTUNE_COLGRID 1
-constexpr int BOXE = 32 * VEC;                  // elements a box (512 bytes)
-constexpr int NVR = (C + BOXE - 1) / BOXE * 32; // staged vectors
-constexpr int NVC = (C + VEC - 1) / VEC;        // the row's vectors (the last one partial)
-// A CUtensorMap as the kernel takes it (ops::op::tensor_maps: x's, then y's, after the scalars).
-struct __align__(64) ktune_row_tmap {
-    unsigned long long w[16];
-};
-#define KTUNE_TMAP_PARAMS                                                                          \
-    , const __grid_constant__ ktune_row_tmap xmap, const __grid_constant__ ktune_row_tmap ymap
-#elif defined(RAGGED)
+#ifdef RAGGED
 // Rows whose length VEC does not divide (cached form, no cluster): a row starts anywhere in a
 // vector, so a thread's vectors cover the row's aligned span, at most NVR vectors; the first and
 // last are loaded and stored element by element (the row's scalar head and tail), the others
@@ -28,9 +15,6 @@ struct __align__(64) ktune_row_tmap {
 constexpr int NVR = (C + 2 * VEC - 2) / VEC;
 #else
 constexpr int NVR = NV;
-#endif
-#ifndef KTUNE_TMAP_PARAMS
-#define KTUNE_TMAP_PARAMS
 #endif
 constexpr int ITEMS = (NVR + TPR - 1) / TPR; // vectors per thread when cached
 typedef vec_t<VEC> V;

@@ -17,17 +17,7 @@ constexpr int CV = RPC * TPR;
 // bulk copies are in flight while this row is reduced and written.
 constexpr int NBUF = RPB > 1 ? 2 : 1;
 extern __shared__ __align__(128) unsigned char ktune_smem[];
-#ifdef KTUNE_COLGRID
-// Staged on the row's own columns (boxes of the tensor map at the row's first element, whatever
-// its alignment; docs/perf/kernels.md#layernorm-column-grid): vector j holds columns j * VEC ..,
-// the last of the row's NVC partial (its places past the row read as `pad`).
-__device__ __forceinline__ int span_off() {
-    return 0;
-}
-__device__ __forceinline__ int span_vectors() {
-    return NVC;
-}
-#elif defined(RAGGED)
+#ifdef RAGGED
 // Staged rows that VEC does not divide (softmax, layernorm: one row per block, no cluster, no
 // register tail; row_op checks it; docs/perf/kernels.md#rows-of-odd-length): the buffer holds the
 // row's aligned span (row_common.cuh's span_len), span_vectors() vectors from the one that holds
@@ -39,8 +29,6 @@ __device__ __forceinline__ int span_off() {
 __device__ __forceinline__ int span_vectors() {
     return span_len(span_off());
 }
-#endif
-#ifdef RAGGED
 __device__ __forceinline__ V span_mask(int j, V a, T pad) {
     const int e0 = j * VEC - span_off();
     if (e0 < 0 || e0 + VEC > C) {
@@ -94,69 +82,6 @@ __device__ __forceinline__ void stage_row(const V* src, unsigned long long* bars
         if (n > 0) bulk_load(dst + c * CV, src + c * CV, n * (unsigned)sizeof(V), &b[c]);
     }
 }
-#ifdef KTUNE_COLGRID
-// One box of the tensor map (x or y as one dimension of elements) at element x0: into shared
-// memory completing `b` (a box past the tensor's end reads zeros and counts in full), or out of
-// it in this thread's bulk group.
-__device__ __forceinline__ void box_load(void* dst, const ktune_row_tmap* map, int x0,
-                                         unsigned long long* b) {
-    asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1, {%2}], [%3];" ::"r"(smem_addr(dst)),
-                 "l"((unsigned long long)map), "r"(x0), "r"(smem_addr(b))
-                 : "memory");
-}
-__device__ __forceinline__ void box_store(const ktune_row_tmap* map, int x0, const void* src) {
-    asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%1}], [%2];" ::"l"(
-                     (unsigned long long)map),
-                 "r"(x0), "r"(smem_addr(src))
-                 : "memory");
-}
-// Thread 0: the row whose first element is at `first` into row k's buffer, box by box, chunk c
-// completing its barrier c (chunks are whole boxes: CV and SNV are multiples of 32 vectors).
-__device__ __forceinline__ void stage_row_boxes(const ktune_row_tmap* map, long long first,
-                                                unsigned long long* bars, int k) {
-    if (threadIdx.x != 0) return;
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    V* dst = stage_buf(k);
-    unsigned long long* b = stage_bars(bars, k);
-    for (int c = 0; c < NCH; ++c) {
-        const int n = (c + 1) * CV < SNV ? CV : SNV > c * CV ? SNV - c * CV : 0;
-        mbar_expect(&b[c], n * (unsigned)sizeof(V));
-        for (int v = 0; v < n; v += 32)
-            box_load(dst + c * CV + v, map, (int)(first + (long long)(c * CV + v) * VEC), &b[c]);
-    }
-}
-// After round i's vectors of y are in the buffer `s` (in place of x): the calling warp's box of
-// the round to y by the copy engine, or the row's last, partial box element by element (a box
-// would write the next row's first elements). Every lane of the warp calls it.
-__device__ __forceinline__ void box_store_round(const V* s, int i, int t, T* __restrict__ y,
-                                                long long first, const ktune_row_tmap* map) {
-    const int b = i * (TPR / 32) + (t >> 5);
-    const int c0 = b * BOXE;
-    if (c0 >= C) return; // the whole warp
-    if (c0 + BOXE <= C) {
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); // the lanes' writes first
-        __syncwarp();
-        if ((t & 31) == 0) box_store(map, (int)(first + c0), s + b * 32);
-    } else {
-        __syncwarp();
-        const T* e = reinterpret_cast<const T*>(s) + c0;
-        for (int k = t & 31; k < C - c0; k += 32)
-            y[first + c0 + k] = e[k];
-    }
-}
-// Each warp's boxes have read the buffer before it is left (and, where a fault is planted,
-// written y, so the epilogue's generic access comes after them).
-__device__ __forceinline__ void box_stores_done(int t) {
-    if ((t & 31) != 0) return;
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-#ifdef KTUNE_NO_EPILOGUE
-    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-#else
-    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-#endif
-}
-#endif
 // f(j, v) for every vector j this thread owns in row k's buffer, chunk by chunk as they land.
 template <class F>
 __device__ __forceinline__ void for_staged(unsigned long long* bars, int k, int t, F f) {
