@@ -29,7 +29,7 @@ int distance(const gemv_config& c, std::int64_t rows) {
     const auto steps = [](int a, int b) {
         return static_cast<int>(std::lround(std::abs(std::log2(double(a) / double(b)))));
     };
-    // The two block forms (a row, rows at once) are neighbours; the warp form is far.
+    // The two block forms (2, and 3 with A held) are neighbours; the warp form is far.
     const int form_steps = c.form == best.form ? 0 : (c.form >= 2 && best.form >= 2 ? 1 : 4);
     return form_steps + steps(c.unroll, best.unroll) + steps(c.blocks, best.blocks);
 }
@@ -46,15 +46,13 @@ std::string gemv_name(const gemv_config& c) {
     return fmt::format("{} u{} b{}",
                        c.form == 1   ? "warp"
                        : c.form == 2 ? "block"
-                                     : "rows",
+                                     : "held",
                        c.unroll, c.blocks);
 }
 
 std::string gemv_rejects(const gemv_config& c, const problem& p, const gemv_device& d) {
     if (!one_of(c.form, {1, 2, 3}))
-        return fmt::format("form {}: 1 (a warp a row), 2 (a block a row) or 3 (a block, rows at "
-                           "once)",
-                           c.form);
+        return fmt::format("form {}: 1 (a warp a row), 2 (a block) or 3 (a block, A held)", c.form);
     if (!one_of(c.unroll, {1, 2, 4, 8})) return fmt::format("unroll {}: 1, 2, 4 or 8", c.unroll);
     if (!one_of(c.blocks, {2, 4, 8, 16}))
         return fmt::format("blocks {}: 2, 4, 8 or 16 a SM", c.blocks);
@@ -71,8 +69,17 @@ std::string gemv_rejects(const gemv_config& c, const problem& p, const gemv_devi
         p.k % per != 0)
         return fmt::format("K {} is not a multiple of {} (16-byte loads)", p.k, per);
     if (p.n > 0x7fffffff || p.k > 0x7fffffff) return "a dimension over 2^31 - 1";
-    if (c.form == 3 && p.m != 1)
-        return fmt::format("form 3 takes rows of B at once for one row of A: M {}", p.m);
+    if (c.form == 3) {
+        // gemv.cuh's GEMV_RES chunks of A a thread, GEMV_ELEMS floats each, beside UNROLL rows'
+        // loads of B.
+        const std::int64_t chunks = p.k * static_cast<std::int64_t>(input_bytes(p.type)) / 16;
+        if (p.m != 1) return fmt::format("form 3 holds one row of A: M {}", p.m);
+        if (chunks > gemv_held_chunks)
+            return fmt::format("form 3 holds A's K in registers: at most {} 16-byte chunks, K {} "
+                               "has {}",
+                               gemv_held_chunks, p.k, chunks);
+        if (c.unroll > 4) return fmt::format("form 3: unroll {} rows, at most 4", c.unroll);
+    }
     return "";
 }
 
