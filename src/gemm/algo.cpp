@@ -1,6 +1,5 @@
 #include "ktune/gemm/algo.hpp"
 
-#include "gemm/gemv.hpp"
 #include "ktune/core/error.hpp"
 
 #include <fmt/format.h>
@@ -145,7 +144,9 @@ algo_config algo_from_config(const config& c) {
 }
 
 std::string describe(const algo_config& a) {
-    if (a.provider == provider::ktune_gemv) return "ktune gemv " + detail::gemv_name(a.gemv);
+    if (a.provider == provider::ktune_gemv)
+        return fmt::format("ktune gemv {} u{} b{}", a.gemv.form == 1 ? "warp" : "block",
+                           a.gemv.unroll, a.gemv.blocks);
     if (a.provider == provider::ktune_mma)
         return fmt::format("ktune mma bm{} bn{} bk{} w{}x{} s{}", a.mma.bm, a.mma.bn, a.mma.bk,
                            a.mma.warps_m, a.mma.warps_n, a.mma.stages);

@@ -23,15 +23,12 @@ bool one_of(int v, std::initializer_list<int> values) {
 
 // How far c is from the form measured fastest for M rows (gemv_ranked's order).
 int distance(const gemv_config& c, std::int64_t rows) {
-    const gemv_config best = rows == 1   ? gemv_config{3, 1, 8}
-                             : rows <= 2 ? gemv_config{2, 1, 8}
-                                         : gemv_config{1, 1, 16};
+    const gemv_config best = rows <= 2 ? gemv_config{2, 1, 8} : gemv_config{1, 1, 16};
     const auto steps = [](int a, int b) {
         return static_cast<int>(std::lround(std::abs(std::log2(double(a) / double(b)))));
     };
-    // The two block forms (2, and 3 with A held) are neighbours; the warp form is far.
-    const int form_steps = c.form == best.form ? 0 : (c.form >= 2 && best.form >= 2 ? 1 : 4);
-    return form_steps + steps(c.unroll, best.unroll) + steps(c.blocks, best.blocks);
+    return 4 * (c.form != best.form ? 1 : 0) + steps(c.unroll, best.unroll) +
+           steps(c.blocks, best.blocks);
 }
 
 } // namespace
@@ -43,16 +40,12 @@ std::optional<gemv_device> gemv_device_here() noexcept {
 }
 
 std::string gemv_name(const gemv_config& c) {
-    return fmt::format("{} u{} b{}",
-                       c.form == 1   ? "warp"
-                       : c.form == 2 ? "block"
-                                     : "held",
-                       c.unroll, c.blocks);
+    return fmt::format("{} u{} b{}", c.form == 1 ? "warp" : "block", c.unroll, c.blocks);
 }
 
 std::string gemv_rejects(const gemv_config& c, const problem& p, const gemv_device& d) {
-    if (!one_of(c.form, {1, 2, 3}))
-        return fmt::format("form {}: 1 (a warp a row), 2 (a block) or 3 (a block, A held)", c.form);
+    if (!one_of(c.form, {1, 2}))
+        return fmt::format("form {}: 1 (a warp a row) or 2 (a block)", c.form);
     if (!one_of(c.unroll, {1, 2, 4, 8})) return fmt::format("unroll {}: 1, 2, 4 or 8", c.unroll);
     if (!one_of(c.blocks, {2, 4, 8, 16}))
         return fmt::format("blocks {}: 2, 4, 8 or 16 a SM", c.blocks);
@@ -69,17 +62,6 @@ std::string gemv_rejects(const gemv_config& c, const problem& p, const gemv_devi
         p.k % per != 0)
         return fmt::format("K {} is not a multiple of {} (16-byte loads)", p.k, per);
     if (p.n > 0x7fffffff || p.k > 0x7fffffff) return "a dimension over 2^31 - 1";
-    if (c.form == 3) {
-        // gemv.cuh's GEMV_RES chunks of A a thread, GEMV_ELEMS floats each, beside UNROLL rows'
-        // loads of B.
-        const std::int64_t chunks = p.k * static_cast<std::int64_t>(input_bytes(p.type)) / 16;
-        if (p.m != 1) return fmt::format("form 3 holds one row of A: M {}", p.m);
-        if (chunks > gemv_held_chunks)
-            return fmt::format("form 3 holds A's K in registers: at most {} 16-byte chunks, K {} "
-                               "has {}",
-                               gemv_held_chunks, p.k, chunks);
-        if (c.unroll > 4) return fmt::format("form 3: unroll {} rows, at most 4", c.unroll);
-    }
     return "";
 }
 
@@ -93,7 +75,7 @@ std::string gemv_source(const gemv_config& c, int rows, kernel_form form) {
 
 std::vector<gemv_config> gemv_grid() {
     std::vector<gemv_config> out;
-    for (int form : {1, 2, 3})
+    for (int form : {1, 2})
         for (int unroll : {1, 2, 4, 8})
             for (int blocks : {2, 4, 8, 16})
                 out.push_back({form, unroll, blocks});

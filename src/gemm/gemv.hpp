@@ -34,8 +34,6 @@ std::optional<gemv_device> gemv_device_here() noexcept;
 
 /// Rows of A (M) the kernel takes at most: its sums are registers of every thread.
 inline constexpr int gemv_max_rows = 8;
-/// Form 3's 16-byte chunks of A's K held a block (gemv.cuh: GEMV_RES chunks a thread x 256).
-inline constexpr std::int64_t gemv_held_chunks = 2 * 256;
 /// "block u2 b8" (a block a row of B, 2 loads in flight a thread, 8 blocks a SM).
 std::string gemv_name(const gemv_config& c);
 /// Why c cannot be built, or cannot run p on d; "" where it can.
@@ -44,14 +42,13 @@ std::string gemv_rejects(const gemv_config& c, const problem& p, const gemv_devi
 std::string gemv_source(const gemv_config& c, int rows, kernel_form form = {});
 inline constexpr const char* gemv_kernel_name = "ktune_gemv";
 
-/// Every knob's values: form {1 a warp a row, 2 a block a row, 3 a block a row with A held in
-/// registers} x unroll {1, 2, 4, 8} x blocks a SM {2, 4, 8, 16}: 48 configs.
+/// Every knob's values: form {1 a warp a row, 2 a block a row} x unroll {1, 2, 4, 8} x blocks a
+/// SM {2, 4, 8, 16}: 32 configs.
 std::vector<gemv_config> gemv_grid();
 /// The grid's configs the rules keep for p on d, in the order a tune tries them: first the
-/// forms that were fastest at decode shapes on an H200 (M 1: A held, 1 row in flight, 8 blocks a
-/// SM; M 2: a block a row, 1 load in flight, 8 blocks; M > 2: a warp a row, 1 load, 16 blocks;
-/// docs/perf/gemm.md#gemv-decode), then the rest nearest to them (the two block forms are
-/// neighbours).
+/// forms that were fastest at decode shapes on an H200 (M <= 2: a block a row, 1 load in flight,
+/// 8 blocks a SM; M > 2: a warp a row, 1 load, 16 blocks; docs/perf/gemm.md#gemv-decode), then
+/// the rest nearest to them.
 std::vector<gemv_config> gemv_ranked(const problem& p, const gemv_device& d);
 
 /// One config compiled for the current device (cubin cache) for one M and form, loaded;

@@ -49,8 +49,7 @@ struct mma_params {
 
 /// A config of ktune's GEMV (docs/perf/gemm.md#gemv-decode); all 0 otherwise.
 struct gemv_params {
-    std::int32_t form = 0;   ///< 1: a warp a row of B; 2: a block a row, its warps splitting K;
-                             ///< 3: form 2 with A held in registers (M 1)
+    std::int32_t form = 0;   ///< 1: a warp a row of B; 2: a block a row, its warps splitting K
     std::int32_t unroll = 0; ///< 16-byte loads of B in flight a thread
     std::int32_t blocks = 0; ///< blocks of 256 threads a SM in the grid
     bool operator==(const gemv_params&) const = default;

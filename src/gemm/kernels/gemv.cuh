@@ -6,10 +6,8 @@
 // through 16-byte streaming loads as a read-only kernel's would, the dot products on the way,
 // A through L1. Defines (set by the host): MROWS (M), FORM (1: a warp a row of B, rows
 // grid-strided over the warps; 2: a block a row, its warps splitting K, then a shared-memory
-// sum; 3: form 2 with A held in registers, M 1 and K at most GEMV_RES * 256 chunks), UNROLL
-// (16-byte loads of B in flight a thread; form 3: rows of B in flight a block), IN_FP8 (1: fp8
-// e4m3 A and B, sm_89 and later) and gemm_epilogue.cuh's IN_F16 and EPILOGUE. 256 threads a
-// block.
+// sum), UNROLL (16-byte loads of B in flight a thread), IN_FP8 (1: fp8 e4m3 A and B, sm_89 and
+// later) and gemm_epilogue.cuh's IN_F16 and EPILOGUE. 256 threads a block.
 #define GEMV_THREADS 256
 #ifndef IN_FP8
 #define IN_FP8 0
@@ -78,71 +76,6 @@ __device__ __forceinline__ float gemv_dot8(const uint4& w, const uint4& x, float
     return fmaf(gemv_hi(w.w), gemv_hi(x.w), acc);
 }
 #endif
-#if FORM == 3
-// Form 3 (docs/perf/gemm.md#gemv-resident): a thread meets the same chunks of K on every row of
-// B, so it loads and converts A's once (GEMV_RES chunks a thread, K <= GEMV_RES * 256 chunks) and
-// each row of B costs its loads, its conversions and the FMAs.
-#define GEMV_RES 2
-#if IN_FP8
-#define GEMV_ELEMS 16
-// Byte K of w (e4m3) as fp32 times 2^-120, exact for normal and subnormal values alike: the
-// magnitude's seven bits at fp32's exponent and mantissa positions, the sign at bit 31 (three
-// integer instructions instead of the conversions' quarter-rate cvt; a NaN, 0x7f or 0xff, reads
-// as 480 here).
-template <int K>
-__device__ __forceinline__ float e4m3_scaled(unsigned w) {
-    const unsigned mag = K == 3 ? (w >> 4) : (w << (20 - 8 * K));
-    const unsigned sgn = w << (24 - 8 * K);
-    return __uint_as_float((mag & 0x07f00000u) | (sgn & 0x80000000u));
-}
-// A's elements are held times 2^64 and B's read times 2^-120: every product ab * 2^-56 stays in
-// fp32's normal range (|ab| from 2^-18 to 448^2), and the row's sum is scaled back once.
-#define GEMV_RES_SCALE 0x1p56f
-__device__ __forceinline__ void gemv_hold(const uint4& x, float (&h)[GEMV_ELEMS]) {
-    const unsigned wd[4] = {x.x, x.y, x.z, x.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        h[4 * i] = __fmul_rn(__fmul_rn(e4m3_scaled<0>(wd[i]), 0x1p120f), 0x1p64f);
-        h[4 * i + 1] = __fmul_rn(__fmul_rn(e4m3_scaled<1>(wd[i]), 0x1p120f), 0x1p64f);
-        h[4 * i + 2] = __fmul_rn(__fmul_rn(e4m3_scaled<2>(wd[i]), 0x1p120f), 0x1p64f);
-        h[4 * i + 3] = __fmul_rn(__fmul_rn(e4m3_scaled<3>(wd[i]), 0x1p120f), 0x1p64f);
-    }
-}
-__device__ __forceinline__ float gemv_dot_held(const uint4& w, const float (&h)[GEMV_ELEMS],
-                                               float acc) {
-    const unsigned wd[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        acc = fmaf(e4m3_scaled<0>(wd[i]), h[4 * i], acc);
-        acc = fmaf(e4m3_scaled<1>(wd[i]), h[4 * i + 1], acc);
-        acc = fmaf(e4m3_scaled<2>(wd[i]), h[4 * i + 2], acc);
-        acc = fmaf(e4m3_scaled<3>(wd[i]), h[4 * i + 3], acc);
-    }
-    return acc;
-}
-#else
-#define GEMV_ELEMS 8
-#define GEMV_RES_SCALE 1.0f
-__device__ __forceinline__ void gemv_hold(const uint4& x, float (&h)[GEMV_ELEMS]) {
-    const unsigned wd[4] = {x.x, x.y, x.z, x.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        h[2 * i] = gemv_lo(wd[i]);
-        h[2 * i + 1] = gemv_hi(wd[i]);
-    }
-}
-__device__ __forceinline__ float gemv_dot_held(const uint4& w, const float (&h)[GEMV_ELEMS],
-                                               float acc) {
-    const unsigned wd[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        acc = fmaf(gemv_lo(wd[i]), h[2 * i], acc);
-        acc = fmaf(gemv_hi(wd[i]), h[2 * i + 1], acc);
-    }
-    return acc;
-}
-#endif
-#endif
 // Chunks first, first + stride, ... of one row of B (k8 16-byte chunks) against A's rows, UNROLL
 // loads of B issued before any is used.
 __device__ __forceinline__ void gemv_row_part(float (&acc)[MROWS], const uint4* __restrict__ b,
@@ -209,48 +142,6 @@ extern "C" __global__ void __launch_bounds__(GEMV_THREADS)
                 v = lane == m ? acc[m] : v;
             gemv_store(D, bias, lane, n, v, alpha);
         }
-    }
-#elif FORM == 3
-    // MROWS is 1 (the host's rules); rows n0, n0 + gridDim.x, ... (UNROLL of them) in flight.
-    float held[GEMV_RES][GEMV_ELEMS];
-#pragma unroll
-    for (int j = 0; j < GEMV_RES; ++j) {
-        const int i = threadIdx.x + j * GEMV_THREADS;
-        gemv_hold(i < k8 ? __ldg(a + i) : make_uint4(0u, 0u, 0u, 0u), held[j]);
-    }
-    __shared__ float part[UNROLL][GEMV_THREADS / 32];
-    const int warp = threadIdx.x >> 5;
-    for (int n0 = blockIdx.x; n0 < N; n0 += gridDim.x * UNROLL) {
-        uint4 w[UNROLL][GEMV_RES];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-            for (int j = 0; j < GEMV_RES; ++j) {
-                const int n = n0 + u * gridDim.x, i = threadIdx.x + j * GEMV_THREADS;
-                w[u][j] = n < N && i < k8 ? __ldcs(b + (long long)n * k8 + i)
-                                          : make_uint4(0u, 0u, 0u, 0u);
-            }
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
-            float acc = 0.0f;
-#pragma unroll
-            for (int j = 0; j < GEMV_RES; ++j)
-                acc = gemv_dot_held(w[u][j], held[j], acc);
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1)
-                acc += __shfl_xor_sync(0xffffffffu, acc, o);
-            if (lane == 0) part[u][warp] = acc;
-        }
-        __syncthreads();
-        if (threadIdx.x < UNROLL && n0 + (int)threadIdx.x * (int)gridDim.x < N) {
-            float v = 0.0f;
-#pragma unroll
-            for (int q = 0; q < GEMV_THREADS / 32; ++q)
-                v += part[threadIdx.x][q];
-            gemv_store(D, bias, 0, n0 + (long long)threadIdx.x * gridDim.x, v * GEMV_RES_SCALE,
-                       alpha);
-        }
-        __syncthreads(); // part is written again for the next rows
     }
 #else
     __shared__ float part[GEMV_THREADS / 32][MROWS];

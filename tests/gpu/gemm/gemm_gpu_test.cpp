@@ -508,11 +508,9 @@ TEST_CASE("ktune's mma.sync form: configs pass the check on ragged shapes and dr
 }
 
 TEST_CASE("ktune's GEMV: configs pass the check at every M it takes and drive the run time") {
-    // docs/perf/gemm.md#gemv-decode: the three forms, one to eight rows, a row of B over many
-    // loads and one shorter than a warp's, more warps than rows, fp16, fp8 and the epilogues; A
-    // held in registers (form 3) with K over 1 to 512 chunks and rows not a multiple of the
-    // grid's rows in flight; then a tune that searches it beside cuBLAS (and the template on
-    // sm_90) and measures its picks.
+    // docs/perf/gemm.md#gemv-decode: both forms, one to eight rows, a row of B over many loads
+    // and one shorter than a warp's, more warps than rows, fp16, fp8 and the epilogues; then a tune
+    // that searches it beside cuBLAS (and the template on sm_90) and measures its picks.
     if (!gemm::detail::gemv_device_here()) {
         WARN("skipped: ktune's GEMV needs an sm_80 or later GPU");
         return;
@@ -524,19 +522,12 @@ TEST_CASE("ktune's GEMV: configs pass the check at every M it takes and drive th
          form_case{"2x300x8", gemv({2, 4, 4}), "fp16"},
          form_case{"5x11008x4096", gemv({2, 8, 2}), "bf16", "bias"},
          form_case{"4x64x2056", gemv({1, 1, 16})}, form_case{"1x4096x4096", gemv({2, 1, 8}), "fp8"},
-         form_case{"3x1000x528", gemv({1, 2, 4}), "fp8", "bias"},
-         form_case{"1x4096x4096", gemv({3, 1, 8})},
-         form_case{"1x28672x8192", gemv({3, 2, 4}), "fp8"},
-         form_case{"1x4096x4096", gemv({3, 4, 8}), "fp8", "gelu_bias"},
-         form_case{"1x1000x1000", gemv({3, 4, 2}), "fp16", "gelu_bias"},
-         form_case{"1x300x8", gemv({3, 1, 16})},
-         form_case{"1x777x4096", gemv({3, 2, 8}), "bf16", "bias"}});
+         form_case{"3x1000x528", gemv({1, 2, 4}), "fp8", "bias"}});
     tune_options o = quick();
     for (const char* shape : {"1x4096x4096", "4x8192x1024"}) {
         const tune_result r = gemm::tune(parse_problem(shape, "bf16", "tn"), o);
         INFO(shape << "\n" << format_text(r, 0, ""));
-        // Form 3 takes M 1 with K at most 512 chunks: 1x4096x4096 adds its 12 configs.
-        CHECK(r.space.gemv == (std::string(shape) == "1x4096x4096" ? 44U : 32U));
+        CHECK(r.space.gemv == 32);
         std::size_t measured = 0;
         for (const auto& c : r.evaluated)
             if (c.algo.provider == provider::ktune_gemv) {
