@@ -32,7 +32,7 @@ std::optional<fault> gpu_runner::impl::check(problem_state& s, const module& can
             KTUNE_CUDA_CALL(cudaMemcpyAsync(s.pristine[i].data(), p, s.bufs[i].size(),
                                             cudaMemcpyDeviceToDevice, stream.get()));
     }
-    launch_op(s, s.reference->f, s.op->reference_geometry(s.prob), true);
+    launch_op(s, *s.reference, s.op->reference_geometry(s.prob), true);
     if (auto f = guarded_launch(s, cand, r)) return f;
     return compare_outputs(s, out, true, "");
 }
@@ -71,7 +71,7 @@ std::optional<fault> gpu_runner::impl::guarded_launch(const problem_state& s, co
                                                       const candidate_request& r) {
     const auto g = geometry_of(s, r);
     try {
-        launch_op(s, cand.f, g, false);
+        launch_op(s, cand, g, false);
     } catch (const error& e) {
         // A launch the driver refuses (too many registers/threads) leaves the context intact.
         return fault{run_status::resource_limit, e.what(), false};

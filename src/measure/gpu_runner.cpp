@@ -60,6 +60,7 @@ void bind_op_args(problem_state& s) {
             a.slots.push_back(&p);
         for (auto& v : s.scalars)
             a.slots.push_back(&v);
+        if (!reference && s.workspace_ptr) a.slots.push_back(&s.workspace_ptr);
     }
 }
 } // namespace
@@ -69,6 +70,9 @@ std::unique_ptr<module> gpu_runner::impl::load(const std::string& cubin, const s
     if (const CUresult rc = drv().load(&m->m, cubin.data()); rc != CUDA_SUCCESS)
         throw error(error_kind::cuda, "cuModuleLoadData: " + ktune::detail::driver_error_name(rc));
     if (!name.empty()) KTUNE_CU_CALL(drv().function(&m->f, m->m, name.c_str()));
+    // Optional: CUDA_ERROR_NOT_FOUND leaves it null.
+    if (drv().function(&m->prologue, m->m, "ktune_op_prologue") != CUDA_SUCCESS)
+        m->prologue = nullptr;
     return m;
 }
 
@@ -103,6 +107,10 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
             if (b.output) s.refs.emplace_back(b.elements * sizeof(float));
             s.pristine.emplace_back(b.in_place ? s.bufs.back().size() : 0);
         }
+        if (const std::size_t w = s.op->workspace_elements(s.prob); w > 0) {
+            s.workspace = device_buffer(w * ops::size_of(s.prob.type));
+            s.workspace_ptr = s.workspace.data();
+        }
         bind_op_args(s); // a vector's move keeps its elements where they are
         it = problems.emplace(key, std::move(s)).first;
     }
@@ -119,11 +127,23 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
     return s;
 }
 
-void gpu_runner::impl::launch_op(const problem_state& s, CUfunction f,
+void gpu_runner::impl::launch_op(const problem_state& s, const module& m,
                                  const ops::launch_geometry& g, bool reference) {
-    if (s.user_kernel) return launch_kernel_job(s, f, g);
+    if (s.user_kernel) return launch_kernel_job(s, m.f, g);
     // cuLaunchKernel reads the arguments (copies them into the launch), never writes them.
-    launch(f, g, const_cast<void**>(s.args[reference ? 1 : 0].slots.data()));
+    void** args = const_cast<void**>(s.args[reference ? 1 : 0].slots.data());
+    if (!reference && m.prologue) {
+        if (!s.workspace_ptr)
+            throw error(error_kind::input, fmt::format("{}: the candidate has a prologue but the "
+                                                       "op declares no workspace",
+                                                       s.op->name()));
+        ops::launch_geometry pg;
+        const std::size_t n = s.workspace.size() / ops::size_of(s.prob.type);
+        pg.grid[0] = static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 65535));
+        pg.block[0] = 256;
+        launch(m.prologue, pg, args);
+    }
+    launch(m.f, g, args);
 }
 
 ops::launch_geometry gpu_runner::impl::geometry_of(const problem_state& s,

@@ -43,6 +43,9 @@ const driver& drv();
 struct module {
     CUmodule m = nullptr;
     CUfunction f = nullptr;
+    /// A built-in op's `ktune_op_prologue`, run before each launch (ops::op::workspace_elements);
+    /// null where the module has none.
+    CUfunction prologue = nullptr;
     module() = default;
     module(const module&) = delete;
     module& operator=(const module&) = delete;
@@ -79,6 +82,10 @@ struct problem_state {
         std::vector<void*> slots;   ///< each buffer's address, then each scalar's
     };
     std::array<op_args, 2> args;
+    /// The op's workspace (ops::op::workspace_elements; empty where none) and its address as a
+    /// candidate's argument after the scalars.
+    device_buffer workspace;
+    void* workspace_ptr = nullptr;
     std::unique_ptr<module> reference;
     /// A user kernel (candidate_request::job; op is null): specs, bufs and pristine hold one
     /// entry per kernel argument (a scalar's buffer is empty), and per argument its element
@@ -131,7 +138,8 @@ struct gpu_runner::impl {
     /// kernel; `compile` false: the reference only when the cubin cache has it (a prepare
     /// request must not put an NVRTC compile in front of the first candidate).
     problem_state& state_for(const candidate_request& r, bool compile = true);
-    void launch_op(const problem_state& s, CUfunction f, const ops::launch_geometry& g,
+    /// One launch of a built-in op's candidate (its prologue first, if any) or reference.
+    void launch_op(const problem_state& s, const module& m, const ops::launch_geometry& g,
                    bool reference);
     /// The candidate's launch geometry: the op's for its config, or the job's.
     [[nodiscard]] static ops::launch_geometry geometry_of(const problem_state& s,

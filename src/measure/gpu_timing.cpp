@@ -27,7 +27,7 @@ std::optional<fault> gpu_runner::impl::time(const problem_state& s, const module
         KTUNE_CUDA_CALL(cudaEventRecord(event(set, 2 * batch), stream.get()));
         for (int i = 0; warmup && i < r.policy.warmup; ++i) {
             if (restore_each) restore(s);
-            launch_op(s, cand.f, g, false);
+            launch_op(s, cand, g, false);
         }
         for (int i = 0; i < batch; ++i) {
             if (restore_each) restore(s);
@@ -35,7 +35,7 @@ std::optional<fault> gpu_runner::impl::time(const problem_state& s, const module
             // with no dirty lines of earlier work to write back.
             if (r.policy.flush_l2) flush->enqueue(stream.get());
             KTUNE_CUDA_CALL(cudaEventRecord(event(set, 2 * i), stream.get()));
-            launch_op(s, cand.f, g, false);
+            launch_op(s, cand, g, false);
             KTUNE_CUDA_CALL(cudaEventRecord(event(set, 2 * i + 1), stream.get()));
         }
         KTUNE_CUDA_CALL(cudaEventRecord(event(set, 2 * batch + 1), stream.get()));

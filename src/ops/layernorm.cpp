@@ -28,6 +28,13 @@ public:
                                    detail::buffer_argument("beta", p, "cols", true, false),
                                    detail::buffer_argument("y", p, "rows * cols", false, true)});
     }
+    // shifted_ops' operands: for each offset an odd row can start at (vec, at most 16 bytes),
+    // gamma and beta placed on the row's aligned span (layernorm.cuh's prologue).
+    std::size_t workspace_elements(const problem& p) const override {
+        const auto widest = static_cast<std::int64_t>(16 / size_of(p.type));
+        if (p.shape.cols % widest == 0) return 0; // every vec divides the row
+        return static_cast<std::size_t>(2 * widest * (p.shape.cols + 2 * widest));
+    }
     tolerance tolerance_for(const problem& p) const override {
         // Outputs are O(1); the one-pass variance of the streaming form costs a few 1e-6.
         return p.type == dtype::f32 ? tolerance{1e-4, 1e-4} : tolerance{2.0 / 256, 2e-2};
@@ -57,10 +64,12 @@ public:
         const bool staged = staged_in_smem(c);
         if (const param_value* v = c.find("gb_prefetch")) {
             const auto* n = std::get_if<std::int64_t>(v);
-            if (!n || *n < 0 || *n > 8 || !staged || ragged(c, p)) {
+            const param_value* sh = c.find("shifted_ops");
+            const bool shifted = sh && std::get_if<bool>(sh) && std::get<bool>(*sh);
+            if (!n || *n < 0 || *n > 8 || !staged || (ragged(c, p) && !shifted)) {
                 if (why)
                     *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows) of rows "
-                           "that vec divides only";
+                           "that vec divides (or with shifted_ops)";
                 return false;
             }
         }
@@ -76,6 +85,23 @@ public:
                 if (why)
                     *why = "ragged_ring: 0..8 rounds, stage smem_tma on rows that vec does not "
                            "divide, at most 32 rounds a thread (more threads per row)";
+                return false;
+            }
+        }
+        if (const param_value* v = c.find("shifted_ops")) {
+            const auto* b = std::get_if<bool>(v);
+            if (!b || (*b && (c.get<std::string>("stage") != "smem_tma" || !ragged(c, p) ||
+                              c.find("ragged_ring") != nullptr || workspace_elements(p) == 0))) {
+                if (why)
+                    *why = "shifted_ops: true or false; true for stage smem_tma on rows that vec "
+                           "does not divide, without ragged_ring";
+                return false;
+            }
+        }
+        if (const param_value* v = c.find("min_blocks")) {
+            const auto* n = std::get_if<std::int64_t>(v);
+            if (!n || *n < 1 || *n > 4 || c.get<std::string>("stage") != "smem_tma") {
+                if (why) *why = "min_blocks: 1..4 blocks a SM, stage smem_tma";
                 return false;
             }
         }

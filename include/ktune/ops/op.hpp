@@ -118,6 +118,13 @@ public:
     [[nodiscard]] std::vector<buffer_spec> buffers(const problem& p) const;
     /// The scalars of arguments(), evaluated at p, in order (each fits an int32).
     [[nodiscard]] std::vector<std::int32_t> scalars(const problem& p) const;
+    /// Scratch device memory (elements of the problem's type) a candidate may take as one more
+    /// pointer after the scalars; 0: none. A candidate's module that also holds an
+    /// `extern "C"` kernel `ktune_op_prologue` (same arguments) has it run before each launch,
+    /// in blocks of 256 threads, one thread an element of the workspace: work done once a
+    /// launch and shared by all its rows (docs/perf/kernels.md#layernorm-shifted-operands). The
+    /// launch's time includes it.
+    [[nodiscard]] virtual std::size_t workspace_elements(const problem&) const { return 0; }
     /// Depends on the problem: a sum's rounding error grows with the row length.
     [[nodiscard]] virtual tolerance tolerance_for(const problem& p) const = 0;
 

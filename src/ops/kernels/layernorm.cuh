@@ -24,6 +24,28 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
 #endif
 }
 
+#if defined(RAGGED) && defined(STAGE_smem_tma) && defined(SHIFTED_OPS) && SHIFTED_OPS
+// Odd staged rows with their operands shifted once a launch (hand-set shifted_ops,
+// docs/perf/kernels.md#layernorm-shifted-operands): the prologue writes, for each of the VEC
+// offsets a row can start at, gamma and beta placed on that row's aligned span (the op's
+// workspace, ops::op::workspace_elements), so the store loop reads them as aligned vectors at the
+// span's index, as an aligned row does: no shift in the threads, the aligned row's ring.
+#define KTUNE_SHIFTED 1
+#define KTUNE_WS_PARAM , T* __restrict__ ws
+constexpr int WSW = NVR * VEC; // one offset's operand: the span's vectors
+extern "C" __global__ void __launch_bounds__(256)
+    ktune_op_prologue(const T* __restrict__, const T* __restrict__ gamma,
+                      const T* __restrict__ beta, T* __restrict__, int, int, T* __restrict__ ws) {
+    const long long n = 2LL * VEC * WSW;
+    for (long long i = blockIdx.x * 256LL + threadIdx.x; i < n; i += gridDim.x * 256LL) {
+        const int off = (int)(i / (2 * WSW)), c = (int)(i % WSW) - off;
+        const T* src = (i / WSW) % 2 ? beta : gamma;
+        ws[i] = c >= 0 && c < C ? src[c] : from_f(0.f);
+    }
+}
+#else
+#define KTUNE_WS_PARAM
+#endif
 // Hand-set config keys (not axes; the defaults below are what the space runs):
 // GB_PREFETCH: depth of the gamma/beta ring of the staged forms' store loop: the first rounds are
 // loaded into registers before the statistics exchange (their L2 round trip overlaps the block
@@ -70,6 +92,8 @@ __device__ __forceinline__ V ln_ragged(const V& a, int j, int off, const T* __re
 // KTUNE_TWO_BLOCKS): rows at once over 112 KiB, or one slice over 112 KiB with tma_reg_tail.
 #if defined(KTUNE_TWO_BLOCKS)
 #define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK, 2)
+#elif defined(MIN_BLOCKS) // hand-set min_blocks: registers capped for that many blocks a SM
+#define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK, MIN_BLOCKS)
 #else
 #define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK)
 #endif
@@ -106,12 +130,12 @@ constexpr int GBP =
 #endif
 #endif
 // The ring needs the loop fully unrolled (slots by compile-time index): at most 32 rounds.
-#ifdef RAGGED
+#if defined(RAGGED) && !defined(KTUNE_SHIFTED)
 constexpr int PF = 0; // the ring indexes gamma and beta by the span's vectors: aligned rows only
 #else
 constexpr int PF = TR > 32 ? 0 : GBP < TR ? GBP : TR;
 #endif
-#if defined(RAGGED) && defined(STAGE_smem_tma)
+#if defined(RAGGED) && defined(STAGE_smem_tma) && !defined(KTUNE_SHIFTED)
 // The ring of rows that VEC does not divide (docs/perf/kernels.md#layernorm-ragged-ring): a slot
 // holds the two aligned vectors around each operand's columns (column_pair_load), loaded RRD
 // rounds ahead (the first before the statistics exchange); the shift waits until the round is
@@ -183,13 +207,19 @@ __device__ __forceinline__ void gb_take(gb_ring& o, int i, V& g, V& b, const V* 
 
 extern "C" __global__ void KTUNE_BOUNDS KTUNE_CLUSTER_DIMS
 ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
-                T* __restrict__ y, int rows, int cols) {
+                T* __restrict__ y, int rows, int cols KTUNE_WS_PARAM) {
     __shared__ float red[GROUPS * (WARPS > 0 ? WARPS : 1)];
     const row_pos p = row_position(rows);
     const V* xr = reinterpret_cast<const V*>(x + p.first);
     V* yr = reinterpret_cast<V*>(y + p.first);
+#ifdef KTUNE_SHIFTED
+    // The operands placed on this row's span (one row a block: blockIdx.x is the row).
+    const V* gv = reinterpret_cast<const V*>(ws + 2LL * ((long long)blockIdx.x * C % VEC) * WSW);
+    const V* bv = gv + WSW / VEC;
+#else
     const V* gv = reinterpret_cast<const V*>(gamma + p.col0);
     const V* bv = reinterpret_cast<const V*>(beta + p.col0);
+#endif
 #if defined(STAGE_smem_rows)
     // RPB rows (slices) staged at once, each by its own NCH bulk copies; their statistics
     // reduced together (one block barrier, one cluster exchange for all of them); then the store
@@ -428,7 +458,7 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         constexpr bool RING = RPB == 1 && PF > 0;
         gb_ring pf;
         if (RING) gb_load(pf, gv, bv, p.t);
-#ifdef RAGGED
+#if defined(RAGGED) && !defined(KTUNE_SHIFTED)
         ragged_ring rr;
         if constexpr (RRD > 0) ragged_ring_load(rr, gamma, beta, p.t);
 #endif
@@ -446,12 +476,23 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                 V g, b;
                 gb_take(pf, i, g, b, gv, bv, p.t);
                 const int j = gb_index(i, p.t);
+#ifdef RAGGED
+                // Shifted operands (no register tail): the span's vectors, head and tail apart.
+                if (j < span_vectors()) span_store(yk, j, ln_vec(sk[j], g, b, mean, rstd));
+#else
                 if (gb_valid(i, p.t))
                     yk[j] = ln_vec(i < ROUNDS ? sk[j] : rg.v[i < ROUNDS ? 0 : i - ROUNDS], g, b,
                                    mean, rstd);
+#endif
             }
         } else {
-#ifdef RAGGED
+#if defined(KTUNE_SHIFTED)
+#pragma unroll 8
+            for (int i = 0; i < ROUNDS; ++i) {
+                const int j = i * TPR + p.t;
+                if (j < span_vectors()) span_store(yk, j, ln_vec(sk[j], gv[j], bv[j], mean, rstd));
+            }
+#elif defined(RAGGED)
             if constexpr (RRD > 0) {
 #pragma unroll
                 for (int i = 0; i < ROUNDS; ++i) {

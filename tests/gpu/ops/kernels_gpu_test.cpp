@@ -164,8 +164,11 @@ TEST_CASE("softmax and layernorm rows that vec does not divide, staged whole, ma
     // copies, a runtime number of vectors per row, the neighbours' places masked on read and
     // never written; softmax's exp once (the staged default) and twice (hand-set
     // exp_once=false), layernorm's shifted sums and gamma/beta shifted to the row.
+    // Layernorm's operands shifted once a launch too (shifted_ops: the prologue's workspace,
+    // docs/perf/kernels.md#layernorm-shifted-operands).
     const auto staged = [](const config& c) { return c.get<std::string>("stage") == "smem_tma"; };
     std::vector<job> jobs;
+    std::size_t shifted = 0;
     for (const char* name : {"softmax", "layernorm"}) {
         const ops::op& o = ops::find_op(name);
         for (ops::dtype t : {ops::dtype::f32, ops::dtype::bf16})
@@ -175,6 +178,13 @@ TEST_CASE("softmax and layernorm rows that vec does not divide, staged whole, ma
                 INFO(name << " " << ops::to_string(t) << " " << ops::to_string(s));
                 for (const auto& c : ragged_configs(o, p, staged, 4)) {
                     jobs.push_back({&o, p, c});
+                    if (o.name() == "layernorm") {
+                        config b = c;
+                        b.set("shifted_ops", true);
+                        CHECK(o.valid(b, p));
+                        jobs.push_back({&o, p, b});
+                        ++shifted;
+                    }
                     if (o.name() != "softmax") continue;
                     config twice = c;
                     twice.set("exp_once", false);
@@ -182,6 +192,7 @@ TEST_CASE("softmax and layernorm rows that vec does not divide, staged whole, ma
                 }
             }
     }
+    CHECK(shifted >= 16);
     check_all(jobs);
 }
 
