@@ -60,7 +60,9 @@ void bind_op_args(problem_state& s) {
             a.slots.push_back(&p);
         for (auto& v : s.scalars)
             a.slots.push_back(&v);
-        if (!reference && s.workspace_ptr) a.slots.push_back(&s.workspace_ptr);
+        if (!reference && s.workspace.data()) a.trailing.push_back(s.workspace.data());
+        for (auto& p : a.trailing) // in vectors: the slots survive the problem's move
+            a.slots.push_back(&p);
     }
 }
 } // namespace
@@ -109,7 +111,6 @@ problem_state& gpu_runner::impl::state_for(const candidate_request& r, bool comp
         }
         if (const std::size_t w = s.op->workspace_elements(s.prob); w > 0) {
             s.workspace = device_buffer(w * ops::size_of(s.prob.type));
-            s.workspace_ptr = s.workspace.data();
         }
         bind_op_args(s); // a vector's move keeps its elements where they are
         it = problems.emplace(key, std::move(s)).first;
@@ -133,7 +134,7 @@ void gpu_runner::impl::launch_op(const problem_state& s, const module& m,
     // cuLaunchKernel reads the arguments (copies them into the launch), never writes them.
     void** args = const_cast<void**>(s.args[reference ? 1 : 0].slots.data());
     if (!reference && m.prologue) {
-        if (!s.workspace_ptr)
+        if (!s.workspace.data())
             throw error(error_kind::input, fmt::format("{}: the candidate has a prologue but the "
                                                        "op declares no workspace",
                                                        s.op->name()));

@@ -78,14 +78,14 @@ struct problem_state {
     /// A built-in op's launch arguments, [0] a candidate's and [1] the reference's: cuLaunchKernel
     /// takes each by address, so they stay with the problem and a launch builds nothing.
     struct op_args {
-        std::vector<void*> buffers; ///< the buffer arguments' device pointers
-        std::vector<void*> slots;   ///< each buffer's address, then each scalar's
+        std::vector<void*> buffers;  ///< the buffer arguments' device pointers
+        std::vector<void*> trailing; ///< a candidate's pointers after the scalars (workspace)
+        std::vector<void*> slots;    ///< each buffer's address, each scalar's, each trailing's
     };
     std::array<op_args, 2> args;
-    /// The op's workspace (ops::op::workspace_elements; empty where none) and its address as a
-    /// candidate's argument after the scalars.
+    /// The op's workspace (ops::op::workspace_elements; empty where none), a candidate's
+    /// argument after the scalars.
     device_buffer workspace;
-    void* workspace_ptr = nullptr;
     std::unique_ptr<module> reference;
     /// A user kernel (candidate_request::job; op is null): specs, bufs and pristine hold one
     /// entry per kernel argument (a scalar's buffer is empty), and per argument its element
