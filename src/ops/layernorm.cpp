@@ -15,7 +15,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 11; }
+    int version() const noexcept override { return 12; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
@@ -57,19 +57,25 @@ public:
     // the staged forms, rows_reg_tail (smem_rows over 112 KiB keep row tails in registers;
     // default true), tma_reg_tail (one slice over 112 KiB: 96 KiB staged, the tail in registers,
     // two blocks a SM; default false), rows_in_turn (smem_tma rows_per_block > 1: two buffers,
-    // out of the space since docs/perf/kernels.md#staged-rows). Each picks the form it names, so
-    // one GPU call compares it at equal configs.
+    // out of the space since docs/perf/kernels.md#staged-rows), shifted_ops (false: odd staged
+    // rows shift gamma and beta per vector in the threads instead of reading the prologue's
+    // copies; default true, docs/perf/kernels.md#layernorm-shifted-operands), min_blocks (1..4:
+    // registers capped for that many blocks a SM). Each picks the form it names, so one GPU call
+    // compares it at equal configs.
     bool valid(const config& c, const problem& p, std::string* why = nullptr) const override {
         if (!row_op::valid(c, p, why)) return false;
         const bool staged = staged_in_smem(c);
         if (const param_value* v = c.find("gb_prefetch")) {
             const auto* n = std::get_if<std::int64_t>(v);
+            // Odd staged rows read shifted operands as aligned vectors unless told otherwise.
             const param_value* sh = c.find("shifted_ops");
-            const bool shifted = sh && std::get_if<bool>(sh) && std::get<bool>(*sh);
+            const bool shifted = !(sh && std::get_if<bool>(sh) && !std::get<bool>(*sh)) &&
+                                 c.find("ragged_ring") == nullptr;
             if (!n || *n < 0 || *n > 8 || !staged || (ragged(c, p) && !shifted)) {
                 if (why)
-                    *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows) of rows "
-                           "that vec divides (or with shifted_ops)";
+                    *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows); on rows "
+                           "that vec does not divide only with their operands shifted once "
+                           "(not shifted_ops=false or ragged_ring)";
                 return false;
             }
         }

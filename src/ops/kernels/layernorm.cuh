@@ -24,8 +24,10 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
 #endif
 }
 
-#if defined(RAGGED) && defined(STAGE_smem_tma) && defined(SHIFTED_OPS) && SHIFTED_OPS
-// Odd staged rows with their operands shifted once a launch (hand-set shifted_ops,
+#if defined(RAGGED) && defined(STAGE_smem_tma) && !(defined(SHIFTED_OPS) && !SHIFTED_OPS) &&       \
+    !defined(RAGGED_RING)
+// Odd staged rows with their operands shifted once a launch (the default; hand-set
+// shifted_ops=false: shifted per vector in the threads, column_operand.cuh;
 // docs/perf/kernels.md#layernorm-shifted-operands): the prologue writes, for each of the VEC
 // offsets a row can start at, gamma and beta placed on that row's aligned span (the op's
 // workspace, ops::op::workspace_elements), so the store loop reads them as aligned vectors at the
@@ -94,6 +96,11 @@ __device__ __forceinline__ V ln_ragged(const V& a, int j, int off, const T* __re
 #define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK, 2)
 #elif defined(MIN_BLOCKS) // hand-set min_blocks: registers capped for that many blocks a SM
 #define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK, MIN_BLOCKS)
+#elif defined(KTUNE_SHIFTED)
+// Registers capped for as many blocks as shared memory leaves room for (LN_BPS): H200, bf16
+// 4096x32001 at 512 threads 86.7 % of the copy with the cap (three blocks a SM), 82.2 % without
+// (44 registers: two).
+#define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK, LN_BPS > 0 ? LN_BPS : 1)
 #else
 #define KTUNE_BOUNDS __launch_bounds__(KTUNE_BLOCK)
 #endif
@@ -125,8 +132,17 @@ constexpr int LN_BPS = LN_BPS0 * KTUNE_BLOCK > 2048 ? 2048 / KTUNE_BLOCK : LN_BP
 #if defined(KTUNE_TWO_BLOCKS)
 constexpr int GBP = 0;
 #else
+#ifdef KTUNE_SHIFTED
+// The shifted operands' ring at 1024 threads too: fp32 4096x50257 (one block a SM) ran 65.7 % of
+// the copy without it against 77.3 % for the shift in the threads with theirs.
+constexpr bool GB_RING_1024 = true;
+#else
+constexpr bool GB_RING_1024 = false;
+#endif
 constexpr int GBP =
-    KTUNE_BLOCK < 1024 && 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64 ? 2 : 0;
+    (KTUNE_BLOCK < 1024 || GB_RING_1024) && 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64
+        ? 2
+        : 0;
 #endif
 #endif
 // The ring needs the loop fully unrolled (slots by compile-time index): at most 32 rounds.
