@@ -112,6 +112,14 @@ __device__ __forceinline__ int gb_index(int i, int t) {
 __device__ __forceinline__ bool gb_valid(int i, int t) {
     return i >= ROUNDS || i * TPR + t < SNV;
 }
+// Blocks a SM that shared memory leaves room for.
+#if defined(STAGE_smem_rows)
+constexpr int LN_SMEM = RPB * SNV * 16 + 1536; // + the per-block reserve and static arrays
+#else
+constexpr int LN_SMEM = NBUF * SNV * 16 + 1536;
+#endif
+constexpr int LN_BPS0 = 228 * 1024 / LN_SMEM;
+constexpr int LN_BPS = LN_BPS0 * KTUNE_BLOCK > 2048 ? 2048 / KTUNE_BLOCK : LN_BPS0;
 #ifdef GB_PREFETCH
 constexpr int GBP = GB_PREFETCH;
 #else
@@ -122,13 +130,6 @@ constexpr int GBP = GB_PREFETCH;
 // 4096x32768 one row 69.1 vs 67.0 %, fp32 4096x32768 two rows in clusters of 4 90.2 vs 88.1 %),
 // -1.4 at 1024 threads (fp32 4096x32768 one row, 89.4 vs 90.8 %, both calls). Blocks with tails for
 // two a SM hold their registers for the tails (rows at once: 120 at 256 threads; 2 rounds spill).
-#if defined(STAGE_smem_rows)
-constexpr int LN_SMEM = RPB * SNV * 16 + 1536; // + the per-block reserve and static arrays
-#else
-constexpr int LN_SMEM = NBUF * SNV * 16 + 1536;
-#endif
-constexpr int LN_BPS0 = 228 * 1024 / LN_SMEM;
-constexpr int LN_BPS = LN_BPS0 * KTUNE_BLOCK > 2048 ? 2048 / KTUNE_BLOCK : LN_BPS0;
 #if defined(KTUNE_TWO_BLOCKS)
 constexpr int GBP = 0;
 #else
