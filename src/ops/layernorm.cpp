@@ -67,15 +67,11 @@ public:
         const bool staged = staged_in_smem(c);
         if (const param_value* v = c.find("gb_prefetch")) {
             const auto* n = std::get_if<std::int64_t>(v);
-            // Odd staged rows read shifted operands as aligned vectors unless told otherwise.
-            const param_value* sh = c.find("shifted_ops");
-            const bool shifted = !(sh && std::get_if<bool>(sh) && !std::get<bool>(*sh)) &&
-                                 c.find("ragged_ring") == nullptr;
-            if (!n || *n < 0 || *n > 8 || !staged || (ragged(c, p) && !shifted)) {
+            if (!n || *n < 0 || *n > 8 || !staged || (ragged(c, p) && !shifted_operands(c, p))) {
                 if (why)
                     *why = "gb_prefetch: 0..8 rounds, staged forms (smem_tma, smem_rows); on rows "
                            "that vec does not divide only with their operands shifted once "
-                           "(not shifted_ops=false or ragged_ring)";
+                           "(rows of 128 KiB and less, or shifted_ops=true)";
                 return false;
             }
         }
@@ -119,7 +115,30 @@ public:
         return true;
     }
 
+    // The source with shifted_ops set where the config leaves it to the op.
+    std::string source(const config& c, const problem& p) const override {
+        if (c.find("shifted_ops") || !ragged(c, p) || !staged_in_smem(c))
+            return row_op::source(c, p);
+        config d = c;
+        d.set("shifted_ops", shifted_operands(c, p));
+        return row_op::source(d, p);
+    }
+
 private:
+    // Odd staged rows (one a block) read gamma and beta shifted once a launch by the prologue
+    // (shifted_ops) where the row is 128 KiB or less, else shifted per vector in the threads.
+    // H200, % of the 512 MiB copy (docs/perf/kernels.md#layernorm-shifted-operands): bf16
+    // 4096x32001 83.4 against 74.5 (three blocks a SM instead of two), 4096x50257 79.3 against
+    // 77.7, fp32 4096x32001 76.4 against 75.3; fp32 4096x50257 (196 KiB) 67.8 against 74.2.
+    static bool shifted_operands(const config& c, const problem& p) {
+        if (const param_value* v = c.find("shifted_ops"); v && std::get_if<bool>(v))
+            return std::get<bool>(*v) && c.find("ragged_ring") == nullptr;
+        if (c.find("ragged_ring") || c.get<std::string>("stage") != "smem_tma") return false;
+        const auto vec = c.get<std::int64_t>("vec");
+        const auto span =
+            (p.shape.cols + 2 * vec - 2) / vec * vec * static_cast<std::int64_t>(size_of(p.type));
+        return span <= 128 * 1024;
+    }
     // One row per block, 256 threads: fp32 rows of 128 KiB and more in 128 KiB slices (96 KiB
     // staged, the tail in registers, two blocks a SM), bf16 rows of 256 KiB in 32 KiB slices.
     // H200 (docs/perf/kernels.md#layernorm-register-tails): fp32 1024x131072 (clusters of 4) 88.0 %

@@ -24,14 +24,15 @@ __device__ __forceinline__ void combine_slices(float& mean, float& q) {
 #endif
 }
 
-#if defined(RAGGED) && defined(STAGE_smem_tma) && !(defined(SHIFTED_OPS) && !SHIFTED_OPS) &&       \
+#if defined(RAGGED) && defined(STAGE_smem_tma) && defined(SHIFTED_OPS) && SHIFTED_OPS &&           \
     !defined(RAGGED_RING)
-// Odd staged rows with their operands shifted once a launch (the default; hand-set
-// shifted_ops=false: shifted per vector in the threads, column_operand.cuh;
-// docs/perf/kernels.md#layernorm-shifted-operands): the prologue writes, for each of the VEC
-// offsets a row can start at, gamma and beta placed on that row's aligned span (the op's
-// workspace, ops::op::workspace_elements), so the store loop reads them as aligned vectors at the
-// span's index, as an aligned row does: no shift in the threads, the aligned row's ring.
+// Odd staged rows with their operands shifted once a launch (the host sets SHIFTED_OPS: rows of
+// 128 KiB and less, or the hand-set key; else shifted per vector in the threads,
+// column_operand.cuh; docs/perf/kernels.md#layernorm-shifted-operands): the prologue writes, for
+// each of the VEC offsets a row can start at, gamma and beta placed on that row's aligned span
+// (the op's workspace, ops::op::workspace_elements), so the store loop reads them as aligned
+// vectors at the span's index, as an aligned row does: no shift in the threads, the aligned row's
+// ring.
 #define KTUNE_SHIFTED 1
 #define KTUNE_WS_PARAM , T* __restrict__ ws
 constexpr int WSW = NVR * VEC; // one offset's operand: the span's vectors
