@@ -57,9 +57,10 @@ public:
     // the staged forms, rows_reg_tail (smem_rows over 112 KiB keep row tails in registers;
     // default true), tma_reg_tail (one slice over 112 KiB: 96 KiB staged, the tail in registers,
     // two blocks a SM; default false), rows_in_turn (smem_tma rows_per_block > 1: two buffers,
-    // out of the space since docs/perf/kernels.md#staged-rows), shifted_ops (false: odd staged
-    // rows shift gamma and beta per vector in the threads instead of reading the prologue's
-    // copies; default true, docs/perf/kernels.md#layernorm-shifted-operands), min_blocks (1..4:
+    // out of the space since docs/perf/kernels.md#staged-rows), shifted_ops (odd staged rows:
+    // true reads the prologue's shifted copies of gamma and beta, false shifts them per vector in
+    // the threads; default: true for rows of 128 KiB and less,
+    // docs/perf/kernels.md#layernorm-shifted-operands), min_blocks (1..4:
     // registers capped for that many blocks a SM). Each picks the form it names, so one GPU call
     // compares it at equal configs.
     bool valid(const config& c, const problem& p, std::string* why = nullptr) const override {
@@ -129,7 +130,7 @@ private:
     // (shifted_ops) where the row is 128 KiB or less, else shifted per vector in the threads.
     // H200, % of the 512 MiB copy (docs/perf/kernels.md#layernorm-shifted-operands): bf16
     // 4096x32001 83.4 against 74.5 (three blocks a SM instead of two), 4096x50257 79.3 against
-    // 77.7, fp32 4096x32001 76.4 against 75.3; fp32 4096x50257 (196 KiB) 67.8 against 74.2.
+    // 77.7, fp32 4096x32001 79.9 against 77.9; fp32 4096x50257 (196 KiB) 65.7 against 77.3.
     static bool shifted_operands(const config& c, const problem& p) {
         if (const param_value* v = c.find("shifted_ops"); v && std::get_if<bool>(v))
             return std::get<bool>(*v) && c.find("ragged_ring") == nullptr;

@@ -134,17 +134,8 @@ constexpr int GBP = GB_PREFETCH;
 #if defined(KTUNE_TWO_BLOCKS)
 constexpr int GBP = 0;
 #else
-#ifdef KTUNE_SHIFTED
-// The shifted operands' ring at 1024 threads too: fp32 4096x50257 (one block a SM) ran 65.7 % of
-// the copy without it against 77.3 % for the shift in the threads with theirs.
-constexpr bool GB_RING_1024 = true;
-#else
-constexpr bool GB_RING_1024 = false;
-#endif
 constexpr int GBP =
-    (KTUNE_BLOCK < 1024 || GB_RING_1024) && 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64
-        ? 2
-        : 0;
+    KTUNE_BLOCK < 1024 && 65536 / (KTUNE_BLOCK * (LN_BPS > 0 ? LN_BPS : 1)) >= 64 ? 2 : 0;
 #endif
 #endif
 // The ring needs the loop fully unrolled (slots by compile-time index): at most 32 rounds.
