@@ -94,6 +94,9 @@ std::vector<config> hand_set_variants(const op& o, const config& c, const proble
         add("rows_in_turn", true);
         add("ragged_ring", std::int64_t{0}); // odd staged rows without the operands' ring
         add("ragged_ring", std::int64_t{2});
+        add("shifted_ops", false); // odd staged rows: the operands shifted in the threads
+        add("shifted_ops", true);  // ... or once a launch by the prologue, whatever the length
+        add("min_blocks", std::int64_t{2});
     } else if (o.name() == "transpose") {
         // Odd rows: the other load form (bulk copies for bf16, pair loads for fp32), and the
         // micro-rows' offset from the address instead of a constant.

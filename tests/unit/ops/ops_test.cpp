@@ -356,3 +356,55 @@ TEST_CASE("the built-in ops' arguments in the general problem model give their b
     }
     CHECK(ktune::ops::dimensions(p).to_string() == "rows=3,cols=5");
 }
+
+TEST_CASE("layernorm's odd staged rows read operands shifted once a launch where the row is "
+          "128 KiB or less") {
+    // docs/perf/kernels.md#layernorm-shifted-operands: the op's workspace (vec copies of gamma
+    // and beta, written by the prologue), and the form the source picks for a config.
+    const op& ln = find_op("layernorm");
+    const problem odd{{4096, 32001}, dtype::bf16};
+    const problem aligned{{4096, 32000}, dtype::bf16};
+    const problem long_fp32{{4096, 50257}, dtype::f32};
+    CHECK(ln.workspace_elements(odd) == 2 * 8 * (32001 + 16));
+    CHECK(ln.workspace_elements({{4096, 32001}, dtype::f32}) == 2 * 4 * (32001 + 8));
+    CHECK(ln.workspace_elements(aligned) == 0);
+    for (const auto* o : all_ops())
+        if (o->name() != "layernorm") CHECK(o->workspace_elements(odd) == 0);
+
+    const auto defines = [&](const config& c, const problem& p, const char* line) {
+        return ln.source(c, p).find(line) != std::string::npos;
+    };
+    const config d = ln.default_config(odd);
+    REQUIRE(d.get<std::string>("stage") == "smem_tma");
+    CHECK(defines(d, odd, "#define SHIFTED_OPS 1\n"));
+    const config f = ln.default_config(long_fp32); // 196 KiB rows keep the shift in the threads
+    REQUIRE(f.get<std::string>("stage") == "smem_tma");
+    CHECK(defines(f, long_fp32, "#define SHIFTED_OPS 0\n"));
+    CHECK_FALSE(defines(ln.default_config(aligned), aligned, "#define SHIFTED_OPS"));
+
+    // By hand: either form on odd staged rows, never on aligned ones or beside ragged_ring.
+    config on = f;
+    on.set("shifted_ops", true);
+    CHECK(ln.valid(on, long_fp32));
+    CHECK(defines(on, long_fp32, "#define SHIFTED_OPS 1\n"));
+    config off = d;
+    off.set("shifted_ops", false);
+    CHECK(ln.valid(off, odd));
+    CHECK(defines(off, odd, "#define SHIFTED_OPS 0\n"));
+    config bad = ln.default_config(aligned);
+    bad.set("shifted_ops", true);
+    std::string why;
+    CHECK_FALSE(ln.valid(bad, aligned, &why));
+    CHECK(why.find("shifted_ops") != std::string::npos);
+    config ring = d;
+    ring.set("ragged_ring", std::int64_t{1});
+    ring.set("shifted_ops", true);
+    CHECK_FALSE(ln.valid(ring, odd));
+    // The operands' ring depth is the shifted form's (gb_prefetch), not the threads' form's.
+    config depth = d;
+    depth.set("gb_prefetch", std::int64_t{0});
+    CHECK(ln.valid(depth, odd));
+    depth = f;
+    depth.set("gb_prefetch", std::int64_t{0});
+    CHECK_FALSE(ln.valid(depth, long_fp32));
+}
