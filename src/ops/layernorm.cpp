@@ -15,7 +15,7 @@ class layernorm final : public row_op {
 public:
     layernorm() noexcept : row_op(row_forms::cached) {}
     std::string_view name() const noexcept override { return "layernorm"; }
-    int version() const noexcept override { return 12; }
+    int version() const noexcept override { return 13; }
     std::string_view description() const noexcept override {
         return "LayerNorm over the last dimension (eps 1e-5, affine)";
     }
@@ -161,6 +161,9 @@ private:
     // Long odd rows staged too (tma.cuh's span): register-cached rows of 64-200 KiB reached
     // 48-67 % of the copy on the H200 (docs/perf/kernels.md#rows-of-odd-length).
     bool ragged_stage() const noexcept override { return true; }
+    // And their spans over 112 KiB with tails in registers, two blocks a SM, as aligned slices
+    // (docs/perf/kernels.md#layernorm-ragged-tails).
+    bool ragged_tails() const noexcept override { return true; }
     const char* body() const noexcept override { return kernels::layernorm; }
     const char* reference_body() const noexcept override { return kernels::layernorm_reference; }
 };

@@ -178,9 +178,14 @@ bool row_op::valid_smem(const config& c, const problem& p, std::string* why) con
         if (p.shape.rows * p.shape.cols * esize % 16 != 0)
             return fail(why, "smem_tma on rows that vec does not divide: the tensor must end on "
                              "a 16-byte boundary (bulk copies read whole 16-byte units)");
-        if (reg_rounds(c, p) > 0 || slice_bytes(c, p) > smem_budget)
-            return fail(why, "smem_tma on rows that vec does not divide: the row must fit shared "
-                             "memory (no register tail)");
+        // A span over 226 KiB has no tail form; one over 112 KiB keeps its tail in registers
+        // for two blocks a SM where the op's kernel has that form (ragged_tails).
+        if (slice_bytes(c, p) > smem_budget || (reg_rounds(c, p) > 0 && !ragged_tails()))
+            return fail(why, ragged_tails()
+                                 ? "smem_tma on rows that vec does not divide: the row's span "
+                                   "must fit shared memory (226 KiB)"
+                                 : "smem_tma on rows that vec does not divide: the row must fit "
+                                   "shared memory (no register tail)");
     }
     if (p.shape.cols / cl / vec < tpr / 2)
         return fail(why, "more than half the threads of a row would idle");
@@ -328,7 +333,7 @@ config row_op::default_config(const problem& p) const {
         // tail in registers), as few blocks per row as that allows: a cluster cost 16 points at
         // equal slices (docs/perf/kernels.md#staged-rows; layernorm fp32, 128 KiB slices, tpr 1024:
         // 91 % alone at 4096x32768, 75 % in clusters of 4).
-        // A ragged row is staged whole in one block (no slices, no register tail): 1024 threads
+        // A ragged row is staged whole in one block (no slices): 1024 threads
         // first. Layernorm fp32 4096x50257 (201 KiB rows) ran 1363.1 µs at 256 threads, 569.2
         // µs tuned at 1024 (H200, docs/perf/kernels.md#layernorm-odd-rows-ncu).
         const bool ragged_row = p.shape.cols % vec != 0;
@@ -337,10 +342,10 @@ config row_op::default_config(const problem& p) const {
             return *s;
     }
     // Rows over 32 KiB: 512 threads, slices of at most 64 KiB; 1024 threads where 512 is not
-    // valid: a ragged row of 96-128 KiB would keep a register tail at 512 (two blocks a SM),
-    // which a ragged span cannot; layernorm fp32 4096x32001 ran 617.5 µs on the register cache
-    // this fell to, 337.6 µs tuned at 1024 threads staged (H200,
-    // docs/perf/kernels.md#layernorm-odd-rows-ncu).
+    // valid (a span whose tail would not fit 128 bytes a thread). A ragged span of 112-128 KiB
+    // keeps its tail in registers at 512 where the op has that form (ragged_tails), two blocks
+    // a SM: layernorm fp32 4096x32001 80.5 % of the copy against 76.7 % at 1024 threads staged
+    // whole (H200, docs/perf/kernels.md#layernorm-ragged-tails).
     if (p.shape.cols * esize > 32 * 1024)
         if (auto s = staged(64 * 1024, {512, 1024})) return *s;
     // Rows up to 32 KiB keep to vectors that divide the row (register-cached ragged rows won

@@ -69,9 +69,12 @@ protected:
     /// Whether the cached form (the streaming form of a streaming op), cluster 1, takes rows
     /// that vec does not divide: aligned vectors with a scalar head and tail per row (RAGGED).
     [[nodiscard]] virtual bool ragged_rows() const noexcept { return false; }
-    /// Whether the staged form (smem_tma, one row per block, no cluster, no register tail) takes
-    /// such rows too: the row's aligned span staged, the neighbours' places masked (tma.cuh).
+    /// Whether the staged form (smem_tma, one row per block, no cluster) takes such rows too:
+    /// the row's aligned span staged, the neighbours' places masked (tma.cuh).
     [[nodiscard]] virtual bool ragged_stage() const noexcept { return false; }
+    /// Whether such a staged row's span over 112 KiB keeps its tail in registers, two blocks a
+    /// SM, as an aligned slice does (slice_tails_two_blocks, tma_reg_tail).
+    [[nodiscard]] virtual bool ragged_tails() const noexcept { return false; }
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).

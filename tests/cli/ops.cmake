@@ -1,6 +1,6 @@
 # ktune ops and the op mode of ktune tune. No GPU needed: listing, validation, replay.
 ktune_cli_test(ops_list RC 0 ARGS ops
-  EXPECT "softmax (v10)" "layernorm (v12)" "rowsum (v5)" "transpose (v6)" "threads_per_row"
+  EXPECT "softmax (v10)" "layernorm (v13)" "rowsum (v5)" "transpose (v6)" "threads_per_row"
          "valid configs at 8192x8192: fp32 231, bf16 318" "torch.softmax"
          "arguments: x[rows * cols], gamma[cols], beta[cols], y[rows * cols] out, int rows, int cols")
 ktune_cli_test(ops_json RC 0 ARGS ops --json --shape 1024x131072

@@ -416,7 +416,8 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
     // A ragged row's span starts span_off() elements before it (RAGGED: one row a block).
     const long long first0 = row0 * C + p.col0 - span_off();
     if (row0 < rows) stage_row(reinterpret_cast<const V*>(x + first0), bars, 0, span_vectors());
-    // A slice over 226 KiB: its tail in registers (one row per block, the host checks it).
+    // A slice over 226 KiB, or over 112 KiB for two blocks a SM (a ragged row's span too): its
+    // tail in registers (one row per block, the host checks it).
     static_assert(REG_ROUNDS == 0 || RPB == 1, "a register part needs one row per block");
     reg_part rg;
     if (REG_ROUNDS > 0) load_reg_part(rg, reinterpret_cast<const V*>(x + first0), p.t);
@@ -450,13 +451,15 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
         });
         if (first) shift = row_first(); // a thread with no vectors
 #pragma unroll
-        for (int i = 0; i < REG_ROUNDS; ++i)
+        for (int i = 0; i < REG_ROUNDS; ++i) {
+            const V a = span_mask(SNV + i * TPR + p.t, rg.v[i], from_f(shift));
 #pragma unroll
             for (int e = 0; e < VEC; ++e) {
-                const float d = to_f(rg.v[i].v[e]) - shift;
+                const float d = to_f(a.v[e]) - shift;
                 sv[e] += d;
                 qv[e] = fmaf(d, d, qv[e]);
             }
+        }
         float s = sv[0], q = qv[0];
 #pragma unroll
         for (int e = 1; e < VEC; ++e) {
@@ -486,8 +489,11 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
                 gb_take(pf, i, g, b, gv, bv, p.t);
                 const int j = gb_index(i, p.t);
 #ifdef RAGGED
-                // Shifted operands (no register tail): the span's vectors, head and tail apart.
-                if (j < span_vectors()) span_store(yk, j, ln_vec(sk[j], g, b, mean, rstd));
+                // Shifted operands: the span's vectors, head and tail apart.
+                if (i < ROUNDS ? j < span_vectors() : j < span_total())
+                    span_store(yk, j,
+                               ln_vec(i < ROUNDS ? sk[j] : rg.v[i < ROUNDS ? 0 : i - ROUNDS], g, b,
+                                      mean, rstd));
 #else
                 if (gb_valid(i, p.t))
                     yk[j] = ln_vec(i < ROUNDS ? sk[j] : rg.v[i < ROUNDS ? 0 : i - ROUNDS], g, b,
@@ -529,7 +535,12 @@ ktune_op_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* _
 #pragma unroll
             for (int i = 0; i < REG_ROUNDS; ++i) {
                 const int j = SNV + i * TPR + p.t;
-                yk[j] = ln_vec(rg.v[i], gv[j], bv[j], mean, rstd);
+#if defined(RAGGED) && !defined(KTUNE_SHIFTED)
+                if (j < span_total())
+                    span_store(yk, j, ln_ragged(rg.v[i], j, span_off(), gamma, beta, mean, rstd));
+#else
+                if (j < span_total()) span_store(yk, j, ln_vec(rg.v[i], gv[j], bv[j], mean, rstd));
+#endif
             }
         }
 #if CLUSTER > 1

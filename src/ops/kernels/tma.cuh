@@ -18,16 +18,20 @@ constexpr int CV = RPC * TPR;
 constexpr int NBUF = RPB > 1 ? 2 : 1;
 extern __shared__ __align__(128) unsigned char ktune_smem[];
 #ifdef RAGGED
-// Staged rows that VEC does not divide (softmax, layernorm: one row per block, no cluster, no
-// register tail; row_op checks it; docs/perf/kernels.md#rows-of-odd-length): the buffer holds the
-// row's aligned span (row_common.cuh's span_len), span_vectors() vectors from the one that holds
-// its first element. The head and tail vectors' places of the neighbouring rows read as `pad`
-// and are never written (span_store_at).
+// Staged rows that VEC does not divide (softmax, layernorm: one row per block, no cluster; row_op
+// checks it; docs/perf/kernels.md#rows-of-odd-length): the row's aligned span (row_common.cuh's
+// span_len), span_total() vectors from the one that holds its first element; the buffer holds
+// its first span_vectors() of them, layernorm's register tail (REG_ROUNDS) the rest
+// (docs/perf/kernels.md#layernorm-ragged-tails). The head and tail vectors' places of the
+// neighbouring rows read as `pad` and are never written (span_store_at).
 __device__ __forceinline__ int span_off() {
     return (int)(((long long)blockIdx.x * C) % VEC);
 }
-__device__ __forceinline__ int span_vectors() {
+__device__ __forceinline__ int span_total() {
     return span_len(span_off());
+}
+__device__ __forceinline__ int span_vectors() {
+    return span_total() < SNV ? span_total() : SNV;
 }
 __device__ __forceinline__ V span_mask(int j, V a, T pad) {
     const int e0 = j * VEC - span_off();
@@ -44,6 +48,9 @@ __device__ __forceinline__ void span_store(V* ya, int j, const V& o) {
 #else
 __device__ __forceinline__ int span_off() {
     return 0;
+}
+__device__ __forceinline__ int span_total() {
+    return NVR;
 }
 __device__ __forceinline__ int span_vectors() {
     return SNV;
@@ -98,14 +105,17 @@ __device__ __forceinline__ void for_staged(unsigned long long* bars, int k, int 
         }
     }
 }
-// The register part of the slice (REG_ROUNDS > 0): vector SNV + r * TPR + t in reg[r].
+// The register part of the slice (REG_ROUNDS > 0): vector SNV + r * TPR + t in reg[r]; a ragged
+// span's vectors past its end are not loaded (they may lie past the tensor's) and read as zeros.
 struct reg_part {
     V v[REG_ROUNDS > 0 ? REG_ROUNDS : 1];
 };
 __device__ __forceinline__ void load_reg_part(reg_part& r, const V* src, int t) {
 #pragma unroll
-    for (int i = 0; i < REG_ROUNDS; ++i)
-        r.v[i] = src[SNV + i * TPR + t];
+    for (int i = 0; i < REG_ROUNDS; ++i) {
+        const int j = SNV + i * TPR + t;
+        r.v[i] = j < span_total() ? src[j] : V{};
+    }
 }
 // f(j, v) for every vector j this thread owns in row k's buffer (after for_staged).
 template <class F>

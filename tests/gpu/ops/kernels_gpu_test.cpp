@@ -198,6 +198,56 @@ TEST_CASE("softmax and layernorm rows that vec does not divide, staged whole, ma
     check_all(jobs);
 }
 
+TEST_CASE("layernorm's odd rows with their span's tail in registers match the reference") {
+    // Spans over 112 KiB: 96 KiB staged, the rest in registers, two blocks a SM
+    // (docs/perf/kernels.md#layernorm-ragged-tails); a span's last vectors past its end are not
+    // loaded (the last row's tail ends the tensor, on a 16-byte boundary). Spans of 128 KiB and
+    // less read the shifted operands by default, longer ones shift them in the threads; both forms
+    // by hand, the shifted one with the operands' ring too (gb_prefetch).
+    const ops::op& ln = ops::find_op("layernorm");
+    std::vector<job> jobs;
+    std::size_t tails = 0;
+    struct odd {
+        ops::dtype t;
+        ops::shape2d s;
+        std::int64_t min_tpr; // spans over 128 KiB: 128 bytes a thread of tail need 512
+    };
+    for (const odd& o :
+         {odd{ops::dtype::f32, {24, 32001}, 256}, odd{ops::dtype::f32, {8, 36001}, 512},
+          odd{ops::dtype::bf16, {16, 60001}, 256}, odd{ops::dtype::bf16, {8, 70001}, 512}}) {
+        const ops::dtype t = o.t;
+        const ops::problem p{o.s, t};
+        INFO(ops::to_string(t) << " " << ops::to_string(o.s));
+        for (std::int64_t tpr = o.min_tpr; tpr <= 512; tpr *= 2) {
+            config c{{"threads_per_row", tpr},
+                     {"rows_per_block", std::int64_t{1}},
+                     {"vec", std::int64_t{16 / static_cast<std::int64_t>(ops::size_of(t))}},
+                     {"cache_row", true},
+                     {"unroll", std::int64_t{1}},
+                     {"cluster", std::int64_t{1}},
+                     {"stage", std::string("smem_tma")}};
+            REQUIRE(ln.valid(c, p));
+            // The host's line (tma.cuh defines 0 after it where there is none).
+            const std::string src = ln.source(c, p);
+            CHECK(src.find("#define REG_ROUNDS") < src.find("#define REG_ROUNDS 0"));
+            jobs.push_back({&ln, p, c});
+            ++tails;
+            for (const bool on : {false, true}) {
+                config b = c;
+                b.set("shifted_ops", on);
+                REQUIRE(ln.valid(b, p));
+                jobs.push_back({&ln, p, b});
+                if (!on) continue;
+                b.set("gb_prefetch", std::int64_t{2});
+                REQUIRE(ln.valid(b, p));
+                jobs.push_back({&ln, p, b});
+            }
+        }
+    }
+    CHECK(tails == 6);
+    check_all(jobs);
+}
+
 TEST_CASE("default configs match the reference at every benchmark row length") {
     // The defaults (staged rows over 32 KiB, long softmax rows over a cluster of 8) at the
     // benchmark sweep's row lengths, with few rows (a partial wave; 40: every vec divides it).

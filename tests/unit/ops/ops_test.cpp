@@ -408,3 +408,62 @@ TEST_CASE("layernorm's odd staged rows read operands shifted once a launch where
     depth.set("gb_prefetch", std::int64_t{0});
     CHECK_FALSE(ln.valid(depth, long_fp32));
 }
+
+TEST_CASE("layernorm's odd staged rows over 112 KiB keep their span's tail in registers, two "
+          "blocks a SM") {
+    // docs/perf/kernels.md#layernorm-ragged-tails: as an aligned slice (96 KiB staged, at most
+    // 128 bytes a thread in registers, blocks of at most 512 threads); spans over 226 KiB are
+    // not staged; softmax's odd rows stay staged whole (its kernel has no such form).
+    const op& ln = find_op("layernorm");
+    const problem odd{{4096, 32001}, dtype::f32}; // a span of 8001 vectors: 125 KiB
+    const auto source = [&](const config& c, const problem& p) { return ln.source(c, p); };
+    const auto has = [](const std::string& src, const char* line) {
+        return src.find(line) != std::string::npos;
+    };
+    // The host's REG_ROUNDS line comes first; tma.cuh defines 0 where it sets none.
+    const auto tail_rounds = [](const std::string& src) {
+        const std::size_t at = src.find("#define REG_ROUNDS ");
+        return at == std::string::npos ? -1 : std::stoi(src.substr(at + 19));
+    };
+    config c{{"threads_per_row", std::int64_t{512}},
+             {"rows_per_block", std::int64_t{1}},
+             {"vec", std::int64_t{4}},
+             {"cache_row", true},
+             {"unroll", std::int64_t{1}},
+             {"cluster", std::int64_t{1}},
+             {"stage", std::string("smem_tma")}};
+    REQUIRE(ln.valid(c, odd));
+    const std::string src = source(c, odd);
+    CHECK(has(src, "#define REG_ROUNDS 4\n")); // (8001 - 6144) vectors over 512 threads
+    CHECK(has(src, "#define KTUNE_TWO_BLOCKS 1\n"));
+    CHECK(has(src, "#define SHIFTED_OPS 1\n"));
+    CHECK(ln.geometry(c, odd).shared_bytes == (8001 - 4 * 512) * 16);
+    config whole = c;
+    whole.set("tma_reg_tail", false); // staged whole: one block a SM
+    REQUIRE(ln.valid(whole, odd));
+    CHECK(tail_rounds(source(whole, odd)) == 0);
+    CHECK(ln.geometry(whole, odd).shared_bytes == 8001 * 16);
+    // 256 threads: 8 rounds, 128 bytes a thread; a 141 KiB span would need 12 there (staged
+    // whole), 6 at 512 (its operands shifted in the threads: over 128 KiB).
+    c.set("threads_per_row", std::int64_t{256});
+    CHECK(has(source(c, odd), "#define REG_ROUNDS 8\n"));
+    const problem longer{{64, 36001}, dtype::f32};
+    CHECK(tail_rounds(source(c, longer)) == 0);
+    c.set("threads_per_row", std::int64_t{512});
+    const std::string lsrc = source(c, longer);
+    CHECK(has(lsrc, "#define REG_ROUNDS 6\n"));
+    CHECK(has(lsrc, "#define SHIFTED_OPS 0\n"));
+    // The default takes it (512 threads, two blocks a SM) where it took 1024 threads staged
+    // whole; spans of 196 KiB keep 1024 threads staged whole.
+    const config d = ln.default_config(odd);
+    CHECK(d.get<std::int64_t>("threads_per_row") == 512);
+    CHECK(tail_rounds(source(d, odd)) == 4);
+    const problem wide{{4096, 50257}, dtype::f32};
+    const config w = ln.default_config(wide);
+    CHECK(w.get<std::int64_t>("threads_per_row") == 1024);
+    CHECK(tail_rounds(source(w, wide)) == 0);
+    // Softmax has no tail form for odd rows: the same config is staged whole or not at all.
+    const op& sm = find_op("softmax");
+    REQUIRE(sm.valid(c, odd));
+    CHECK(tail_rounds(sm.source(c, odd)) == 0);
+}
