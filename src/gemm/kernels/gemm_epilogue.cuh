@@ -48,11 +48,13 @@ __device__ __forceinline__ unsigned bias_word(const unsigned short* __restrict__
     return 0u;
 #endif
 }
-__device__ __forceinline__ float2 bias_pair(unsigned w) {
+// Two elements of OUT's type in a word, as floats (the low half first): a bias pair, or two of
+// the GEMV's inputs.
+__device__ __forceinline__ float2 out_pair(unsigned w) {
     return make_float2(out_to_float((unsigned short)(w & 0xffffu)),
                        out_to_float((unsigned short)(w >> 16)));
 }
-// Two neighbouring elements of OUT's row through the epilogue with their bias b (bias_pair),
+// Two neighbouring elements of OUT's row through the epilogue with their bias b (out_pair),
 // packed to OUT's type (the first in the low half).
 __device__ __forceinline__ unsigned epi_pack(float x0, float x1, float alpha, float2 b) {
     x0 *= alpha;

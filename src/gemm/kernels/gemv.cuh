@@ -13,24 +13,6 @@
 #define IN_FP8 0
 #endif
 
-__device__ __forceinline__ float gemv_lo(unsigned w) {
-#if IN_F16
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)(w & 0xffffu)));
-    return f;
-#else
-    return __uint_as_float(w << 16);
-#endif
-}
-__device__ __forceinline__ float gemv_hi(unsigned w) {
-#if IN_F16
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)(w >> 16)));
-    return f;
-#else
-    return __uint_as_float(w & 0xffff0000u);
-#endif
-}
 #if IN_FP8
 // Four e4m3 values of a word as fp16 pairs (one cvt for two), then as floats: the same order for
 // A and B, so element k of one meets element k of the other.
@@ -64,16 +46,17 @@ __device__ __forceinline__ float gemv_dot8(const uint4& w, const uint4& x, float
     return gemv_dot_word(w.w, x.w, acc);
 }
 #else
-// A 16-byte chunk: 8 elements of B against A's.
+// A 16-byte chunk: 8 elements of B against A's (gemm_epilogue.cuh's out_pair: A and B are of
+// OUT's type here).
 __device__ __forceinline__ float gemv_dot8(const uint4& w, const uint4& x, float acc) {
-    acc = fmaf(gemv_lo(w.x), gemv_lo(x.x), acc);
-    acc = fmaf(gemv_hi(w.x), gemv_hi(x.x), acc);
-    acc = fmaf(gemv_lo(w.y), gemv_lo(x.y), acc);
-    acc = fmaf(gemv_hi(w.y), gemv_hi(x.y), acc);
-    acc = fmaf(gemv_lo(w.z), gemv_lo(x.z), acc);
-    acc = fmaf(gemv_hi(w.z), gemv_hi(x.z), acc);
-    acc = fmaf(gemv_lo(w.w), gemv_lo(x.w), acc);
-    return fmaf(gemv_hi(w.w), gemv_hi(x.w), acc);
+    const unsigned ws[4] = {w.x, w.y, w.z, w.w}, xs[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const float2 p = out_pair(ws[i]), q = out_pair(xs[i]);
+        acc = fmaf(p.x, q.x, acc);
+        acc = fmaf(p.y, q.y, acc);
+    }
+    return acc;
 }
 #endif
 // Chunks first, first + stride, ... of one row of B (k8 16-byte chunks) against A's rows, UNROLL
@@ -97,6 +80,14 @@ __device__ __forceinline__ void gemv_row_part(float (&acc)[MROWS], const uint4* 
                     acc[m] = gemv_dot8(w[u], __ldg(a + (long long)m * k8 + i), acc[m]);
         }
     }
+}
+// Each row's sum over the warp's lanes (a butterfly: every lane ends with every sum).
+__device__ __forceinline__ void gemv_warp_sums(float (&acc)[MROWS]) {
+#pragma unroll
+    for (int m = 0; m < MROWS; ++m)
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1)
+            acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);
 }
 __device__ __forceinline__ void gemv_store(unsigned short* __restrict__ d,
                                            const unsigned short* __restrict__ bias, int m,
@@ -129,12 +120,7 @@ extern "C" __global__ void __launch_bounds__(GEMV_THREADS)
         for (int m = 0; m < MROWS; ++m)
             acc[m] = 0.0f;
         gemv_row_part(acc, b + (long long)n * k8, a, k8, lane, 32);
-#pragma unroll
-        for (int m = 0; m < MROWS; ++m) {
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1)
-                acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);
-        }
+        gemv_warp_sums(acc);
         if (lane < MROWS) {
             float v = acc[0];
 #pragma unroll
@@ -152,13 +138,11 @@ extern "C" __global__ void __launch_bounds__(GEMV_THREADS)
         for (int m = 0; m < MROWS; ++m)
             acc[m] = 0.0f;
         gemv_row_part(acc, b + (long long)n * k8, a, k8, threadIdx.x, GEMV_THREADS);
+        gemv_warp_sums(acc);
+        if (lane == 0)
 #pragma unroll
-        for (int m = 0; m < MROWS; ++m) {
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1)
-                acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);
-            if (lane == 0) part[warp][m] = acc[m];
-        }
+            for (int m = 0; m < MROWS; ++m)
+                part[warp][m] = acc[m];
         __syncthreads();
         if (threadIdx.x < MROWS) {
             float v = 0.0f;

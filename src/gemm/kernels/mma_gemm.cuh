@@ -144,7 +144,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 #pragma unroll
     for (int j = 0; j < NI; ++j) {
         const int col = col0 + wc * TN + j * 8 + 2 * q;
-        const float2 bj = bias_pair(bias_word(bias, col, C));
+        const float2 bj = out_pair(bias_word(bias, col, C));
 #pragma unroll
         for (int i = 0; i < MI; ++i)
 #pragma unroll

@@ -473,7 +473,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
                 for (int j = 0; j < BN / 8; ++j) {
 #if BIAS_AHEAD
-                    const float2 bj = bias_pair(bias_ahead[j]);
+                    const float2 bj = out_pair(bias_ahead[j]);
 #else
                     const float2 bj = make_float2(0.0f, 0.0f); // no epilogue
 #endif
@@ -517,9 +517,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
             for (int j = 0; j < BN / 8; ++j) {
 #if BIAS_AHEAD
-                const float2 bj = bias_pair(bias_ahead[j]);
+                const float2 bj = out_pair(bias_ahead[j]);
 #else
-                const float2 bj = bias_pair(bias_word(bias, c0 + 8 * j, C));
+                const float2 bj = out_pair(bias_word(bias, c0 + 8 * j, C));
 #endif
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
