@@ -86,8 +86,9 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     double time = full * wave(slots) + (rest > 0 ? wave(rest) : 0.0) + 0.1 * waves * feed;
     // Split-K writes each slice's fp32 partial and the last slice reads them all back.
     if (c.splits > 1) time += 2.0 * c.splits * bm * bn * 4.0 / feed_sm;
-    // Clusters measured slower everywhere (docs/perf/gemm.md#hopper-template); a raster group
-    // of 8 is the usual L2 sweet spot, and breaks the ties of a DRAM-bound shape.
+    // Clusters measure at par with the same tile alone, never clearly faster
+    // (docs/perf/gemm.md#cluster-release): ranked after it. A raster group of 8 is the usual L2
+    // sweet spot, and breaks the ties of a DRAM-bound shape.
     const double cluster = c.cluster > 1 ? 1.25 : 1.0;
     const double raster = c.group == 8 ? 1.0 : 1.005;
     return time * cluster * raster;

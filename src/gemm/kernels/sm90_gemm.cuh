@@ -75,11 +75,13 @@ __device__ __forceinline__ void bar_expect(unsigned long long* b, unsigned bytes
 __device__ __forceinline__ void bar_arrive(unsigned long long* b) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(ktune_smem_u32(b)) : "memory");
 }
-// One arrival on the barrier at b's offset in block `rank` of the cluster (this block included).
+// One arrival on the barrier at b's offset in block `rank` of the cluster (this block included),
+// with the arrive's default semantics (release at CTA scope): what it orders is this thread's
+// wgmma reads of a slot, retired before it arrives. A release at cluster scope fenced every
+// arrival: 3.2x slower at decode shapes (docs/perf/gemm.md#cluster-release).
 __device__ __forceinline__ void bar_arrive_in(unsigned long long* b, unsigned rank) {
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(
-                     ktune_smem_u32(b)),
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(ktune_smem_u32(b)),
                  "r"(rank)
                  : "memory");
 }
