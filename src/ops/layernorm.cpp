@@ -135,10 +135,7 @@ private:
         if (const param_value* v = c.find("shifted_ops"); v && std::get_if<bool>(v))
             return std::get<bool>(*v) && c.find("ragged_ring") == nullptr;
         if (c.find("ragged_ring") || c.get<std::string>("stage") != "smem_tma") return false;
-        const auto vec = c.get<std::int64_t>("vec");
-        const auto span =
-            (p.shape.cols + 2 * vec - 2) / vec * vec * static_cast<std::int64_t>(size_of(p.type));
-        return span <= 128 * 1024;
+        return slice_bytes(c, p) <= 128 * 1024; // a ragged row's whole span
     }
     // One row per block, 256 threads: fp32 rows of 128 KiB and more in 128 KiB slices (96 KiB
     // staged, the tail in registers, two blocks a SM), bf16 rows of 256 KiB in 32 KiB slices.

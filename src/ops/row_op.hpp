@@ -75,6 +75,9 @@ protected:
     /// Whether such a staged row's span over 112 KiB keeps its tail in registers, two blocks a
     /// SM, as an aligned slice does (slice_tails_two_blocks, tma_reg_tail).
     [[nodiscard]] virtual bool ragged_tails() const noexcept { return false; }
+    /// Bytes a staged slice takes in shared memory: cols / cluster elements, or a ragged row's
+    /// aligned span (vectors that vec does not divide the row into).
+    [[nodiscard]] static std::int64_t slice_bytes(const config& c, const problem& p);
     /// The candidate kernel, after the prelude, the config's constants and row_common_source.
     [[nodiscard]] virtual const char* body() const noexcept = 0;
     /// The reference kernel (one 256-thread block per row, double accumulation).
@@ -84,9 +87,6 @@ private:
     /// A valid regs-stage config for any shape, from c's keys (see row_op.cpp).
     [[nodiscard]] config any_shape_default(config c, const problem& p) const;
     [[nodiscard]] bool valid_smem(const config& c, const problem& p, std::string* why) const;
-    /// Bytes a staged slice takes in shared memory: cols / cluster elements, or a ragged row's
-    /// aligned span (vectors that vec does not divide the row into).
-    [[nodiscard]] static std::int64_t slice_bytes(const config& c, const problem& p);
     /// Dynamic shared memory of the staged form: one slice, two with rows in turn.
     [[nodiscard]] std::int64_t smem_bytes(const config& c, const problem& p) const;
     /// Rounds of threads_per_row 16-byte vectors a staged slice over 226 KiB keeps in

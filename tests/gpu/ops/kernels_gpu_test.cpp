@@ -206,7 +206,6 @@ TEST_CASE("layernorm's odd rows with their span's tail in registers match the re
     // by hand, the shifted one with the operands' ring too (gb_prefetch).
     const ops::op& ln = ops::find_op("layernorm");
     std::vector<job> jobs;
-    std::size_t tails = 0;
     struct odd {
         ops::dtype t;
         ops::shape2d s;
@@ -231,7 +230,6 @@ TEST_CASE("layernorm's odd rows with their span's tail in registers match the re
             const std::string src = ln.source(c, p);
             CHECK(src.find("#define REG_ROUNDS") < src.find("#define REG_ROUNDS 0"));
             jobs.push_back({&ln, p, c});
-            ++tails;
             for (const bool on : {false, true}) {
                 config b = c;
                 b.set("shifted_ops", on);
@@ -244,7 +242,6 @@ TEST_CASE("layernorm's odd rows with their span's tail in registers match the re
             }
         }
     }
-    CHECK(tails == 6);
     check_all(jobs);
 }
 
