@@ -169,10 +169,14 @@ sm90_device device_here() {
 }
 
 // A config as a recorded space's key: "bn,stages,consumers,group,cluster,epi_parts,tma_store"
-// (",splits" where it splits K; the recorded spaces hold unsplit configs only).
+// (",splits" where it splits K or its cluster shares B, then ",1" for the latter; the recorded
+// spaces hold neither).
 std::string key_of(const sm90_config& c) {
     return fmt::format("{},{},{},{},{},{},{}{}", c.bn, c.stages, c.consumers, c.group, c.cluster,
-                       c.epi_parts, c.tma_store, c.splits != 1 ? fmt::format(",{}", c.splits) : "");
+                       c.epi_parts, c.tma_store,
+                       c.cluster_b != 0  ? fmt::format(",{},{}", c.splits, c.cluster_b)
+                       : c.splits != 1 ? fmt::format(",{}", c.splits)
+                                       : "");
 }
 
 std::vector<sm90_config> parse_configs(const std::string& s) {
@@ -181,13 +185,13 @@ std::vector<sm90_config> parse_configs(const std::string& s) {
     std::string item;
     while (std::getline(ss, item, ';')) {
         sm90_config c = sm90_default;
-        const int n =
-            std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages, &c.consumers,
-                        &c.group, &c.cluster, &c.epi_parts, &c.tma_store, &c.splits);
+        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages,
+                                  &c.consumers, &c.group, &c.cluster, &c.epi_parts, &c.tma_store,
+                                  &c.splits, &c.cluster_b);
         if (n < 4)
             throw error(error_kind::usage,
                         fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster[,"
-                                    "epi_parts[,tma_store[,splits]]]]",
+                                    "epi_parts[,tma_store[,splits[,cluster_b]]]]]",
                                     item));
         out.push_back(c);
     }
@@ -387,9 +391,9 @@ void bench_shape(const std::string& shape, const std::vector<sm90_config>& confi
 // Kernel Tuner's cache format (docs/formats.md#recorded-spaces) for the template's space.
 void brute(const std::string& shape, const std::filesystem::path& file) {
     const problem p = parse_problem(shape, "bf16", "tn");
-    // Unsplit configs: the recorded spaces' keys have no splits (key_of).
+    // Unsplit configs of clusters sharing A: the recorded spaces' keys have neither (key_of).
     std::vector<sm90_config> configs = sm90_configs(p, device_here());
-    std::erase_if(configs, [](const sm90_config& c) { return c.splits != 1; });
+    std::erase_if(configs, [](const sm90_config& c) { return c.splits != 1 || c.cluster_b != 0; });
     int dev = 0;
     cudaDeviceProp prop{};
     KTUNE_CUDA_CALL(cudaGetDevice(&dev));

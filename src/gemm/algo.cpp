@@ -52,6 +52,8 @@ config to_config(const algo_config& a) {
         c.set("tma_store", std::int64_t{a.sm90.tma_store});
         // Only where split: entries written before split-K read as one slice.
         if (a.sm90.splits != 1) c.set("splits", std::int64_t{a.sm90.splits});
+        // Only where the cluster shares B: entries written before it share A.
+        if (a.sm90.cluster_b != 0) c.set("cluster_b", std::int64_t{a.sm90.cluster_b});
         return c;
     }
     if (a.provider == provider::ktune_mma) {
@@ -122,6 +124,8 @@ algo_config algo_from_config(const config& c) {
             a.sm90.epi_parts = get_int<std::int32_t>(c, "epi_parts");
             a.sm90.tma_store = get_int<std::int32_t>(c, "tma_store");
             if (c.find("splits") != nullptr) a.sm90.splits = get_int<std::int32_t>(c, "splits");
+            if (c.find("cluster_b") != nullptr)
+                a.sm90.cluster_b = get_int<std::int32_t>(c, "cluster_b");
             return a;
         }
     }
@@ -151,9 +155,9 @@ std::string describe(const algo_config& a) {
         return fmt::format("ktune mma bm{} bn{} bk{} w{}x{} s{}", a.mma.bm, a.mma.bn, a.mma.bk,
                            a.mma.warps_m, a.mma.warps_n, a.mma.stages);
     if (a.provider == provider::ktune_sm90)
-        return fmt::format("ktune sm90 bn{} s{} c{} g{} x{} e{} t{}{}", a.sm90.bn, a.sm90.stages,
-                           a.sm90.consumers, a.sm90.group, a.sm90.cluster, a.sm90.epi_parts,
-                           a.sm90.tma_store,
+        return fmt::format("ktune sm90 bn{} s{} c{} g{} x{}{} e{} t{}{}", a.sm90.bn, a.sm90.stages,
+                           a.sm90.consumers, a.sm90.group, a.sm90.cluster,
+                           a.sm90.cluster_b != 0 ? "b" : "", a.sm90.epi_parts, a.sm90.tma_store,
                            a.sm90.splits != 1 ? fmt::format(" k{}", a.sm90.splits) : "");
     return fmt::format("algo {} tile {} stages {} cluster {} splitk {} red {} swz {} custom {} "
                        "inner {}",

@@ -27,6 +27,7 @@ nlohmann::json algo_json(const algo_config& a) {
                          {"epi_parts", a.sm90.epi_parts},
                          {"tma_store", a.sm90.tma_store}};
         if (a.sm90.splits != 1) j["splits"] = a.sm90.splits; // as the cache entry (algo.cpp)
+        if (a.sm90.cluster_b != 0) j["cluster_b"] = a.sm90.cluster_b;
         return j;
     }
     if (a.provider == provider::ktune_gemv)
@@ -76,7 +77,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.7.0"},
+                     {"version", "1.8.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},

@@ -100,8 +100,8 @@ std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
 }
 
 std::string sm90_name(const sm90_config& c) {
-    return fmt::format("bn{} s{} c{} g{} x{} e{} t{}{}", c.bn, c.stages, c.consumers, c.group,
-                       c.cluster, c.epi_parts, c.tma_store,
+    return fmt::format("bn{} s{} c{} g{} x{}{} e{} t{}{}", c.bn, c.stages, c.consumers, c.group,
+                       c.cluster, c.cluster_b != 0 ? "b" : "", c.epi_parts, c.tma_store,
                        c.splits != 1 ? fmt::format(" k{}", c.splits) : "");
 }
 
@@ -134,6 +134,10 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
     if (c.stages < 2 || c.stages > 24) return fmt::format("stages {}: 2 to 24", c.stages);
     if (c.group < 1) return fmt::format("group {}: at least 1", c.group);
     if (c.cluster != 1 && c.cluster != 2) return fmt::format("cluster {}: 1 or 2", c.cluster);
+    if (c.cluster_b != 0 && c.cluster_b != 1)
+        return fmt::format("cluster_b {}: 0 (the cluster shares A) or 1 (B)", c.cluster_b);
+    if (c.cluster_b != 0 && c.cluster == 1)
+        return "cluster_b without a cluster: set cluster 2 for blocks to share B's slab";
     if (c.splits < 1 || c.splits > sm90_max_splits)
         return fmt::format("splits {}: 1 to {}", c.splits, sm90_max_splits);
     if (c.splits > 1 && (c.tma_store != 0 || c.epi_parts != 0 || c.cluster != 1))
@@ -172,7 +176,7 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
     if (c.tma_store && p.m % 8 != 0)
         return fmt::format("tma_store with M {}: D's columns must be 16-byte rows for the TMA",
                            p.m);
-    if ((c.bn / c.cluster) % 8 != 0)
+    if (c.cluster_b == 0 && (c.bn / c.cluster) % 8 != 0)
         return fmt::format("bn {} over a cluster of {}: each block's part of the Q slab must be "
                            "whole 8-row swizzle atoms",
                            c.bn, c.cluster);
@@ -206,14 +210,19 @@ const char* to_string(sm90_fault f) noexcept {
 
 sm90_fault sm90_fault_for(const sm90_config& c, double rate, std::uint64_t seed) noexcept {
     if (rate <= 0) return sm90_fault::none;
-    // FNV-1a over the knobs and the seed: the same on every platform and run.
+    // FNV-1a over the knobs and the seed: the same on every platform and run (cluster_b only
+    // where set, so the configs without it draw what they drew before it existed).
     std::uint64_t h = 1469598103934665603ull ^ seed;
-    for (const std::int32_t v :
-         {c.bn, c.stages, c.consumers, c.group, c.cluster, c.epi_parts, c.tma_store, c.splits})
+    const auto mix = [&h](std::int32_t v) {
         for (int byte = 0; byte < 4; ++byte) {
             h ^= (static_cast<std::uint32_t>(v) >> (8 * byte)) & 0xffu;
             h *= 1099511628211ull;
         }
+    };
+    for (const std::int32_t v :
+         {c.bn, c.stages, c.consumers, c.group, c.cluster, c.epi_parts, c.tma_store, c.splits})
+        mix(v);
+    if (c.cluster_b != 0) mix(c.cluster_b);
     const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
     if (u >= rate) return sm90_fault::none;
     return (h & 1) ? sm90_fault::skip_slab : sm90_fault::drop_tile;
@@ -229,10 +238,11 @@ std::string sm90_source(const sm90_config& c, kernel_form form, sm90_fault fault
     // The raster group is a kernel argument: configs that differ only in it share a cubin.
     // So are the slices: split configs share one compile, unsplit ones leave its code out.
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
-                       "#define CLUSTER {}\n#define EPI_PARTS {}\n#define TMA_STORE {}\n"
-                       "#define SPLIT_K {}\n#define IN_BYTES {}\n#define IN_F16 {}\n"
-                       "#define EPILOGUE {}\n{}{}",
-                       sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.epi_parts, c.tma_store,
+                       "#define CLUSTER {}\n#define CLUSTER_B {}\n#define EPI_PARTS {}\n"
+                       "#define TMA_STORE {}\n#define SPLIT_K {}\n#define IN_BYTES {}\n"
+                       "#define IN_F16 {}\n#define EPILOGUE {}\n{}{}",
+                       sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.cluster_b, c.epi_parts,
+                       c.tma_store,
                        c.splits > 1 ? 1 : 0, input_bytes(form.type),
                        form.type == dtype::fp16 ? 1 : 0, static_cast<int>(form.epi),
                        fault == sm90_fault::none
@@ -419,16 +429,19 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
     if (p.epi != epilogue::none && bias == nullptr)
         throw_missing_bias(fmt::format("sm90 GEMM {}", sm90_name(c)), p);
     if (!last || !(last->p == p) || last->a != a || last->b != b || last->d != d) {
-        // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K); OUT in
-        // 64 x 64 boxes for the TMA store (unused without it), of D's type.
+        // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K), each
+        // block of a cluster loading its share of the slab the cluster shares; OUT in 64 x 64
+        // boxes for the TMA store (unused without it), of D's type.
         const dtype out_type = p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16;
+        const int p_rows = c.cluster_b ? sm90_bm(c) / c.cluster : sm90_bm(c);
+        const int q_rows = c.cluster_b ? c.bn : c.bn / c.cluster;
         last =
             impl::bound{p,
                         a,
                         b,
                         d,
-                        {impl_->map(b, p.n, p.k, sm90_bm(c), p.type, sm90_bk(p.type)),
-                         impl_->map(a, p.m, p.k, c.bn / c.cluster, p.type, sm90_bk(p.type)),
+                        {impl_->map(b, p.n, p.k, p_rows, p.type, sm90_bk(p.type)),
+                         impl_->map(a, p.m, p.k, q_rows, p.type, sm90_bk(p.type)),
                          c.tma_store ? impl_->map(d, p.n, p.m, 64, out_type, 64) : CUtensorMap{}}};
     }
     int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
@@ -441,11 +454,15 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
     std::array<void*, 14> args{
         &last->maps[0], &last->maps[1], &last->maps[2], &out,      &rows,     &cols,     &k,
         &group,         &alpha,         &splits,        &partials, &arrivals, &bias_arg, &b_early};
-    // A cluster takes `cluster` neighbouring row tiles of one column tile (a unit); one block
-    // a SM (or the clusters that fit), persistent.
+    // A cluster takes `cluster` neighbouring row tiles of one column tile, or with cluster_b
+    // neighbouring column tiles of one row tile (a unit); one block a SM (or the clusters that
+    // fit), persistent.
     const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);
+    const std::int64_t col_tiles = (p.m + c.bn - 1) / c.bn;
     const std::int64_t units =
-        ((row_tiles + c.cluster - 1) / c.cluster) * ((p.m + c.bn - 1) / c.bn) * c.splits;
+        (c.cluster_b ? row_tiles * ((col_tiles + c.cluster - 1) / c.cluster)
+                     : ((row_tiles + c.cluster - 1) / c.cluster) * col_tiles) *
+        c.splits;
     std::array<CUlaunchAttribute, 2> attrs{};
     const CUlaunchConfig cfg = impl_->launch_config(
         static_cast<unsigned>(std::min<std::int64_t>(units, impl_->resident_units) * c.cluster),

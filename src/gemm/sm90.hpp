@@ -43,7 +43,7 @@ int sm90_bk(dtype t) noexcept;
 int sm90_bm(const sm90_config& c) noexcept;
 /// Dynamic shared memory of a launch: the ring, its barriers and the alignment slack.
 std::size_t sm90_shared_bytes(const sm90_config& c) noexcept;
-/// "bn256 s4 c2 g8 x2 e4 t0" (" k4" where it splits K in 4).
+/// "bn256 s4 c2 g8 x2 e4 t0" (" k4" where it splits K in 4; "x2b" where the cluster shares B).
 std::string sm90_name(const sm90_config& c);
 /// Most slices of K a config may split into.
 inline constexpr int sm90_max_splits = 16;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace ktune::gemm::detail {
 
@@ -16,10 +17,12 @@ std::vector<sm90_config> sm90_grid() {
         for (int stages : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24}) // deep: narrow decode tiles
             for (int consumers = 1; consumers <= 2; ++consumers)
                 for (int group : {1, 2, 4, 8, 16, 32}) {
-                    for (int cluster = 1; cluster <= 2; ++cluster)
+                    // No cluster, a cluster sharing A's slab, one sharing B's.
+                    for (const auto& [cluster, shares_b] : {std::pair{1, 0}, {2, 0}, {2, 1}})
                         for (int epi : {0, 1, 2, 4, 8})
                             for (int tma = 0; tma <= 1; ++tma)
-                                out.push_back({bn, stages, consumers, group, cluster, epi, tma});
+                                out.push_back(
+                                    {bn, stages, consumers, group, cluster, epi, tma, 1, shares_b});
                     // Split-K sums its slices in the direct-store epilogue (sm90_rejects).
                     for (int splits : {2, 3, 4, 6, 8, 12, 16})
                         out.push_back({bn, stages, consumers, group, 1, 0, 0, splits});
@@ -49,9 +52,12 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     const double dram = d.dram_gbs * 1e9 * dram_share;
     const double bm = sm90_bm(c), bn = c.bn, k = double(p.k), m = double(p.m), n = double(p.n);
     // D's transpose in bm x bn tiles (rows: N, columns: M), each cut into `splits` slices of K,
-    // persistent over the SMs (clusters: pairs of tiles over half of them).
+    // persistent over the SMs (clusters: pairs of tiles over half of them; a cluster sharing B
+    // runs a block on the column tile past the last where their count is odd).
     const double row_tiles = std::ceil(n / bm), col_tiles = std::ceil(m / bn);
-    const double units = row_tiles * col_tiles * c.splits;
+    const double cluster_cols = c.cluster_b ? std::ceil(col_tiles / c.cluster) : col_tiles;
+    const double units =
+        row_tiles * (c.cluster_b ? cluster_cols * c.cluster : col_tiles) * c.splits;
     const double slots = std::max(1, d.sms / c.cluster * c.cluster);
     const double bk = double(sm90_bk(p.type)); // a slab's elements of K: 128 bytes
     const double slice = std::ceil(std::ceil(k / bk) / c.splits) * bk;
@@ -73,8 +79,9 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // once over the column tiles where there are many (a large GEMM's raster keeps a row tile
     // in L2 for them), else once a column tile: a decode GEMM split into two column tiles ran
     // as if it read its weights twice (H200: 16 x 4096 x 4096 with bn 8, 16.0 us; with bn 16,
-    // one column tile, 12.3 us at M = 8).
-    const double b_reads = col_tiles > 4 ? 1.0 : col_tiles;
+    // one column tile, 12.3 us at M = 8). A cluster sharing B reads them once a cluster of
+    // column tiles (docs/perf/gemm.md#cluster-b).
+    const double b_reads = col_tiles > 4 ? 1.0 : cluster_cols;
     const double unique = eb * slice * (bm * b_reads / col_tiles + bn / row_tiles);
     const auto wave = [&](double active) {
         return std::max({compute, feed, active * unique / dram});
@@ -86,10 +93,13 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     double time = full * wave(slots) + (rest > 0 ? wave(rest) : 0.0) + 0.1 * waves * feed;
     // Split-K writes each slice's fp32 partial and the last slice reads them all back.
     if (c.splits > 1) time += 2.0 * c.splits * bm * bn * 4.0 / feed_sm;
-    // Clusters measure at par with the same tile alone, never clearly faster
-    // (docs/perf/gemm.md#cluster-release): ranked after it. A raster group of 8 is the usual L2
-    // sweet spot, and breaks the ties of a DRAM-bound shape.
-    const double cluster = c.cluster > 1 ? 1.25 : 1.0;
+    // Clusters sharing A measure at par with the same tile alone, never clearly faster
+    // (docs/perf/gemm.md#cluster-release): ranked after it, as is one sharing B where that
+    // reads the weights no fewer times (one column tile, or a raster that reads them once);
+    // where it does, it is priced by those reads (b_reads) and otherwise at par. A raster group
+    // of 8 is the usual L2 sweet spot, and breaks the ties of a DRAM-bound shape.
+    const bool shares_reads = c.cluster_b != 0 && col_tiles > 1 && col_tiles <= 4;
+    const double cluster = c.cluster > 1 && !shares_reads ? 1.25 : 1.0;
     const double raster = c.group == 8 ? 1.0 : 1.005;
     return time * cluster * raster;
 }

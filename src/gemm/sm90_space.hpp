@@ -16,9 +16,9 @@
 namespace ktune::gemm::detail {
 
 /// Every knob's values: bn {8, 16, 32, 48} and 64..256 by 16, stages 2..8, 10, 12, 16, 20, 24,
-/// consumers 1..2, group {1, 2, 4, 8, 16, 32}, then cluster 1..2 x epi_parts {0, 1, 2, 4, 8} x
-/// tma_store 0..1 unsplit or splits {2, 3, 4, 6, 8, 12, 16} with the direct-store epilogue:
-/// 66,096 combinations before the rules.
+/// consumers 1..2, group {1, 2, 4, 8, 16, 32}, then no cluster, a cluster of 2 sharing A or one
+/// sharing B x epi_parts {0, 1, 2, 4, 8} x tma_store 0..1 unsplit, or splits {2, 3, 4, 6, 8,
+/// 12, 16} with the direct-store epilogue: 90,576 combinations before the rules.
 std::vector<sm90_config> sm90_grid();
 /// The grid's configs the rules keep for p on d, in grid order.
 std::vector<sm90_config> sm90_configs(const problem& p, const sm90_device& d);

@@ -33,6 +33,9 @@ struct sm90_params {
     std::int32_t epi_parts = 0; ///< epilogue parts deferred into the next tile
     std::int32_t tma_store = 0; ///< 1: D staged in shared memory and stored by the TMA
     std::int32_t splits = 1;    ///< slices of K, summed through a workspace (split-K)
+    /// 1: the cluster's blocks share B's slab (a decode GEMM's weights) over neighbouring column
+    /// tiles of D's transpose, each loading its own A; 0: they share A's over row tiles
+    std::int32_t cluster_b = 0;
     bool operator==(const sm90_params&) const = default;
 };
 
@@ -79,7 +82,8 @@ struct algo_config {
 /// The attributes as a ktune::config ("algo", "tile", "stages", "inner", "cluster", "splitk",
 /// "reduction", "swizzle", "custom"; all integers; "pad_k" 1 only in the padded-K form, so
 /// entries written before it read as unpadded). ktune's template: "provider": "ktune_sm90" and
-/// "bn", "stages", "consumers", "group", "cluster", "epi_parts", "tma_store" instead; its
+/// "bn", "stages", "consumers", "group", "cluster", "epi_parts", "tma_store" instead ("splits"
+/// where it splits K, "cluster_b" 1 where its cluster shares B); its
 /// mma.sync form: "provider": "ktune_mma" and "bm", "bn", "bk", "warps_m", "warps_n", "stages";
 /// its GEMV: "provider": "ktune_gemv" and "form", "unroll", "blocks" (docs/formats.md).
 config to_config(const algo_config& a);
@@ -87,7 +91,7 @@ config to_config(const algo_config& a);
 /// or a provider it does not know.
 algo_config algo_from_config(const config& c);
 /// "algo 66 tile 20 stages 18 cluster 0 splitk 1 red 0 swz 0 custom 0 inner 0" (+ " pad_k");
-/// "ktune sm90 bn256 s3 c2 g8 x1 e0 t1" for ktune's template, "ktune mma bm128 bn128 bk32 w2x2
+/// "ktune sm90 bn256 s3 c2 g8 x1 e0 t1" for ktune's template ("x2b": a cluster sharing B), "ktune mma bm128 bn128 bk32 w2x2
 /// s3" for its mma.sync form, "ktune gemv block u2 b8" for its GEMV.
 std::string describe(const algo_config& a);
 /// "cublaslt" | "ktune_sm90" | "ktune_mma" | "ktune_gemv".

@@ -22,7 +22,11 @@
 //   block loads 1 / CLUSTER of the Q slab and the TMA multicasts it to every block of the
 //   cluster, which cuts the L2 -> SM traffic a slab costs (48 KiB -> 32 KiB at 128 x 256);
 //   a slot of the ring is then free only when the consumers of every block have released it.
-// The host passes the two tensor maps (P: box BK x BM, Q: box BK x BN / CLUSTER, SWIZZLE_128B)
+//   CLUSTER_B 1 shares P (= B, a decode GEMM's weights) instead: the cluster's blocks take
+//   neighbouring column tiles of one row tile, each loads 1 / CLUSTER of the P slab for all
+//   and its own Q slab, so two token tiles read a weight tile once (docs/perf/gemm.md#cluster-b).
+// The host passes the two tensor maps (P: box BK x BM, Q: box BK x BN / CLUSTER, SWIZZLE_128B;
+// with CLUSTER_B, P: box BK x BM / CLUSTER, Q: box BK x BN)
 // as __grid_constant__ parameters; out-of-range rows and K are zero-filled by the TMA, so any
 // R, C and K of whole 16-byte rows (K % 8 == 0, K % 16 == 0 for fp8) runs.
 //
@@ -35,9 +39,9 @@
 //   Compiled in only where SPLIT_K is 1: its code costs an unsplit bn 256 tile ~500 bytes of
 //   spills (ptxas -v), so an unsplit config's kernel has none of it.
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 8..256, a multiple of
-// 8), STAGES, CONSUMERS (1 or 2), CLUSTER, EPI_PARTS (0: a tile's D is stored when its last slab
-// retires, the tensor cores idle meanwhile; n > 0: stored in n parts while the next tile's first n
-// slabs run), TMA_STORE (1: a consumer writes its D into a 128-byte-swizzled staging area of shared
+// 8), STAGES, CONSUMERS (1 or 2), CLUSTER, CLUSTER_B (the operand a cluster shares), EPI_PARTS
+// (0: a tile's D is stored when its last slab retires, the tensor cores idle meanwhile; n > 0:
+// stored in n parts while the next tile's first n slabs run), TMA_STORE (1: a consumer writes its D into a 128-byte-swizzled staging area of shared
 // memory, conflict-free, and one thread hands it to the TMA, which stores it while the next tile
 // runs). EPILOGUE and IN_F16 (gemm_epilogue.cuh, which the host puts before this file).
 // A slab's row is one 128-byte swizzle atom whatever the type: BK = 128 / IN_BYTES elements, and
@@ -53,6 +57,9 @@
 #endif
 #ifndef SPLIT_K
 #define SPLIT_K 0
+#endif
+#ifndef CLUSTER_B
+#define CLUSTER_B 0
 #endif
 #define THREADS (128 * (CONSUMERS + 1))
 
@@ -223,13 +230,42 @@ __device__ __forceinline__ void tile_coords(int t, int row_tiles, int col_tiles,
     tc = (t % per_group) / size;
 }
 
-// The tile a block of cluster rank `rank` takes in unit `unit` (CLUSTER neighbouring row tiles
-// of one column tile).
-__device__ __forceinline__ void unit_tile(int unit, int unit_rows, int col_tiles, int group,
+// The tile a block of cluster rank `rank` takes in unit `unit` of a grid of unit_rows x
+// unit_cols units: CLUSTER neighbouring row tiles of one column tile, or with CLUSTER_B,
+// CLUSTER neighbouring column tiles of one row tile.
+__device__ __forceinline__ void unit_tile(int unit, int unit_rows, int unit_cols, int group,
                                           unsigned rank, int& tr, int& tc) {
-    int ur;
-    tile_coords(unit, unit_rows, col_tiles, group, ur, tc);
-    tr = ur * CLUSTER + (int)rank;
+    int ur, uc;
+    tile_coords(unit, unit_rows, unit_cols, group, ur, uc);
+    tr = CLUSTER_B ? ur : ur * CLUSTER + (int)rank;
+    tc = CLUSTER_B ? uc * CLUSTER + (int)rank : uc;
+}
+
+// Slab `kb` of P (rows from row tile tr's) into `slot` of the ring, completing on `bar`: the
+// block's 1 / CLUSTER of it multicast to the cluster where CLUSTER_B shares P.
+__device__ __forceinline__ void load_p(unsigned char* slot, const ktune_tmap* map, int kb, int tr,
+                                       unsigned rank, unsigned long long* bar) {
+#if CLUSTER_B && CLUSTER > 1
+    tma_load_multicast(slot + rank * (BM * 128 / CLUSTER), map, kb * BK,
+                       tr * BM + (int)rank * (BM / CLUSTER), bar,
+                       (unsigned short)((1u << CLUSTER) - 1));
+#else
+    (void)rank;
+    tma_load(slot, map, kb * BK, tr * BM, bar);
+#endif
+}
+
+// The same for Q (column tile tc's rows), multicast where the cluster shares Q.
+__device__ __forceinline__ void load_q(unsigned char* slot, const ktune_tmap* map, int kb, int tc,
+                                       unsigned rank, unsigned long long* bar) {
+#if !CLUSTER_B && CLUSTER > 1
+    tma_load_multicast(slot + rank * (BN * 128 / CLUSTER), map, kb * BK,
+                       tc * BN + (int)rank * (BN / CLUSTER), bar,
+                       (unsigned short)((1u << CLUSTER) - 1));
+#else
+    (void)rank;
+    tma_load(slot, map, kb * BK, tc * BN, bar);
+#endif
 }
 
 #if SPLIT_K
@@ -319,10 +355,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #else
     __syncthreads();
 #endif
-    // A cluster takes CLUSTER neighbouring row tiles of one column tile: "units" of tiles.
+    // A cluster takes CLUSTER neighbouring row tiles of one column tile (with CLUSTER_B,
+    // neighbouring column tiles of one row tile): "units" of tiles.
     const int row_tiles = (R + BM - 1) / BM, col_tiles = (C + BN - 1) / BN;
-    const int unit_rows = (row_tiles + CLUSTER - 1) / CLUSTER;
-    const int units = unit_rows * col_tiles * slices, kb_count = (K + BK - 1) / BK;
+    const int unit_rows = CLUSTER_B ? row_tiles : (row_tiles + CLUSTER - 1) / CLUSTER;
+    const int unit_cols = CLUSTER_B ? (col_tiles + CLUSTER - 1) / CLUSTER : col_tiles;
+    const int units = unit_rows * unit_cols * slices, kb_count = (K + BK - 1) / BK;
     const int first_unit = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
 
     // Programmatic dependent launch (docs/perf/gemm.md#hopper-split-k): the host lets this grid
@@ -344,13 +382,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             int early = 0;
             if (b_early && first_unit < units) {
                 int tr, tc;
-                unit_tile(first_unit / slices, unit_rows, col_tiles, group, rank, tr, tc);
+                unit_tile(first_unit / slices, unit_rows, unit_cols, group, rank, tr, tc);
                 const int slice = first_unit % slices;
                 const int kb0 = slice * kb_count / slices;
                 early = min(STAGES, (slice + 1) * kb_count / slices - kb0);
                 for (int n = 0; n < early; ++n) {
                     bar_expect(&full[n], P_BYTES + Q_BYTES);
-                    tma_load(slab_p + n * P_BYTES, &map_p, (kb0 + n) * BK, tr * BM, &full[n]);
+                    load_p(slab_p + n * P_BYTES, &map_p, kb0 + n, tr, rank, &full[n]);
                 }
             }
             asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -359,22 +397,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             unsigned phase = 0;
             for (int unit = first_unit; unit < units; unit += unit_step) {
                 int tr, tc;
-                unit_tile(unit / slices, unit_rows, col_tiles, group, rank, tr, tc);
+                unit_tile(unit / slices, unit_rows, unit_cols, group, rank, tr, tc);
                 const int slice = unit % slices;
                 const int kb_end = (slice + 1) * kb_count / slices;
                 for (int kb = slice * kb_count / slices; kb < kb_end; ++kb, ++issued) {
                     if (issued >= early) { // else its barrier and P slab were set before the wait
                         bar_wait(&empty[s], phase ^ 1);
                         bar_expect(&full[s], P_BYTES + Q_BYTES);
-                        tma_load(slab_p + s * P_BYTES, &map_p, kb * BK, tr * BM, &full[s]);
+                        load_p(slab_p + s * P_BYTES, &map_p, kb, tr, rank, &full[s]);
                     }
-#if CLUSTER > 1
-                    tma_load_multicast(slab_q + s * Q_BYTES + rank * (Q_BYTES / CLUSTER), &map_q,
-                                       kb * BK, tc * BN + (int)rank * (BN / CLUSTER), &full[s],
-                                       (unsigned short)((1u << CLUSTER) - 1));
-#else
-                    tma_load(slab_q + s * Q_BYTES, &map_q, kb * BK, tc * BN, &full[s]);
-#endif
+                    load_q(slab_q + s * Q_BYTES, &map_q, kb, tc, rank, &full[s]);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -407,7 +439,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         unsigned phase = 0;
         for (int unit = first_unit; unit < units; unit += unit_step) {
             int tr, tc;
-            unit_tile(unit / slices, unit_rows, col_tiles, group, rank, tr, tc);
+            unit_tile(unit / slices, unit_rows, unit_cols, group, rank, tr, tc);
             const int slice = unit % slices;
 #if BIAS_AHEAD
             unsigned bias_ahead[BN / 8];

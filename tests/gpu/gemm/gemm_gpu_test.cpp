@@ -377,6 +377,14 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
                  form_case{"33x777x200", sm90({16, 4, 1, 8, 1, 0, 0, 4})},
                  form_case{"64x2048x4096", sm90({64, 6, 2, 8, 1, 0, 0, 8})},
                  form_case{"16x4096x136", sm90({16, 4, 2, 2, 1, 0, 0, 3})},
+                 // Clusters sharing B (docs/perf/gemm.md#cluster-b): an odd count of column
+                 // tiles (the last cluster's second block past M), a single column tile, the
+                 // deferred and the TMA-store epilogues, partial row tiles.
+                 form_case{"33x777x200", sm90({16, 4, 1, 8, 2, 0, 0, 1, 1})},
+                 form_case{"1x64x8", sm90({8, 2, 1, 1, 2, 0, 0, 1, 1})},
+                 form_case{"200x300x136", sm90({64, 4, 1, 8, 2, 2, 0, 1, 1})},
+                 form_case{"1000x777x520", sm90({128, 4, 2, 2, 2, 0, 1, 1, 1})},
+                 form_case{"48x4096x4096", sm90({16, 8, 1, 8, 2, 0, 0, 1, 1}), "fp8", "bias"},
                  // Every type and epilogue (docs/perf/gemm.md#hopper-types): fp16 (fp16 D), fp8
                  // (128-element slabs: K over two and a part), in each epilogue form.
                  form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "fp16"},
@@ -405,7 +413,8 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
     {
         const problem p = parse_problem("1x4096x4096", "bf16", "tn");
         for (const gemm::sm90_params c : {gemm::sm90_params{8, 16, 1, 8, 1, 0, 0, 1},
-                                          gemm::sm90_params{8, 6, 1, 8, 1, 0, 0, 4}}) {
+                                          gemm::sm90_params{8, 6, 1, 8, 1, 0, 0, 4},
+                                          gemm::sm90_params{8, 16, 1, 8, 2, 0, 0, 1, 1}}) {
             const gemm::detail::sm90_kernel first(c, gemm::detail::kernel_form_of(p)),
                 second(c, gemm::detail::kernel_form_of(p));
             const operands o = operands_for(p);

@@ -29,7 +29,8 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a: one and two consumers, narrow and 
          {sm90_config{256, 4, 2, 8, 1}, sm90_config{128, 6, 2, 16, 1}, sm90_config{128, 4, 1, 1, 1},
           sm90_config{64, 8, 1, 8, 1}, sm90_config{256, 4, 2, 8, 2}, sm90_config{192, 4, 2, 8, 2},
           sm90_config{240, 4, 2, 8, 1, 4}, sm90_config{128, 4, 1, 8, 2, 1},
-          sm90_config{256, 3, 2, 8, 1, 0, 1}, sm90_config{128, 4, 1, 8, 2, 0, 1}}) {
+          sm90_config{256, 3, 2, 8, 1, 0, 1}, sm90_config{128, 4, 1, 8, 2, 0, 1},
+          sm90_config{16, 16, 1, 8, 2, 0, 0, 1, 1}, sm90_config{128, 4, 2, 8, 2, 0, 1, 1, 1}}) {
         INFO(sm90_name(c));
         REQUIRE(sm90_rejects(c, p, h100_shared).empty());
         const auto r = compile_sm90a(sm90_source(c));
@@ -115,6 +116,9 @@ TEST_CASE("the sm90 source carries the config and a wgmma of its N") {
     CHECK(s.find("#define EPI_PARTS 4\n") != std::string::npos);
     CHECK(s.find("#define TMA_STORE 0\n") != std::string::npos);
     CHECK(s.find("#define CLUSTER 2\n") != std::string::npos);
+    CHECK(s.find("#define CLUSTER_B 0\n") != std::string::npos);
+    CHECK(sm90_source({192, 3, 2, 4, 2, 4, 0, 1, 1}).find("#define CLUSTER_B 1\n") !=
+          std::string::npos);
     CHECK(s.find("#define BM 128\n") != std::string::npos);
     CHECK(s.find("#define BN 192\n") != std::string::npos);
     CHECK(s.find("#define STAGES 3\n") != std::string::npos);

@@ -34,6 +34,14 @@ TEST_CASE("a template config survives the config round trip and says what it is"
     CHECK(describe(a) == "ktune sm90 bn240 s4 c2 g16 x1 e4 t0");
     const algo_config staged = sm90_algo({256, 3, 2, 8, 1, 0, 1});
     CHECK(algo_from_config(to_config(staged)) == staged);
+    // A cluster sharing B says so in the entry and the name; one sharing A writes no field, so
+    // entries written before cluster_b read as sharing A.
+    const algo_config shares_b = sm90_algo({16, 16, 1, 8, 2, 0, 0, 1, 1});
+    CHECK(to_config(shares_b).get<std::int64_t>("cluster_b") == 1);
+    CHECK(algo_from_config(to_config(shares_b)) == shares_b);
+    CHECK(describe(shares_b) == "ktune sm90 bn16 s16 c1 g8 x2b e0 t0");
+    CHECK(sm90_name(shares_b.sm90) == "bn16 s16 c1 g8 x2b e0 t0");
+    CHECK(to_config(sm90_algo({128, 4, 1, 8, 2})).find("cluster_b") == nullptr);
     // A cuBLASLt config names no provider: entries written before the template read as before.
     CHECK(to_config(algo_config{}).find("provider") == nullptr);
     ktune::config bad = c;
@@ -45,7 +53,7 @@ TEST_CASE("a template config survives the config round trip and says what it is"
 }
 
 TEST_CASE("the template's space: every knob, the rules, the prior's order") {
-    CHECK(sm90_grid().size() == 66096);
+    CHECK(sm90_grid().size() == 90576);
     const problem p = parse_problem("4096x4096x4096", "bf16");
     const auto kept = sm90_configs(p, h100);
     CHECK(kept.size() > 3000);
@@ -74,6 +82,38 @@ TEST_CASE("the template's space: every knob, the rules, the prior's order") {
     const problem ffn = parse_problem("2048x11008x4096", "bf16");
     CHECK(sm90_cost(sm90_config{128, 6, 2, 8, 1, 4}, ffn, h100) <
           sm90_cost(sm90_config{256, 4, 2, 8, 1, 0}, ffn, h100));
+}
+
+TEST_CASE("a cluster sharing B: in the grid, its rules, and priced by the weights read once") {
+    const problem decode = parse_problem("32x4096x4096", "bf16");
+    const auto kept = sm90_configs(decode, h100);
+    CHECK(std::any_of(kept.begin(), kept.end(),
+                      [](const sm90_config& c) { return c.cluster_b == 1 && c.bn == 16; }));
+    // Any bn: each block loads its own A slab whole (no 8-row share of it to keep whole).
+    CHECK(sm90_rejects({8, 16, 1, 8, 2, 0, 0, 1, 1}, decode, h100.max_shared).empty());
+    CHECK(sm90_rejects({8, 16, 1, 8, 2}, decode, h100.max_shared).find("swizzle") !=
+          std::string::npos);
+    CHECK(sm90_rejects({16, 16, 1, 8, 1, 0, 0, 1, 1}, decode, h100.max_shared)
+              .find("without a cluster") != std::string::npos);
+    CHECK(sm90_rejects({16, 16, 1, 8, 2, 0, 0, 1, 2}, decode, h100.max_shared)
+              .find("cluster_b 2") != std::string::npos);
+    // Split-K stays out of clusters, whichever operand they share.
+    CHECK(sm90_rejects({16, 16, 1, 8, 2, 0, 0, 2, 1}, decode, h100.max_shared)
+              .find("split-K") != std::string::npos);
+    // Two token tiles of 16 sharing the weights read them once, where the same tiles alone read
+    // them twice (docs/perf/gemm.md#cluster-b); a cluster sharing A costs more than either.
+    const sm90_config alone{16, 16, 1, 8, 1}, shares_a{16, 16, 1, 8, 2}, shares_b{16, 16, 1, 8, 2,
+                                                                               0, 0, 1, 1};
+    CHECK(sm90_cost(shares_b, decode, h100) < sm90_cost(alone, decode, h100));
+    CHECK(sm90_cost(alone, decode, h100) < sm90_cost(shares_a, decode, h100));
+    // A large GEMM's raster already reads B once, and one column tile has nothing to share:
+    // there a cluster sharing B ranks after the same tile alone, as one sharing A does.
+    const problem big = parse_problem("4096x4096x4096", "bf16");
+    CHECK(sm90_cost(sm90_config{128, 6, 2, 8, 1}, big, h100) <
+          sm90_cost(sm90_config{128, 6, 2, 8, 2, 0, 0, 1, 1}, big, h100));
+    const problem m16 = parse_problem("16x4096x4096", "bf16");
+    CHECK(sm90_cost(sm90_config{16, 16, 1, 8, 1}, m16, h100) <
+          sm90_cost(sm90_config{16, 16, 1, 8, 2, 0, 0, 1, 1}, m16, h100));
 }
 
 TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks for decode") {
@@ -292,6 +332,19 @@ TEST_CASE("a template cache entry is used where the template runs, else the heur
     // A device with less shared memory than the config's ring: the heuristic.
     CHECK(resolve(lt, entries, p, env, ws, sm90_device{132, 100 * 1024}).source ==
           algo_source::heuristic);
+
+    // A decode winner whose cluster shares B: "cluster_b":1 in the entry, and read back so.
+    tune_result decode;
+    decode.prob = parse_problem("32x4096x4096", "bf16");
+    decode.cublaslt_version = lt.lib_version;
+    decode.winner.algo = sm90_algo({16, 16, 1, 8, 2, 0, 0, 1, 1});
+    decode.winner.median_us = 14.8;
+    const std::vector shared_b{to_cache_entry(decode, env, {})};
+    ktune_test::check_golden(ktune::cache::format_cache(shared_b),
+                             "gemm/cache_entry_sm90_cluster_b.json");
+    const resolved b_here = resolve(lt, shared_b, decode.prob, env, ws, h100);
+    CHECK(b_here.source == algo_source::cache);
+    CHECK(b_here.algo == decode.winner.algo);
 }
 
 TEST_CASE("fp8 at M % 16 != 0 runs on the template alone: its first pick is default and answer") {
