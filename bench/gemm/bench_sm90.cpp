@@ -174,9 +174,9 @@ sm90_device device_here() {
 std::string key_of(const sm90_config& c) {
     return fmt::format("{},{},{},{},{},{},{}{}", c.bn, c.stages, c.consumers, c.group, c.cluster,
                        c.epi_parts, c.tma_store,
-                       c.cluster_b != 0  ? fmt::format(",{},{}", c.splits, c.cluster_b)
-                       : c.splits != 1 ? fmt::format(",{}", c.splits)
-                                       : "");
+                       c.cluster_b != 0 ? fmt::format(",{},{}", c.splits, c.cluster_b)
+                       : c.splits != 1  ? fmt::format(",{}", c.splits)
+                                        : "");
 }
 
 std::vector<sm90_config> parse_configs(const std::string& s) {
@@ -185,9 +185,9 @@ std::vector<sm90_config> parse_configs(const std::string& s) {
     std::string item;
     while (std::getline(ss, item, ';')) {
         sm90_config c = sm90_default;
-        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages,
-                                  &c.consumers, &c.group, &c.cluster, &c.epi_parts, &c.tma_store,
-                                  &c.splits, &c.cluster_b);
+        const int n =
+            std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages, &c.consumers,
+                        &c.group, &c.cluster, &c.epi_parts, &c.tma_store, &c.splits, &c.cluster_b);
         if (n < 4)
             throw error(error_kind::usage,
                         fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster[,"

@@ -82,10 +82,11 @@ algo_config gemv_algo(const gemv_config& c);
 /// "custom" (and "pad_k" where the padded form is among them; "kernel" and the template's
 /// "sm90_bn", "sm90_stages", "sm90_consumers", "sm90_group", "sm90_cluster", "sm90_epi",
 /// "sm90_tma_store" where ktune's template is, "sm90_splits" where one of its candidates
-/// splits K and "sm90_cluster_b" where one's cluster shares B; "kernel" and "mma_bm", "mma_bn", "mma_bk", "mma_warps_m", "mma_warps_n",
-/// "mma_stages" where its mma.sync form is; "kernel" and "gemv_form", "gemv_unroll",
-/// "gemv_blocks" where its GEMV is) over the values the candidates use, restricted to exactly
-/// the candidates. "kernel": 0 cuBLASLt, 1 the template, 2 the mma.sync form, 3 the GEMV.
+/// splits K and "sm90_cluster_b" where one's cluster shares B; "kernel" and "mma_bm", "mma_bn",
+/// "mma_bk", "mma_warps_m", "mma_warps_n", "mma_stages" where its mma.sync form is; "kernel" and
+/// "gemv_form", "gemv_unroll", "gemv_blocks" where its GEMV is) over the values the candidates use,
+/// restricted to exactly the candidates. "kernel": 0 cuBLASLt, 1 the template, 2 the mma.sync form,
+/// 3 the GEMV.
 tune::space to_space(const std::vector<candidate>& cands);
 /// The point of to_space(cands) a candidate stands at.
 tune::point point_of(const tune::space& s, const algo_config& a);

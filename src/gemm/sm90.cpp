@@ -242,8 +242,7 @@ std::string sm90_source(const sm90_config& c, kernel_form form, sm90_fault fault
                        "#define TMA_STORE {}\n#define SPLIT_K {}\n#define IN_BYTES {}\n"
                        "#define IN_F16 {}\n#define EPILOGUE {}\n{}{}",
                        sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.cluster_b, c.epi_parts,
-                       c.tma_store,
-                       c.splits > 1 ? 1 : 0, input_bytes(form.type),
+                       c.tma_store, c.splits > 1 ? 1 : 0, input_bytes(form.type),
                        form.type == dtype::fp16 ? 1 : 0, static_cast<int>(form.epi),
                        fault == sm90_fault::none
                            ? std::string()

@@ -91,8 +91,8 @@ config to_config(const algo_config& a);
 /// or a provider it does not know.
 algo_config algo_from_config(const config& c);
 /// "algo 66 tile 20 stages 18 cluster 0 splitk 1 red 0 swz 0 custom 0 inner 0" (+ " pad_k");
-/// "ktune sm90 bn256 s3 c2 g8 x1 e0 t1" for ktune's template ("x2b": a cluster sharing B), "ktune mma bm128 bn128 bk32 w2x2
-/// s3" for its mma.sync form, "ktune gemv block u2 b8" for its GEMV.
+/// "ktune sm90 bn256 s3 c2 g8 x1 e0 t1" for ktune's template ("x2b": a cluster sharing B), "ktune
+/// mma bm128 bn128 bk32 w2x2 s3" for its mma.sync form, "ktune gemv block u2 b8" for its GEMV.
 std::string describe(const algo_config& a);
 /// "cublaslt" | "ktune_sm90" | "ktune_mma" | "ktune_gemv".
 std::string_view to_string(provider p) noexcept;

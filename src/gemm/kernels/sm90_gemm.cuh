@@ -41,11 +41,12 @@
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 8..256, a multiple of
 // 8), STAGES, CONSUMERS (1 or 2), CLUSTER, CLUSTER_B (the operand a cluster shares), EPI_PARTS
 // (0: a tile's D is stored when its last slab retires, the tensor cores idle meanwhile; n > 0:
-// stored in n parts while the next tile's first n slabs run), TMA_STORE (1: a consumer writes its D into a 128-byte-swizzled staging area of shared
-// memory, conflict-free, and one thread hands it to the TMA, which stores it while the next tile
-// runs). EPILOGUE and IN_F16 (gemm_epilogue.cuh, which the host puts before this file).
-// A slab's row is one 128-byte swizzle atom whatever the type: BK = 128 / IN_BYTES elements, and
-// a wgmma step of 32 bytes of K (k16 for 2-byte types, k32 for fp8).
+// stored in n parts while the next tile's first n slabs run), TMA_STORE (1: a consumer writes its D
+// into a 128-byte-swizzled staging area of shared memory, conflict-free, and one thread hands it to
+// the TMA, which stores it while the next tile runs). EPILOGUE and IN_F16 (gemm_epilogue.cuh, which
+// the host puts before this file). A slab's row is one 128-byte swizzle atom whatever the type:
+// BK = 128 / IN_BYTES elements, and a wgmma step of 32 bytes of K (k16 for 2-byte types, k32 for
+// fp8).
 #ifndef IN_BYTES
 #define IN_BYTES 2
 #endif

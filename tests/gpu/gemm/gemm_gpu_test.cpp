@@ -412,9 +412,9 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
     // first (its D bit for bit as without early weights); and the form captured in a graph.
     {
         const problem p = parse_problem("1x4096x4096", "bf16", "tn");
-        for (const gemm::sm90_params c : {gemm::sm90_params{8, 16, 1, 8, 1, 0, 0, 1},
-                                          gemm::sm90_params{8, 6, 1, 8, 1, 0, 0, 4},
-                                          gemm::sm90_params{8, 16, 1, 8, 2, 0, 0, 1, 1}}) {
+        for (const gemm::sm90_params c :
+             {gemm::sm90_params{8, 16, 1, 8, 1, 0, 0, 1}, gemm::sm90_params{8, 6, 1, 8, 1, 0, 0, 4},
+              gemm::sm90_params{8, 16, 1, 8, 2, 0, 0, 1, 1}}) {
             const gemm::detail::sm90_kernel first(c, gemm::detail::kernel_form_of(p)),
                 second(c, gemm::detail::kernel_form_of(p));
             const operands o = operands_for(p);

@@ -95,15 +95,16 @@ TEST_CASE("a cluster sharing B: in the grid, its rules, and priced by the weight
           std::string::npos);
     CHECK(sm90_rejects({16, 16, 1, 8, 1, 0, 0, 1, 1}, decode, h100.max_shared)
               .find("without a cluster") != std::string::npos);
-    CHECK(sm90_rejects({16, 16, 1, 8, 2, 0, 0, 1, 2}, decode, h100.max_shared)
-              .find("cluster_b 2") != std::string::npos);
+    CHECK(
+        sm90_rejects({16, 16, 1, 8, 2, 0, 0, 1, 2}, decode, h100.max_shared).find("cluster_b 2") !=
+        std::string::npos);
     // Split-K stays out of clusters, whichever operand they share.
-    CHECK(sm90_rejects({16, 16, 1, 8, 2, 0, 0, 2, 1}, decode, h100.max_shared)
-              .find("split-K") != std::string::npos);
+    CHECK(sm90_rejects({16, 16, 1, 8, 2, 0, 0, 2, 1}, decode, h100.max_shared).find("split-K") !=
+          std::string::npos);
     // Two token tiles of 16 sharing the weights read them once, where the same tiles alone read
     // them twice (docs/perf/gemm.md#cluster-b); a cluster sharing A costs more than either.
-    const sm90_config alone{16, 16, 1, 8, 1}, shares_a{16, 16, 1, 8, 2}, shares_b{16, 16, 1, 8, 2,
-                                                                               0, 0, 1, 1};
+    const sm90_config alone{16, 16, 1, 8, 1}, shares_a{16, 16, 1, 8, 2},
+        shares_b{16, 16, 1, 8, 2, 0, 0, 1, 1};
     CHECK(sm90_cost(shares_b, decode, h100) < sm90_cost(alone, decode, h100));
     CHECK(sm90_cost(alone, decode, h100) < sm90_cost(shares_a, decode, h100));
     // A large GEMM's raster already reads B once, and one column tile has nothing to share:
