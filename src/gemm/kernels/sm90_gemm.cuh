@@ -242,31 +242,18 @@ __device__ __forceinline__ void unit_tile(int unit, int unit_rows, int unit_cols
     tc = CLUSTER_B ? uc * CLUSTER + (int)rank : uc;
 }
 
-// Slab `kb` of P (rows from row tile tr's) into `slot` of the ring, completing on `bar`: the
-// block's 1 / CLUSTER of it multicast to the cluster where CLUSTER_B shares P.
-__device__ __forceinline__ void load_p(unsigned char* slot, const ktune_tmap* map, int kb, int tr,
-                                       unsigned rank, unsigned long long* bar) {
-#if CLUSTER_B && CLUSTER > 1
-    tma_load_multicast(slot + rank * (BM * 128 / CLUSTER), map, kb * BK,
-                       tr * BM + (int)rank * (BM / CLUSTER), bar,
-                       (unsigned short)((1u << CLUSTER) - 1));
-#else
-    (void)rank;
-    tma_load(slot, map, kb * BK, tr * BM, bar);
-#endif
-}
-
-// The same for Q (column tile tc's rows), multicast where the cluster shares Q.
-__device__ __forceinline__ void load_q(unsigned char* slot, const ktune_tmap* map, int kb, int tc,
-                                       unsigned rank, unsigned long long* bar) {
-#if !CLUSTER_B && CLUSTER > 1
-    tma_load_multicast(slot + rank * (BN * 128 / CLUSTER), map, kb * BK,
-                       tc * BN + (int)rank * (BN / CLUSTER), bar,
-                       (unsigned short)((1u << CLUSTER) - 1));
-#else
-    (void)rank;
-    tma_load(slot, map, kb * BK, tc * BN, bar);
-#endif
+// Slab `kb` of an operand whose tiles have ROWS rows (P: BM, Q: BN), the rows of tile `tile`,
+// into `slot` of the ring, completing on `bar`; where the cluster SHARED it, the block loads its
+// 1 / CLUSTER of the slab and the TMA multicasts it to every block of the cluster.
+template <int ROWS, bool SHARED>
+__device__ __forceinline__ void load_slab(unsigned char* slot, const ktune_tmap* map, int kb,
+                                          int tile, unsigned rank, unsigned long long* bar) {
+    if (SHARED && CLUSTER > 1)
+        tma_load_multicast(slot + rank * (ROWS * 128 / CLUSTER), map, kb * BK,
+                           tile * ROWS + (int)rank * (ROWS / CLUSTER), bar,
+                           (unsigned short)((1u << CLUSTER) - 1));
+    else
+        tma_load(slot, map, kb * BK, tile * ROWS, bar);
 }
 
 #if SPLIT_K
@@ -389,7 +376,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 early = min(STAGES, (slice + 1) * kb_count / slices - kb0);
                 for (int n = 0; n < early; ++n) {
                     bar_expect(&full[n], P_BYTES + Q_BYTES);
-                    load_p(slab_p + n * P_BYTES, &map_p, kb0 + n, tr, rank, &full[n]);
+                    load_slab<BM, CLUSTER_B>(slab_p + n * P_BYTES, &map_p, kb0 + n, tr, rank,
+                                             &full[n]);
                 }
             }
             asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -405,9 +393,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     if (issued >= early) { // else its barrier and P slab were set before the wait
                         bar_wait(&empty[s], phase ^ 1);
                         bar_expect(&full[s], P_BYTES + Q_BYTES);
-                        load_p(slab_p + s * P_BYTES, &map_p, kb, tr, rank, &full[s]);
+                        load_slab<BM, CLUSTER_B>(slab_p + s * P_BYTES, &map_p, kb, tr, rank,
+                                                 &full[s]);
                     }
-                    load_q(slab_q + s * Q_BYTES, &map_q, kb, tc, rank, &full[s]);
+                    load_slab<BN, !CLUSTER_B>(slab_q + s * Q_BYTES, &map_q, kb, tc, rank, &full[s]);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
