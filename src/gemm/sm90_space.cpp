@@ -56,8 +56,8 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // runs a block on the column tile past the last where their count is odd).
     const double row_tiles = std::ceil(n / bm), col_tiles = std::ceil(m / bn);
     const double cluster_cols = c.cluster_b ? std::ceil(col_tiles / c.cluster) : col_tiles;
-    const double units =
-        row_tiles * (c.cluster_b ? cluster_cols * c.cluster : col_tiles) * c.splits;
+    const double row_blocks = c.cluster_b ? cluster_cols * c.cluster : col_tiles;
+    const double units = row_tiles * row_blocks * c.splits;
     const double slots = std::max(1, d.sms / c.cluster * c.cluster);
     const double bk = double(sm90_bk(p.type)); // a slab's elements of K: 128 bytes
     const double slice = std::ceil(std::ceil(k / bk) / c.splits) * bk;
@@ -82,7 +82,7 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // one column tile, 12.3 us at M = 8). A cluster sharing B reads them once a cluster of
     // column tiles (docs/perf/gemm.md#cluster-b).
     const double b_reads = col_tiles > 4 ? 1.0 : cluster_cols;
-    const double unique = eb * slice * (bm * b_reads / col_tiles + bn / row_tiles);
+    const double unique = eb * slice * (bm * b_reads / row_blocks + bn / row_tiles);
     const auto wave = [&](double active) {
         return std::max({compute, feed, active * unique / dram});
     };

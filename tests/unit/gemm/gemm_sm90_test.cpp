@@ -215,6 +215,15 @@ TEST_CASE("an sm_90 device adds the template: the prior's picks after the heuris
     CHECK(codes.size() == en.all.size());
     // Without the template the space has no template axes (recorded spaces keep their shape).
     CHECK_FALSE(to_space(plain.all).axis_index("kernel"));
+    // "sm90_cluster_b" only where a candidate's cluster shares B, as "sm90_splits".
+    CHECK(s.axis_index("sm90_cluster_b"));
+    std::vector<candidate> shares_a = en.all;
+    std::erase_if(shares_a, [](const candidate& c) { return c.algo.sm90.cluster_b != 0; });
+    const ktune::tune::space without = to_space(shares_a);
+    CHECK(without.axis_index("sm90_bn"));
+    CHECK_FALSE(without.axis_index("sm90_cluster_b"));
+    for (const auto& c : shares_a)
+        CHECK(algo_at(without, point_of(without, c.algo)) == c.algo);
 }
 
 TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the default") {
