@@ -1,6 +1,7 @@
 // The report of a GEMM tune: JSON (schemas ktune.tune.gemm and ktune.tune.gemm_plan,
 // docs/formats.md) and text.
 #include "ktune/gemm/report.hpp"
+#include "core/config_json.hpp"
 #include "gemm/pad.hpp"
 
 #include <fmt/format.h>
@@ -16,38 +17,10 @@ double gbs(const problem& p, double us) {
     return us > 0 ? min_bytes(p) / (us * 1e-6) * 1e-9 : 0;
 }
 
+// A candidate's algorithm as its cache entry stores it (algo.cpp's to_config): one field list
+// for the entry and the report.
 nlohmann::json algo_json(const algo_config& a) {
-    if (a.provider == provider::ktune_sm90) {
-        nlohmann::json j{{"provider", to_string(a.provider)},
-                         {"bn", a.sm90.bn},
-                         {"stages", a.sm90.stages},
-                         {"consumers", a.sm90.consumers},
-                         {"group", a.sm90.group},
-                         {"cluster", a.sm90.cluster},
-                         {"epi_parts", a.sm90.epi_parts},
-                         {"tma_store", a.sm90.tma_store}};
-        if (a.sm90.splits != 1) j["splits"] = a.sm90.splits; // as the cache entry (algo.cpp)
-        if (a.sm90.cluster_b != 0) j["cluster_b"] = a.sm90.cluster_b;
-        return j;
-    }
-    if (a.provider == provider::ktune_gemv)
-        return nlohmann::json{{"provider", to_string(a.provider)},
-                              {"form", a.gemv.form},
-                              {"unroll", a.gemv.unroll},
-                              {"blocks", a.gemv.blocks}};
-    if (a.provider == provider::ktune_mma)
-        return nlohmann::json{{"provider", to_string(a.provider)},
-                              {"bm", a.mma.bm},
-                              {"bn", a.mma.bn},
-                              {"bk", a.mma.bk},
-                              {"warps_m", a.mma.warps_m},
-                              {"warps_n", a.mma.warps_n},
-                              {"stages", a.mma.stages}};
-    nlohmann::json j{{"algo", a.algo_id},        {"tile", a.tile},       {"stages", a.stages},
-                     {"inner", a.inner_shape},   {"cluster", a.cluster}, {"splitk", a.splitk},
-                     {"reduction", a.reduction}, {"swizzle", a.swizzle}, {"custom", a.custom}};
-    if (a.pad_k != 0) j["pad_k"] = a.pad_k;
-    return j;
+    return nlohmann::json(ktune::detail::config_to_json(to_config(a)));
 }
 
 nlohmann::json candidate_json(const problem& p, const candidate_result& c, double roof) {

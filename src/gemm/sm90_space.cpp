@@ -81,7 +81,8 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // as if it read its weights twice (H200: 16 x 4096 x 4096 with bn 8, 16.0 us; with bn 16,
     // one column tile, 12.3 us at M = 8). A cluster sharing B reads them once a cluster of
     // column tiles (docs/perf/gemm.md#cluster-b).
-    const double b_reads = col_tiles > 4 ? 1.0 : cluster_cols;
+    const double lone_reads = col_tiles > 4 ? 1.0 : col_tiles;
+    const double b_reads = c.cluster_b ? std::min(lone_reads, cluster_cols) : lone_reads;
     const double unique = eb * slice * (bm * b_reads / row_blocks + bn / row_tiles);
     const auto wave = [&](double active) {
         return std::max({compute, feed, active * unique / dram});
@@ -98,8 +99,7 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // reads the weights no fewer times (one column tile, or a raster that reads them once);
     // where it does, it is priced by those reads (b_reads) and otherwise at par. A raster group
     // of 8 is the usual L2 sweet spot, and breaks the ties of a DRAM-bound shape.
-    const bool shares_reads = c.cluster_b != 0 && col_tiles > 1 && col_tiles <= 4;
-    const double cluster = c.cluster > 1 && !shares_reads ? 1.25 : 1.0;
+    const double cluster = c.cluster > 1 && b_reads >= lone_reads ? 1.25 : 1.0;
     const double raster = c.group == 8 ? 1.0 : 1.005;
     return time * cluster * raster;
 }
