@@ -268,6 +268,32 @@ step_gemm_sm90_ncu_vs() {
         "$b" --configs "${SM90_NCU_CONFIGS:-256,3,2,8,1,0,1}" "${SM90_NCU_SHAPE:-4096x4096x4096}" 2>&1 |
         grep -vE '^\{|^==PROF==|^ +(INF|OPT|WRN)|^          ' | tee "$OUT/gemm_sm90_ncu_vs.txt"
 }
+# Where the warps of cuBLAS's kernel and of each SM90_NCU_CONFIGS config wait, instruction by
+# instruction (docs/perf/gemm.md#cluster-b): ncu's full set (SourceCounters' stall sampling
+# included) on one launch of each at SM90_NCU_SHAPE, clocks as found; per kernel the details and
+# raw pages and the SASS source page (a sample count and stall reasons a SASS line) as CSV, and
+# bench/gemm/sass_hot.py's summary of the hottest lines.
+step_gemm_sm90_ncu_source() {
+    local b i c shape
+    b=$(find build-gpu -name bench_sm90 -type f | head -1)
+    shape=${SM90_NCU_SHAPE:-64x4096x4096}
+    IFS=';' read -ra cs <<<"${SM90_NCU_CONFIGS:-32,16,1,1,1,0,0,1,0}"
+    ncu -k regex:nvjet -c 1 --set full --clock-control none -f -o "$OUT/src_cublas" \
+        "$b" --configs "${cs[0]}" "$shape" >/dev/null 2>&1
+    i=0
+    for c in "${cs[@]}"; do
+        ncu -k ktune_sm90_gemm -c 1 --set full --clock-control none -f -o "$OUT/src_t$i" \
+            "$b" --configs "$c" "$shape" >/dev/null 2>&1
+        i=$((i + 1))
+    done
+    for r in "$OUT"/src_*.ncu-rep; do
+        ncu -i "$r" --page source --csv --print-source sass >"${r%.ncu-rep}.sass.csv" 2>&1
+        ncu -i "$r" --page raw --csv >"${r%.ncu-rep}.raw.csv" 2>&1
+        ncu -i "$r" --page details --csv >"${r%.ncu-rep}.details.csv" 2>&1
+        echo "== $(basename "$r")"
+        python3 bench/gemm/sass_hot.py "${r%.ncu-rep}.sass.csv" "${r%.ncu-rep}.raw.csv"
+    done 2>&1 | tee "$OUT/gemm_sm90_ncu_source.txt"
+}
 # ktune's mma.sync form beside cuBLAS and the template on this GPU (docs/perf/gemm.md#mma-fallback):
 # `ktune tune gemm --with-mma --budget 64` per MMA_SHAPES entry ("MxNxK:dtype"), the report's lines
 # for the best of each provider.

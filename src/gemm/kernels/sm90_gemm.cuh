@@ -10,14 +10,20 @@
 // - persistent: one block a SM walks the tiles (BM x BN of OUT) in a grouped raster order (the
 //   `group` argument: row tiles side by side, so neighbouring blocks share P and Q tiles in L2;
 //   an argument, not a define, so configs that differ only in it share one compile);
-// - warp-specialised: warpgroup 0 is the producer (one thread issues the TMA loads of both
-//   operands' BK-wide slabs into a STAGES-deep ring of shared memory, 128-byte swizzled),
+// - warp-specialised: warpgroup 0 is the producer (its warp 0 runs the loop, one elected lane
+//   issues the TMA loads of both operands' BK-wide slabs into a STAGES-deep ring of shared
+//   memory, 128-byte swizzled),
 //   CONSUMERS warpgroups each own 64 rows of the tile and run wgmma.m64nBN on the slabs
 //   straight from shared memory (descriptors, no register staging);
 // - mbarriers: full[s] completes when slab s has landed (the TMA's transaction bytes), empty[s]
 //   when every consumer's wgmma that read it has retired (one arrival a consumer warpgroup);
 // - the producer gives its registers to the consumers (setmaxnreg) where two consumers hold
 //   BN = 256 accumulators each.
+// - both loops are warp-uniform (the warp's role broadcast from lane 0) and keep the ring as 32-bit
+//   shared addresses, so ptxas holds their counters, barrier addresses and descriptors in uniform
+//   registers: a slab costs a consumer warp ~45 instructions instead of ~95, which at decode
+//   shapes (small BN, one warp a scheduler) is what bound the kernel
+//   (docs/perf/gemm.md#lean-consumer).
 // - clusters of CLUSTER blocks (1 or 2) on neighbouring row tiles of one column tile: each
 //   block loads 1 / CLUSTER of the Q slab and the TMA multicasts it to every block of the
 //   cluster, which cuts the L2 -> SM traffic a slab costs (48 KiB -> 32 KiB at 128 x 256);
@@ -75,23 +81,29 @@ __device__ __forceinline__ void bar_init(unsigned long long* b, unsigned count) 
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(ktune_smem_u32(b)), "r"(count)
                  : "memory");
 }
-__device__ __forceinline__ void bar_expect(unsigned long long* b, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(ktune_smem_u32(b)),
-                 "r"(bytes)
+__device__ __forceinline__ void bar_expect(unsigned b, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes)
                  : "memory");
 }
-__device__ __forceinline__ void bar_arrive(unsigned long long* b) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(ktune_smem_u32(b)) : "memory");
+__device__ __forceinline__ void bar_arrive(unsigned b) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(b) : "memory");
 }
 // One arrival on the barrier at b's offset in block `rank` of the cluster (this block included),
 // with the arrive's default semantics (release at CTA scope): what it orders is this thread's
 // wgmma reads of a slot, retired before it arrives. A release at cluster scope fenced every
 // arrival: 3.2x slower at decode shapes (docs/perf/gemm.md#cluster-release).
-__device__ __forceinline__ void bar_arrive_in(unsigned long long* b, unsigned rank) {
+__device__ __forceinline__ void bar_arrive_in(unsigned b, unsigned rank) {
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(ktune_smem_u32(b)),
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(b),
                  "r"(rank)
                  : "memory");
+}
+// True in one lane of the (converged) warp.
+__device__ __forceinline__ bool elect_one() {
+    unsigned one;
+    asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(one));
+    return one != 0;
 }
 __device__ __forceinline__ unsigned cluster_rank() {
     unsigned r;
@@ -105,30 +117,30 @@ __device__ __forceinline__ void cluster_sync() {
 }
 // Waits until the phase of parity `parity` has completed (a fresh barrier is in phase 0, so a
 // wait on parity 1 passes at once: the producer's first round over empty slots).
-__device__ __forceinline__ void bar_wait(unsigned long long* b, unsigned parity) {
+__device__ __forceinline__ void bar_wait(unsigned b, unsigned parity) {
     unsigned done;
     do {
         asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
                      "selp.u32 %0, 1, 0, p;\n}"
                      : "=r"(done)
-                     : "r"(ktune_smem_u32(b)), "r"(parity)
+                     : "r"(b), "r"(parity)
                      : "memory");
     } while (!done);
 }
 // Slab (x = k, y = row) of the tensor map into shared memory, completing on `b`.
-__device__ __forceinline__ void tma_load(void* dst, const ktune_tmap* map, int x, int y,
-                                         unsigned long long* b) {
+__device__ __forceinline__ void tma_load(unsigned dst, const ktune_tmap* map, int x, int y,
+                                         unsigned b) {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1, {%2, %3}], [%4];" ::"r"(ktune_smem_u32(dst)),
-                 "l"((unsigned long long)map), "r"(x), "r"(y), "r"(ktune_smem_u32(b))
+                 "[%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(x), "r"(y), "r"(b)
                  : "memory");
 }
 // The same slab into the same offset of every block in `mask`, completing on each one's `b`.
-__device__ __forceinline__ void tma_load_multicast(void* dst, const ktune_tmap* map, int x, int y,
-                                                   unsigned long long* b, unsigned short mask) {
+__device__ __forceinline__ void tma_load_multicast(unsigned dst, const ktune_tmap* map, int x,
+                                                   int y, unsigned b, unsigned short mask) {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(ktune_smem_u32(dst)),
-                 "l"((unsigned long long)map), "r"(x), "r"(y), "r"(ktune_smem_u32(b)), "h"(mask)
+                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(x), "r"(y), "r"(b), "h"(mask)
                  : "memory");
 }
 // A 64 x 64 box of shared memory (128-byte swizzled, as the map says) to the tensor at (x, y).
@@ -145,9 +157,15 @@ __device__ __forceinline__ void consumer_sync(int c) {
 }
 // A wgmma operand in shared memory: K-major rows of 128 bytes, 128-byte swizzle, 8-row groups
 // 1024 bytes apart (the stride byte offset); the leading byte offset is unused by this layout.
-__device__ __forceinline__ unsigned long long smem_desc(const void* p) {
-    const unsigned long long a = ktune_smem_u32(p);
-    return ((a & 0x3ffffull) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
+// Its low word (the start address >> 4 in bits 0-13, the unused leading byte offset 1 in bits
+// 16-29) is all that differs between slabs and wgmma steps, so the consumers' loop adds to it in
+// 32 bits (shared addresses are under 2^18: no carry out of the field) and pairs it with the
+// constant high word (the stride byte offset 1024 >> 4, bit 62: 128-byte swizzle).
+__device__ __forceinline__ unsigned desc_lo(unsigned a) {
+    return ((a & 0x3ffffu) >> 4) | (1u << 16);
+}
+__device__ __forceinline__ unsigned long long desc_of(unsigned lo) {
+    return ((unsigned long long)((1024u >> 4) | (1u << 30)) << 32) | lo;
 }
 __device__ __forceinline__ void wgmma_fence() {
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -213,7 +231,7 @@ __device__ __forceinline__ void store_part(const unsigned (&pend)[BN / 4], const
 
 // A consumer warpgroup gives a ring slot back: one arrival on the slot's barrier in every block
 // of the cluster (thread t arrives in block t).
-__device__ __forceinline__ void release(unsigned long long* b, int t) {
+__device__ __forceinline__ void release(unsigned b, int t) {
 #if CLUSTER > 1
     if (t < CLUSTER) bar_arrive_in(b, (unsigned)t);
 #else
@@ -246,8 +264,8 @@ __device__ __forceinline__ void unit_tile(int unit, int unit_rows, int unit_cols
 // into `slot` of the ring, completing on `bar`; where the cluster SHARED it, the block loads its
 // 1 / CLUSTER of the slab and the TMA multicasts it to every block of the cluster.
 template <int ROWS, bool SHARED>
-__device__ __forceinline__ void load_slab(unsigned char* slot, const ktune_tmap* map, int kb,
-                                          int tile, unsigned rank, unsigned long long* bar) {
+__device__ __forceinline__ void load_slab(unsigned slot, const ktune_tmap* map, int kb, int tile,
+                                          unsigned rank, unsigned bar) {
     if (SHARED && CLUSTER > 1)
         tma_load_multicast(slot + rank * (ROWS * 128 / CLUSTER), map, kb * BK,
                            tile * ROWS + (int)rank * (ROWS / CLUSTER), bar,
@@ -325,7 +343,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     unsigned char* staging = smem + ((STAGES * (P_BYTES + Q_BYTES) + 16 * STAGES + 1023) & ~1023);
 #endif
 
-    const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    // The warpgroup index broadcast from lane 0: ptxas then knows it is the same across the warp,
+    // so the role branches below are warp-uniform and the consumers' loop keeps its counters and
+    // descriptors in uniform registers (docs/perf/gemm.md#lean-consumer).
+    const int wg = __shfl_sync(0xffffffffu, (int)threadIdx.x / 128, 0), t = threadIdx.x % 128;
+    const int warp = __shfl_sync(0xffffffffu, t / 32, 0);
 #if CLUSTER > 1
     const unsigned rank = cluster_rank();
 #else
@@ -363,9 +385,18 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #if CONSUMERS > 1
         asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
 #endif
-        if (t == 0) {
-            asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_p) : "memory");
-            asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_q) : "memory");
+        if (warp == 0) {
+            // The producer is warp 0 as a whole (warp-uniform: its counters and addresses stay
+            // in uniform registers); one elected lane issues the copies.
+            const bool leader = elect_one();
+            const unsigned full_at = ktune_smem_u32(full), empty_at = ktune_smem_u32(empty);
+            const unsigned ring_p = ktune_smem_u32(slab_p), ring_q = ktune_smem_u32(slab_q);
+            if (leader) {
+                asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_p)
+                             : "memory");
+                asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_q)
+                             : "memory");
+            }
             // The first unit's first slabs, in the order the loop below takes them (slot n).
             int early = 0;
             if (b_early && first_unit < units) {
@@ -374,11 +405,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 const int slice = first_unit % slices;
                 const int kb0 = slice * kb_count / slices;
                 early = min(STAGES, (slice + 1) * kb_count / slices - kb0);
-                for (int n = 0; n < early; ++n) {
-                    bar_expect(&full[n], P_BYTES + Q_BYTES);
-                    load_slab<BM, CLUSTER_B>(slab_p + n * P_BYTES, &map_p, kb0 + n, tr, rank,
-                                             &full[n]);
-                }
+                if (leader)
+                    for (int n = 0; n < early; ++n) {
+                        bar_expect(full_at + 8 * n, P_BYTES + Q_BYTES);
+                        load_slab<BM, CLUSTER_B>(ring_p + n * P_BYTES, &map_p, kb0 + n, tr, rank,
+                                                 full_at + 8 * n);
+                    }
             }
             asm volatile("griddepcontrol.wait;" ::: "memory");
             asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -390,13 +422,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 const int slice = unit % slices;
                 const int kb_end = (slice + 1) * kb_count / slices;
                 for (int kb = slice * kb_count / slices; kb < kb_end; ++kb, ++issued) {
-                    if (issued >= early) { // else its barrier and P slab were set before the wait
-                        bar_wait(&empty[s], phase ^ 1);
-                        bar_expect(&full[s], P_BYTES + Q_BYTES);
-                        load_slab<BM, CLUSTER_B>(slab_p + s * P_BYTES, &map_p, kb, tr, rank,
-                                                 &full[s]);
+                    const unsigned bar = full_at + 8 * s;
+                    // A slot whose P slab was requested before the wait has its barrier set.
+                    if (issued >= early) bar_wait(empty_at + 8 * s, phase ^ 1);
+                    if (leader) {
+                        if (issued >= early) {
+                            bar_expect(bar, P_BYTES + Q_BYTES);
+                            load_slab<BM, CLUSTER_B>(ring_p + s * P_BYTES, &map_p, kb, tr, rank,
+                                                     bar);
+                        }
+                        load_slab<BN, !CLUSTER_B>(ring_q + s * Q_BYTES, &map_q, kb, tc, rank, bar);
                     }
-                    load_slab<BN, !CLUSTER_B>(slab_q + s * Q_BYTES, &map_q, kb, tc, rank, &full[s]);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -414,7 +450,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         asm volatile("griddepcontrol.wait;" ::: "memory");
         asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
         // Consumer warpgroup c owns rows 64 c .. 64 c + 63 of the tile.
-        const int c = wg - 1, warp = t / 32, lane = t % 32;
+        const int c = wg - 1, lane = t % 32;
+        // The ring as 32-bit shared addresses: slot s's barriers at + 8 s, its slabs' wgmma
+        // descriptors' low words at + s * bytes / 16 (docs/perf/gemm.md#lean-consumer).
+        const unsigned full_at = ktune_smem_u32(full), empty_at = ktune_smem_u32(empty);
+        const unsigned desc_p = desc_lo(ktune_smem_u32(slab_p) + c * 64 * 128);
+        const unsigned desc_q = desc_lo(ktune_smem_u32(slab_q));
         float d[BN / 2];
         // The previous tile's D, packed to bf16 pairs, stored while the tensor cores run this
         // tile's first slabs (EPI_PARTS > 0): part q of it after slab q's wgmmas are issued.
@@ -441,9 +482,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                       kb_end = (slice + 1) * kb_count / slices;
             int prev = 0;
             for (int kb = kb_begin; kb < kb_end; ++kb) {
-                bar_wait(&full[s], phase);
-                const unsigned long long dp = smem_desc(slab_p + s * P_BYTES + c * 64 * 128);
-                const unsigned long long dq = smem_desc(slab_q + s * Q_BYTES);
+                bar_wait(full_at + 8 * s, phase);
+                const unsigned dp = desc_p + s * (P_BYTES / 16), dq = desc_q + s * (Q_BYTES / 16);
                 wgmma_fence();
                 if (KTUNE_FAULT == 1 && kb == kb_end - 1) {
                     if (kb == kb_begin) // a unit of one slab: its sum left at zero
@@ -453,7 +493,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 } else {
 #pragma unroll
                     for (int kk = 0; kk < 4; ++kk) // 32 bytes of K a step: 2 in the address
-                        wgmma_bn(d, dp + 2 * kk, dq + 2 * kk, kb > kb_begin || kk > 0);
+                        wgmma_bn(d, desc_of(dp + 2 * kk), desc_of(dq + 2 * kk),
+                                 kb > kb_begin || kk > 0);
                 }
                 wgmma_commit();
 #if EPI_PARTS > 0
@@ -462,7 +503,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 // The previous slab's wgmmas have retired once at most this one is in flight.
                 if (kb > kb_begin) {
                     wgmma_wait<1>();
-                    release(&empty[prev], t);
+                    release(empty_at + 8 * prev, t);
                 }
                 prev = s;
                 if (++s == STAGES) {
@@ -473,7 +514,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             wgmma_wait<0>();
 #if SPLIT_K
             if (kb_end > kb_begin) {
-                release(&empty[prev], t);
+                release(empty_at + 8 * prev, t);
             } else { // a slice of no slabs adds nothing
 #pragma unroll
                 for (int i = 0; i < BN / 2; ++i)
@@ -483,7 +524,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                             arrived))
                 continue; // another slice of this tile finishes it
 #else
-            if (kb_end > kb_begin) release(&empty[prev], t);
+            if (kb_end > kb_begin) release(empty_at + 8 * prev, t);
 #endif
             if (KTUNE_FAULT == 2 && tr == row_tiles - 1 && tc == col_tiles - 1) continue;
 #if TMA_STORE
