@@ -378,9 +378,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     // kernel's tail; nothing in global memory is touched before it has finished (and its writes
     // are visible), except P (= B) where the caller says that kernel does not write it (b_early:
     // weights; docs/perf/gemm.md#early-weights): the producer requests its first ring of P slabs
-    // first, so they stream in while that kernel ends. The next kernel may start as soon as every
-    // block has waited: a persistent grid has all its blocks resident, so its blocks only wait
-    // for room. Every thread waits before its first global access.
+    // first, so they stream in while that kernel ends. Every thread waits before its first
+    // global access; the producer says when the next kernel may start (below).
     if (wg == 0) {
 #if CONSUMERS > 1
         asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
@@ -413,7 +412,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     }
             }
             asm volatile("griddepcontrol.wait;" ::: "memory");
-            asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+            // When the next kernel may start (one invocation a block counts): at once, so that
+            // its blocks are launched and set up on SMs this grid frees while it still runs;
+            // but where this block has one unit and B is early weights, only once its last slab
+            // is requested (below): the next kernel then loads its own weights early, and
+            // started at once on the SMs an under-filled grid leaves idle it competed with this
+            // kernel's whole main loop for DRAM (H200: 1.0-1.5 µs slower at 8-64 x 4096 x 4096;
+            // docs/perf/gemm.md#launch-dependents).
+            const bool launch_late = b_early && first_unit + unit_step >= units;
+            if (!launch_late) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
             int s = 0, issued = 0;
             unsigned phase = 0;
             for (int unit = first_unit; unit < units; unit += unit_step) {
@@ -439,16 +446,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     }
                 }
             }
+            if (launch_late) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
         } else {
             asm volatile("griddepcontrol.wait;" ::: "memory");
-            asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
         }
     } else {
 #if CONSUMERS > 1
         asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
 #endif
         asm volatile("griddepcontrol.wait;" ::: "memory");
-        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
         // Consumer warpgroup c owns rows 64 c .. 64 c + 63 of the tile.
         const int c = wg - 1, lane = t % 32;
         // The ring as 32-bit shared addresses: slot s's barriers at + 8 s, its slabs' wgmma
