@@ -58,8 +58,7 @@ def hot_lines(path, top):
         return
     src = head.index("Source")
     executed = next((i for i, h in enumerate(head) if "Instructions Executed" in h), None)
-    reasons = [i for i, h in enumerate(head) if h.startswith("stall_") or "Stall" in h and i != samples
-               and "Sampling" not in h]
+    reasons = [i for i, h in enumerate(head) if h.startswith("stall_")]
     total = sum(number(r[samples]) or 0 for r in body)
     print(f"{len(body)} SASS lines, {total:.0f} samples")
     if executed is not None:
@@ -89,11 +88,11 @@ def raw_metrics(path):
             if re.match(pat, n):
                 print(f"  {n} = {values[i]} {units[i]}")
     stalls = [(number(values[i]) or 0, n) for i, n in enumerate(names)
-              if n.startswith("smsp__pcsamp_warps_issue_stalled_") and n.endswith(".sum")
-              and "not_issued" not in n]
+              if n.startswith("smsp__pcsamp_warps_issue_stalled_") and "not_issued" not in n]
     total = sum(v for v, _ in stalls)
     for v, n in sorted(stalls, reverse=True)[:8]:
-        print(f"  {n[len('smsp__pcsamp_warps_issue_stalled_'):]} {100 * v / max(total, 1):.1f} %")
+        reason = n[len("smsp__pcsamp_warps_issue_stalled_"):].removesuffix(".sum")
+        print(f"  {reason} {100 * v / max(total, 1):.1f} %")
 
 
 if __name__ == "__main__":

@@ -102,7 +102,44 @@ def main():
     assert "164.6 (sm90 bn256 s3 c2 g8 x1 e0 t1)" in row, row
     assert "| 0.960 |" in row, row
     assert "| 2 of 4 |" in row, row
+    check_sass_hot()
     print("ok")
+
+
+def check_sass_hot():
+    """sass_hot.py on ncu's two CSV pages as ncu 2025 writes them (a kernel-name line, then the
+    source table; raw: names, units, one row a kernel), shortened to a few columns."""
+    source = ['"Kernel Name","ktune_sm90_gemm",',
+              '"Address","Source","Warp Stall Sampling (All Samples)",'
+              '"Warp Stall Sampling (Not-issued Samples)","Instructions Executed",'
+              '"stall_long_sb","stall_wait"',
+              '"0x10","HGMMA.64x32x16.F32.BF16 R24, gdesc[UR8], R24","10","8","32768","0","10"',
+              '"0x20","@!P0 BRA 0x7f00","60","58","32768","60","0"',
+              '"0x30","UTMALDG.2D [UR8], [UR12]","30","20","8192","5","25"']
+    raw = ['"ID","Kernel Name","gpu__time_duration.sum","smsp__inst_executed.sum",'
+           '"smsp__pcsamp_warps_issue_stalled_long_scoreboard",'
+           '"smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued",'
+           '"smsp__pcsamp_warps_issue_stalled_wait"',
+           '"","","us","inst","","",""',
+           '"0","ktune_sm90_gemm","14.18","1,905,408","300","290","100"']
+    with tempfile.TemporaryDirectory() as d:
+        paths = []
+        for name, lines in (("s.csv", source), ("r.csv", raw)):
+            paths.append(os.path.join(d, name))
+            with open(paths[-1], "w") as f:
+                f.write("\n".join(lines) + "\n")
+        out = subprocess.run([sys.executable, os.path.join(HERE, "sass_hot.py")] + paths + ["2"],
+                             check=True, capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    assert lines[0] == "3 SASS lines, 100 samples", out
+    # Lines run as often share a loop: the consumers' (32768x) hold 70 % of the samples.
+    assert "32768x 70.0 %, 8192x 30.0 %" in lines[1], out
+    # The two hottest lines, hottest first, with their largest stall reasons.
+    assert lines[2].startswith(" 60.0 % @!P0 BRA 0x7f00"), out
+    assert "stall_long_sb 60" in lines[2], out
+    assert lines[3].startswith(" 30.0 % UTMALDG.2D") and "stall_wait 25, stall_long_sb 5" in lines[3]
+    assert "  gpu__time_duration.sum = 14.18 us" in lines, out
+    assert "  long_scoreboard 75.0 %" in lines and "  wait 25.0 %" in lines, out
 
 
 if __name__ == "__main__":
