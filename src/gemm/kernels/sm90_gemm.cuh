@@ -110,8 +110,8 @@ __device__ __forceinline__ unsigned cluster_rank() {
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
     return r;
 }
-// Every thread of the cluster, not necessarily converged (the producer warp's lanes arrive
-// apart), so not the .aligned form.
+// Every thread of the cluster, reaching it from the roles' different branches, so not the
+// .aligned form.
 __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
