@@ -110,8 +110,8 @@ __device__ __forceinline__ unsigned cluster_rank() {
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
     return r;
 }
-// Every thread of the cluster, reaching it from the roles' different branches, so not the
-// .aligned form.
+// Every thread of the cluster; not the .aligned form: nothing guarantees that a warp has
+// reconverged after the single-lane branches before it (the producer's leader, thread 0).
 __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
@@ -159,8 +159,9 @@ __device__ __forceinline__ void consumer_sync(int c) {
 // 1024 bytes apart (the stride byte offset); the leading byte offset is unused by this layout.
 // Its low word (the start address >> 4 in bits 0-13, the unused leading byte offset 1 in bits
 // 16-29) is all that differs between slabs and wgmma steps, so the consumers' loop adds to it in
-// 32 bits (shared addresses are under 2^18: no carry out of the field) and pairs it with the
-// constant high word (the stride byte offset 1024 >> 4, bit 62: 128-byte swizzle).
+// 32 bits (the offset a & 0x3ffff is under 2^18, the most shared memory a block has: no carry
+// out of the field; keep the mask, a cluster's address carries the CTA id from bit 24) and pairs
+// it with the constant high word (the stride byte offset 1024 >> 4, bit 62: 128-byte swizzle).
 __device__ __forceinline__ unsigned desc_lo(unsigned a) {
     return ((a & 0x3ffffu) >> 4) | (1u << 16);
 }
@@ -414,8 +415,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             asm volatile("griddepcontrol.wait;" ::: "memory");
             // When the next kernel may start (one invocation a block counts): at once, so that
             // its blocks are launched and set up on SMs this grid frees while it still runs;
-            // but where this block has one unit and B is early weights, only once its last slab
-            // is requested (below): the next kernel then loads its own weights early, and
+            // but where this block has at most one unit and B is early weights, only once its last
+            // slab is requested (below): the next kernel then loads its own weights early, and
             // started at once on the SMs an under-filled grid leaves idle it competed with this
             // kernel's whole main loop for DRAM (H200: 1.0-1.5 µs slower at 8-64 x 4096 x 4096;
             // docs/perf/gemm.md#launch-dependents).
