@@ -269,9 +269,9 @@ step_gemm_sm90_ncu_vs() {
         grep -vE '^\{|^==PROF==|^ +(INF|OPT|WRN)|^          ' | tee "$OUT/gemm_sm90_ncu_vs.txt"
 }
 # Where the warps of cuBLAS's kernel and of each SM90_NCU_CONFIGS config wait, instruction by
-# instruction (docs/perf/gemm.md#cluster-b): ncu's full set (SourceCounters' stall sampling
-# included) on one launch of each at SM90_NCU_SHAPE, clocks as found; per kernel the details and
-# raw pages and the SASS source page (a sample count and stall reasons a SASS line) as CSV, and
+# instruction (docs/perf/gemm.md#lean-consumer): ncu's full set (SourceCounters' stall sampling
+# included) on one launch of each at SM90_NCU_SHAPE, clocks as found; per kernel the raw page
+# and the SASS source page (a sample count and stall reasons a SASS line) as CSV, and
 # bench/gemm/sass_hot.py's summary of the hottest lines.
 step_gemm_sm90_ncu_source() {
     local b i c shape
@@ -289,7 +289,6 @@ step_gemm_sm90_ncu_source() {
     for r in "$OUT"/src_*.ncu-rep; do
         ncu -i "$r" --page source --csv --print-source sass >"${r%.ncu-rep}.sass.csv" 2>&1
         ncu -i "$r" --page raw --csv >"${r%.ncu-rep}.raw.csv" 2>&1
-        ncu -i "$r" --page details --csv >"${r%.ncu-rep}.details.csv" 2>&1
         echo "== $(basename "$r")"
         python3 bench/gemm/sass_hot.py "${r%.ncu-rep}.sass.csv" "${r%.ncu-rep}.raw.csv"
     done 2>&1 | tee "$OUT/gemm_sm90_ncu_source.txt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The hottest SASS lines of one kernel in an ncu report, and the metrics that tell where its
-bytes and cycles go (docs/perf/gemm.md#cluster-b).
+bytes and cycles go (docs/perf/gemm.md#lean-consumer).
 
     sass_hot.py SOURCE.csv RAW.csv [TOP]
 
