@@ -92,16 +92,25 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // A deeper ring still helps where DRAM binds (H200, 1 x 4096 x 11008, bn 8 split in two:
     // 8 stages 26.3 us, 6 stages 27.1 us): a tenth of the feed time on top.
     double time = full * wave(slots) + (rest > 0 ? wave(rest) : 0.0) + 0.1 * waves * feed;
-    // Split-K writes each slice's fp32 partial and the last slice reads them all back.
-    if (c.splits > 1) time += 2.0 * c.splits * bm * bn * 4.0 / feed_sm;
+    // Split-K's fix-up after each unit a block runs: the partial out, the counter's round trip
+    // and, in the last slice, the others' partials back, a chain of latencies the ring does not
+    // hide, growing with the tile's width (H200, one wave, split in two against unsplit: +0.8 us
+    // at bn 8, +1.2 at 16, +1.7 at 32, +3.0 at 64; docs/perf/gemm.md#split-k-fixup).
+    if (c.splits > 1) time += waves * (0.4e-6 + 0.04e-6 * bn);
     // Clusters sharing A measure at par with the same tile alone, never clearly faster
     // (docs/perf/gemm.md#cluster-release): ranked after it, as is one sharing B where that
     // reads the weights no fewer times (one column tile, or a raster that reads them once);
-    // where it does, it is priced by those reads (b_reads) and otherwise at par. A raster group
-    // of 8 is the usual L2 sweet spot, and breaks the ties of a DRAM-bound shape.
-    const double cluster = c.cluster > 1 && b_reads >= lone_reads ? 1.25 : 1.0;
+    // where it does, it is priced by those reads (b_reads) and 3 % for the cluster (at 16-32
+    // tokens two token tiles sharing the weights ran 4-7 % slower than one tile of all of them;
+    // docs/perf/gemm.md#split-k-fixup). A raster group of 8 is the usual L2 sweet spot, and
+    // breaks the ties of a DRAM-bound shape.
+    const double cluster = c.cluster == 1 ? 1.0 : b_reads >= lone_reads ? 1.25 : 1.03;
     const double raster = c.group == 8 ? 1.0 : 1.005;
-    return time * cluster * raster;
+    // Two consumers (a 128-row tile) on a decode GEMM's weights stream 10-12 % slower than one
+    // with the same bytes in flight (H200: 64 x 11008 x 4096 bn 64 32.0 against 28.7 us, 32 x
+    // 11008 x 4096 bn 32 30.2 against 27.4; docs/perf/gemm.md#split-k-fixup).
+    const double consumers = c.consumers > 1 && p.m <= 64 ? 1.12 : 1.0;
+    return time * cluster * raster * consumers;
 }
 
 std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d) {
@@ -109,19 +118,25 @@ std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d) {
                         [&](const sm90_config& c) { return sm90_cost(c, p, d); });
 }
 
+namespace {
+// A decode config's form: 0 unsplit alone, 1 split-K, 2 a cluster sharing B.
+int decode_form(const sm90_config& c) {
+    return c.splits > 1 ? 1 : c.cluster_b != 0 ? 2 : 0;
+}
+} // namespace
+
 std::vector<sm90_config> sm90_picks(const std::vector<sm90_config>& ranked, const problem& p,
                                     const sm90_device& d, std::size_t count) {
     std::vector<sm90_config> out;
     if (ranked.empty() || count == 0) return out;
     out.push_back(ranked.front());
-    const bool split = ranked.front().splits > 1;
     const double best = sm90_cost(ranked.front(), p, d);
+    std::vector<int> forms{decode_form(ranked.front())};
     for (const sm90_config& c : p.m <= 64 ? ranked : std::vector<sm90_config>{}) {
-        if (sm90_cost(c, p, d) > 1.15 * best) break;
-        if ((c.splits > 1) != split) {
-            if (count > 1) out.push_back(c);
-            break;
-        }
+        if (out.size() >= count || sm90_cost(c, p, d) > 1.15 * best) break;
+        if (std::find(forms.begin(), forms.end(), decode_form(c)) != forms.end()) continue;
+        forms.push_back(decode_form(c));
+        out.push_back(c);
     }
     for (const sm90_config& c : ranked) {
         if (out.size() >= count) break;

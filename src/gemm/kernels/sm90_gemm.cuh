@@ -276,6 +276,15 @@ __device__ __forceinline__ void load_slab(unsigned slot, const ktune_tmap* map, 
 }
 
 #if SPLIT_K
+// An atomic add at GPU scope with acquire and release semantics; returns the old value.
+__device__ __forceinline__ int atom_add_acq_rel(int* at, int v) {
+    int old;
+    asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(at), "r"(v)
+                 : "memory");
+    return old;
+}
 // Split-K: consumer warpgroup c's fp32 partial of (tile, slice) into the workspace (float4 i of
 // thread t at i * 128 + t: each store instruction writes 2 KiB contiguously), then one arrival on
 // the (tile, c) counter. The slice that arrives last adds every slice's partial in slice order
@@ -289,14 +298,17 @@ __device__ __forceinline__ bool last_slice(float (&d)[BN / 2], float* partials, 
     for (int i = 0; i < BN / 8; ++i)
         __stcg(part + slice * (16 * BN) + i * 128 + t,
                make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
-    __threadfence(); // the partial is visible GPU-wide before the counter says so
+    // The warpgroup's barrier orders every thread's partial before thread 0's arrival, whose
+    // release (cumulative over what the barrier ordered) publishes them GPU-wide; its acquire
+    // makes the other slices' partials visible to the last, and the barrier after it to every
+    // thread of it. No sequentially consistent fence (`__threadfence`), which waits for the
+    // SM's outstanding memory traffic: docs/perf/gemm.md#split-k-fixup.
     consumer_sync(c);
-    if (t == 0) arrived[c] = atomicAdd(arrivals + at, 1);
+    if (t == 0) arrived[c] = atom_add_acq_rel(arrivals + at, 1);
     consumer_sync(c);
     const bool last = arrived[c] == splits - 1;
     consumer_sync(c); // every thread has read arrived[c] before the next tile's arrival
     if (!last) return false;
-    __threadfence();
 #pragma unroll
     for (int i = 0; i < BN / 8; ++i) {
         float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);

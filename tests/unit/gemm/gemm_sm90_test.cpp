@@ -146,11 +146,13 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     CHECK(algo_from_config(c) == sm90_algo(split));
     CHECK(describe(sm90_algo(split)) == "ktune sm90 bn8 s6 c1 g8 x1 e0 t0 k4");
     CHECK(to_config(sm90_algo(sm90_default)).find("splits") == nullptr);
-    // A decode GEMM's 64 tiles fill half the SMs: the prior splits K to fill them, with the
-    // narrowest tile that holds the tokens; at 4096^3 it never splits.
-    const sm90_config pick = sm90_ranked(decode, h100).front();
-    CHECK(pick.splits > 1);
-    CHECK(pick.bn == 8);
+    // A decode GEMM's 64 tiles fill half the SMs, yet DRAM binds: the prior's best is the
+    // narrowest tile that holds the tokens, unsplit (split-K's fix-up costs more than the idle
+    // SMs, docs/perf/gemm.md#split-k-fixup), and the same tile split in two next; at 4096^3 it
+    // never splits.
+    const auto decode_ranked = sm90_ranked(decode, h100);
+    CHECK(decode_ranked[0] == sm90_config{8, 20, 1, 8, 1});
+    CHECK(sm90_picks(decode_ranked, decode, h100, 2)[1] == sm90_config{8, 20, 1, 8, 1, 0, 0, 2});
     for (const auto& big : {"4096x4096x4096", "2048x11008x4096", "8192x8192x8192"}) {
         const auto ranked = sm90_ranked(parse_problem(big, "bf16"), h100);
         for (std::size_t i = 0; i < 16; ++i)
@@ -171,6 +173,23 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     for (std::size_t i = 0; i < 3; ++i)
         CHECK(big_picks[i] == big_ranked[i]);
     CHECK(sm90_picks(big_ranked, big, h100, 0).empty());
+    // At 16 tokens the three decode forms are within the prior's tie band: a tune measures
+    // the best of each, unsplit first (H200, 16 x 4096 x 4096: 10.80 us plain; split 10.79 told
+    // B is weights; docs/perf/gemm.md#split-k-fixup). At 64, split-K is out of the band.
+    const problem m16 = parse_problem("16x4096x4096", "bf16");
+    const auto m16_picks = sm90_picks(sm90_ranked(m16, h100), m16, h100, 3);
+    REQUIRE(m16_picks.size() == 3);
+    CHECK(m16_picks[0] == sm90_config{16, 20, 1, 8, 1});
+    CHECK(m16_picks[1] == sm90_config{8, 20, 1, 8, 2, 0, 0, 1, 1});
+    CHECK(m16_picks[2] == sm90_config{16, 20, 1, 8, 1, 0, 0, 2});
+    const problem m64 = parse_problem("64x4096x4096", "bf16");
+    const auto m64_ranked = sm90_ranked(m64, h100);
+    const auto m64_picks = sm90_picks(m64_ranked, m64, h100, 3);
+    REQUIRE(m64_picks.size() == 3);
+    CHECK(m64_picks[0] == sm90_config{64, 12, 1, 8, 1});
+    CHECK(m64_picks[1] == sm90_config{32, 16, 1, 8, 2, 0, 0, 1, 1});
+    CHECK(m64_picks[2] == m64_ranked[1]);
+    CHECK(m64_picks[2].splits == 1);
     // A space with split candidates has the axis; each candidate stands at its own point.
     std::vector<candidate> cands{{sm90_algo(split), 0, 0, -1}, {sm90_algo(sm90_default), 0, 0, -1}};
     const ktune::tune::space s = to_space(cands);
@@ -189,10 +208,10 @@ TEST_CASE("an sm_90 device adds the template: the prior's picks after the heuris
     const auto ranked = sm90_ranked(p, h100);
     CHECK(en.stats.sm90 == ranked.size());
     CHECK(en.all.size() == plain.all.size() + ranked.size());
-    REQUIRE(en.heuristic.size() == plain.heuristic.size() + 2);
+    REQUIRE(en.heuristic.size() == plain.heuristic.size() + o.sm90_picks);
     for (std::size_t i = 0; i < plain.heuristic.size(); ++i)
         CHECK(en.heuristic[i] == plain.heuristic[i]);
-    for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t i = 0; i < o.sm90_picks; ++i) {
         const candidate& c = en.heuristic[plain.heuristic.size() + i];
         CHECK(c.algo == sm90_algo(ranked[i]));
         CHECK(c.heuristic_rank == int(plain.heuristic.size() + i));
@@ -231,7 +250,7 @@ TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the defau
     const problem p = parse_problem("2048x4096x4096", "bf16");
     const sm90_config first = sm90_ranked(p, h100).front();
     tune_options o;
-    o.budget = 0; // the picks only: cuBLAS's, then the template's two
+    o.budget = 0; // the picks only: cuBLAS's, then the template's three
     o.max_seconds = 0;
     int sm90_runs = 0;
     const tune_hooks hooks{[&](const algo_config& a) {
@@ -246,7 +265,7 @@ TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the defau
     CHECK(r.replaces_default);
     CHECK(r.winner.algo == sm90_algo(first));
     CHECK(r.speedup == Approx(100.0 / 80.0));
-    CHECK(sm90_runs == 2 + 2); // the two picks, then the winner twice in the confirmation
+    CHECK(sm90_runs == 3 + 2); // the three picks, then the winner twice in the confirmation
     CHECK(r.space.sm90 > 0);
     // With own_kernels off the template stays out even on an sm_90 device.
     o.own_kernels = false;
