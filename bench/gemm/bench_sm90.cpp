@@ -169,14 +169,15 @@ sm90_device device_here() {
 }
 
 // A config as a recorded space's key: "bn,stages,consumers,group,cluster,epi_parts,tma_store"
-// (",splits" where it splits K or its cluster shares B, then ",1" for the latter; the recorded
-// spaces hold neither).
+// (",splits" where it splits K, its cluster shares B or it swaps A and B, then ",cluster_b"
+// for the latter two, then ",1" where it swaps; the recorded spaces hold none of them).
 std::string key_of(const sm90_config& c) {
     return fmt::format("{},{},{},{},{},{},{}{}", c.bn, c.stages, c.consumers, c.group, c.cluster,
                        c.epi_parts, c.tma_store,
-                       c.cluster_b != 0 ? fmt::format(",{},{}", c.splits, c.cluster_b)
-                       : c.splits != 1  ? fmt::format(",{}", c.splits)
-                                        : "");
+                       c.swap_ab != 0     ? fmt::format(",{},{},1", c.splits, c.cluster_b)
+                       : c.cluster_b != 0 ? fmt::format(",{},{}", c.splits, c.cluster_b)
+                       : c.splits != 1    ? fmt::format(",{}", c.splits)
+                                          : "");
 }
 
 std::vector<sm90_config> parse_configs(const std::string& s) {
@@ -185,13 +186,13 @@ std::vector<sm90_config> parse_configs(const std::string& s) {
     std::string item;
     while (std::getline(ss, item, ';')) {
         sm90_config c = sm90_default;
-        const int n =
-            std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages, &c.consumers,
-                        &c.group, &c.cluster, &c.epi_parts, &c.tma_store, &c.splits, &c.cluster_b);
+        const int n = std::sscanf(item.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &c.bn, &c.stages,
+                                  &c.consumers, &c.group, &c.cluster, &c.epi_parts, &c.tma_store,
+                                  &c.splits, &c.cluster_b, &c.swap_ab);
         if (n < 4)
             throw error(error_kind::usage,
                         fmt::format("--configs: '{}' is not bn,stages,consumers,group[,cluster[,"
-                                    "epi_parts[,tma_store[,splits[,cluster_b]]]]]",
+                                    "epi_parts[,tma_store[,splits[,cluster_b[,swap_ab]]]]]]",
                                     item));
         out.push_back(c);
     }
@@ -393,7 +394,9 @@ void brute(const std::string& shape, const std::filesystem::path& file) {
     const problem p = parse_problem(shape, "bf16", "tn");
     // Unsplit configs of clusters sharing A: the recorded spaces' keys have neither (key_of).
     std::vector<sm90_config> configs = sm90_configs(p, device_here());
-    std::erase_if(configs, [](const sm90_config& c) { return c.splits != 1 || c.cluster_b != 0; });
+    std::erase_if(configs, [](const sm90_config& c) {
+        return c.splits != 1 || c.cluster_b != 0 || c.swap_ab != 0;
+    });
     int dev = 0;
     cudaDeviceProp prop{};
     KTUNE_CUDA_CALL(cudaGetDevice(&dev));

@@ -1,5 +1,6 @@
 #include "ktune/gemm/algo.hpp"
 
+#include "gemm/sm90.hpp"
 #include "ktune/core/error.hpp"
 
 #include <fmt/format.h>
@@ -54,6 +55,7 @@ config to_config(const algo_config& a) {
         if (a.sm90.splits != 1) c.set("splits", std::int64_t{a.sm90.splits});
         // Only where the cluster shares B: entries written before it share A.
         if (a.sm90.cluster_b != 0) c.set("cluster_b", std::int64_t{a.sm90.cluster_b});
+        if (a.sm90.swap_ab != 0) c.set("swap_ab", std::int64_t{a.sm90.swap_ab});
         return c;
     }
     if (a.provider == provider::ktune_mma) {
@@ -126,6 +128,7 @@ algo_config algo_from_config(const config& c) {
             if (c.find("splits") != nullptr) a.sm90.splits = get_int<std::int32_t>(c, "splits");
             if (c.find("cluster_b") != nullptr)
                 a.sm90.cluster_b = get_int<std::int32_t>(c, "cluster_b");
+            if (c.find("swap_ab") != nullptr) a.sm90.swap_ab = get_int<std::int32_t>(c, "swap_ab");
             return a;
         }
     }
@@ -154,11 +157,7 @@ std::string describe(const algo_config& a) {
     if (a.provider == provider::ktune_mma)
         return fmt::format("ktune mma bm{} bn{} bk{} w{}x{} s{}", a.mma.bm, a.mma.bn, a.mma.bk,
                            a.mma.warps_m, a.mma.warps_n, a.mma.stages);
-    if (a.provider == provider::ktune_sm90)
-        return fmt::format("ktune sm90 bn{} s{} c{} g{} x{}{} e{} t{}{}", a.sm90.bn, a.sm90.stages,
-                           a.sm90.consumers, a.sm90.group, a.sm90.cluster,
-                           a.sm90.cluster_b != 0 ? "b" : "", a.sm90.epi_parts, a.sm90.tma_store,
-                           a.sm90.splits != 1 ? fmt::format(" k{}", a.sm90.splits) : "");
+    if (a.provider == provider::ktune_sm90) return "ktune sm90 " + detail::sm90_name(a.sm90);
     return fmt::format("algo {} tile {} stages {} cluster {} splitk {} red {} swz {} custom {} "
                        "inner {}",
                        a.algo_id, a.tile, a.stages, a.cluster, a.splitk, a.reduction, a.swizzle,

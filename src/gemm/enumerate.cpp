@@ -65,6 +65,7 @@ std::vector<std::uint64_t> identity(const algo_config& a) {
                                       u(k.tma_store),
                                       u(k.splits),
                                       u(k.cluster_b),
+                                      u(k.swap_ab),
                                       u(a.mma.bm),
                                       u(a.mma.bn),
                                       u(a.mma.bk),
@@ -300,6 +301,9 @@ constexpr space_axis sm90_splits_axis = {
 // Only where a candidate's cluster shares B, likewise.
 constexpr space_axis sm90_cluster_b_axis = {
     "sm90_cluster_b", [](const algo_config& a) -> std::int64_t { return a.sm90.cluster_b; }};
+// Only where a candidate swaps A and B, likewise.
+constexpr space_axis sm90_swap_ab_axis = {
+    "sm90_swap_ab", [](const algo_config& a) -> std::int64_t { return a.sm90.swap_ab; }};
 
 tune::axis axis_of(const std::vector<candidate>& cands, const space_axis& ax) {
     std::set<std::int64_t> values;
@@ -338,6 +342,8 @@ tune::space to_space(const std::vector<candidate>& cands) {
         s.add(axis_of(cands, sm90_splits_axis));
     if (any([](const algo_config& a) { return a.sm90.cluster_b != 0; }))
         s.add(axis_of(cands, sm90_cluster_b_axis));
+    if (any([](const algo_config& a) { return a.sm90.swap_ab != 0; }))
+        s.add(axis_of(cands, sm90_swap_ab_axis));
     std::vector<tune::point> members;
     members.reserve(cands.size());
     for (const auto& c : cands)
@@ -365,6 +371,8 @@ tune::point point_of(const tune::space& s, const algo_config& a) {
         cfg.set(sm90_splits_axis.name, sm90_splits_axis.value(a));
     if (s.axis_index(sm90_cluster_b_axis.name))
         cfg.set(sm90_cluster_b_axis.name, sm90_cluster_b_axis.value(a));
+    if (s.axis_index(sm90_swap_ab_axis.name))
+        cfg.set(sm90_swap_ab_axis.name, sm90_swap_ab_axis.value(a));
     return s.from_config(cfg);
 }
 
@@ -403,6 +411,8 @@ algo_config algo_at(const tune::space& s, const tune::point& p) {
             a.sm90.splits = static_cast<std::int32_t>(get(cfg, sm90_splits_axis.name));
         if (s.axis_index(sm90_cluster_b_axis.name))
             a.sm90.cluster_b = static_cast<std::int32_t>(get(cfg, sm90_cluster_b_axis.name));
+        if (s.axis_index(sm90_swap_ab_axis.name))
+            a.sm90.swap_ab = static_cast<std::int32_t>(get(cfg, sm90_swap_ab_axis.name));
         return a;
     }
     return algo_from_config(cfg);

@@ -28,10 +28,10 @@ struct enumerate_options {
     std::size_t max_checks = 200000;
     /// ktune's Hopper template joins the space where set (an sm_90 device): its configs the
     /// rules keep for the problem (sm90_space.hpp), `sm90_picks` of them (the prior's picks,
-    /// sm90_space.hpp's sm90_picks) measured beside the heuristic's picks: three, so that a
+    /// sm90_space.hpp's sm90_picks) measured beside the heuristic's picks: four, so that a
     /// decode GEMM measures each form the prior cannot order (docs/perf/gemm.md#split-k-fixup).
     std::optional<sm90_device> sm90;
-    std::size_t sm90_picks = 3;
+    std::size_t sm90_picks = 4;
     /// ktune's mma.sync form joins the space where set (docs/perf/gemm.md#mma-fallback): its
     /// configs the rules keep, the prior's first `mma_picks` measured beside the heuristic's.
     std::optional<mma_device> mma;
@@ -83,11 +83,11 @@ algo_config gemv_algo(const gemv_config& c);
 /// "custom" (and "pad_k" where the padded form is among them; "kernel" and the template's
 /// "sm90_bn", "sm90_stages", "sm90_consumers", "sm90_group", "sm90_cluster", "sm90_epi",
 /// "sm90_tma_store" where ktune's template is, "sm90_splits" where one of its candidates
-/// splits K and "sm90_cluster_b" where one's cluster shares B; "kernel" and "mma_bm", "mma_bn",
-/// "mma_bk", "mma_warps_m", "mma_warps_n", "mma_stages" where its mma.sync form is; "kernel" and
-/// "gemv_form", "gemv_unroll", "gemv_blocks" where its GEMV is) over the values the candidates use,
-/// restricted to exactly the candidates. "kernel": 0 cuBLASLt, 1 the template, 2 the mma.sync form,
-/// 3 the GEMV.
+/// splits K, "sm90_cluster_b" where one's cluster shares B and "sm90_swap_ab" where one swaps A and
+/// B; "kernel" and "mma_bm", "mma_bn", "mma_bk", "mma_warps_m", "mma_warps_n", "mma_stages" where
+/// its mma.sync form is; "kernel" and "gemv_form", "gemv_unroll", "gemv_blocks" where its GEMV is)
+/// over the values the candidates use, restricted to exactly the candidates. "kernel": 0 cuBLASLt,
+/// 1 the template, 2 the mma.sync form, 3 the GEMV.
 tune::space to_space(const std::vector<candidate>& cands);
 /// The point of to_space(cands) a candidate stands at.
 tune::point point_of(const tune::space& s, const algo_config& a);

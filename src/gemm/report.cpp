@@ -50,7 +50,7 @@ nlohmann::json report_json(const tune_result& r, double roof_tflops,
     for (const auto& c : r.evaluated)
         failed += c.ok() ? 0 : 1;
     nlohmann::json j{{"schema", "ktune.tune.gemm"},
-                     {"version", "1.8.0"},
+                     {"version", "1.9.0"},
                      {"problem",
                       {{"m", p.m},
                        {"n", p.n},

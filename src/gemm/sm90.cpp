@@ -100,9 +100,10 @@ std::size_t sm90_shared_bytes(const sm90_config& c) noexcept {
 }
 
 std::string sm90_name(const sm90_config& c) {
-    return fmt::format("bn{} s{} c{} g{} x{}{} e{} t{}{}", c.bn, c.stages, c.consumers, c.group,
+    return fmt::format("bn{} s{} c{} g{} x{}{} e{} t{}{}{}", c.bn, c.stages, c.consumers, c.group,
                        c.cluster, c.cluster_b != 0 ? "b" : "", c.epi_parts, c.tma_store,
-                       c.splits != 1 ? fmt::format(" k{}", c.splits) : "");
+                       c.splits != 1 ? fmt::format(" k{}", c.splits) : "",
+                       c.swap_ab != 0 ? " ab" : "");
 }
 
 namespace {
@@ -138,6 +139,15 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
         return fmt::format("cluster_b {}: 0 (the cluster shares A) or 1 (B)", c.cluster_b);
     if (c.cluster_b != 0 && c.cluster == 1)
         return "cluster_b without a cluster: set cluster 2 for blocks to share B's slab";
+    if (c.swap_ab != 0 && c.swap_ab != 1)
+        return fmt::format("swap_ab {}: 0 (B's rows are the tile's M side) or 1 (A's)", c.swap_ab);
+    if (c.swap_ab && (c.cluster != 1 || c.splits != 1 || c.tma_store != 0 || c.epi_parts != 0))
+        return "swap_ab with a cluster, split-K, a TMA-store or deferred epilogue: the swapped "
+               "form stores D's transpose directly, one block a tile";
+    if (c.swap_ab && p.m > sm90_bm(c))
+        return fmt::format("swap_ab with M {} over the tile's {} rows: the swapped form is for "
+                           "decode GEMMs, all tokens in one tile",
+                           p.m, sm90_bm(c));
     if (c.splits < 1 || c.splits > sm90_max_splits)
         return fmt::format("splits {}: 1 to {}", c.splits, sm90_max_splits);
     if (c.splits > 1 && (c.tma_store != 0 || c.epi_parts != 0 || c.cluster != 1))
@@ -223,6 +233,7 @@ sm90_fault sm90_fault_for(const sm90_config& c, double rate, std::uint64_t seed)
          {c.bn, c.stages, c.consumers, c.group, c.cluster, c.epi_parts, c.tma_store, c.splits})
         mix(v);
     if (c.cluster_b != 0) mix(c.cluster_b);
+    if (c.swap_ab != 0) mix(c.swap_ab + 2);
     const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
     if (u >= rate) return sm90_fault::none;
     return (h & 1) ? sm90_fault::skip_slab : sm90_fault::drop_tile;
@@ -239,10 +250,10 @@ std::string sm90_source(const sm90_config& c, kernel_form form, sm90_fault fault
     // So are the slices: split configs share one compile, unsplit ones leave its code out.
     return fmt::format("#define BM {}\n#define BN {}\n#define STAGES {}\n#define CONSUMERS {}\n"
                        "#define CLUSTER {}\n#define CLUSTER_B {}\n#define EPI_PARTS {}\n"
-                       "#define TMA_STORE {}\n#define SPLIT_K {}\n#define IN_BYTES {}\n"
-                       "#define IN_F16 {}\n#define EPILOGUE {}\n{}{}",
+                       "#define TMA_STORE {}\n#define SPLIT_K {}\n#define SWAP_AB {}\n"
+                       "#define IN_BYTES {}\n#define IN_F16 {}\n#define EPILOGUE {}\n{}{}",
                        sm90_bm(c), c.bn, c.stages, c.consumers, c.cluster, c.cluster_b, c.epi_parts,
-                       c.tma_store, c.splits > 1 ? 1 : 0, input_bytes(form.type),
+                       c.tma_store, c.splits > 1 ? 1 : 0, c.swap_ab, input_bytes(form.type),
                        form.type == dtype::fp16 ? 1 : 0, static_cast<int>(form.epi),
                        fault == sm90_fault::none
                            ? std::string()
@@ -430,20 +441,24 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
     if (!last || !(last->p == p) || last->a != a || last->b != b || last->d != d) {
         // D (M x N column-major) is OUT (N x M row-major): P = B (N x K), Q = A (M x K), each
         // block of a cluster loading its share of the slab the cluster shares; OUT in 64 x 64
-        // boxes for the TMA store (unused without it), of D's type.
+        // boxes for the TMA store (unused without it), of D's type. Swapped (swap_ab), P = A
+        // and Q = B, and the kernel stores its tiles transposed.
         const dtype out_type = p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16;
         const int p_rows = c.cluster_b ? sm90_bm(c) / c.cluster : sm90_bm(c);
         const int q_rows = c.cluster_b ? c.bn : c.bn / c.cluster;
-        last =
-            impl::bound{p,
-                        a,
-                        b,
-                        d,
-                        {impl_->map(b, p.n, p.k, p_rows, p.type, sm90_bk(p.type)),
-                         impl_->map(a, p.m, p.k, q_rows, p.type, sm90_bk(p.type)),
-                         c.tma_store ? impl_->map(d, p.n, p.m, 64, out_type, 64) : CUtensorMap{}}};
+        const void* op_p = c.swap_ab ? a : b;
+        const void* op_q = c.swap_ab ? b : a;
+        last = impl::bound{
+            p,
+            a,
+            b,
+            d,
+            {impl_->map(op_p, c.swap_ab ? p.m : p.n, p.k, p_rows, p.type, sm90_bk(p.type)),
+             impl_->map(op_q, c.swap_ab ? p.n : p.m, p.k, q_rows, p.type, sm90_bk(p.type)),
+             c.tma_store ? impl_->map(d, p.n, p.m, 64, out_type, 64) : CUtensorMap{}}};
     }
-    int rows = static_cast<int>(p.n), cols = static_cast<int>(p.m), k = static_cast<int>(p.k);
+    int rows = static_cast<int>(c.swap_ab ? p.m : p.n),
+        cols = static_cast<int>(c.swap_ab ? p.n : p.m), k = static_cast<int>(p.k);
     int group = c.group, splits = c.splits;
     void* out = d;
     float* partials = impl_->partials;
@@ -456,8 +471,8 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
     // A cluster takes `cluster` neighbouring row tiles of one column tile, or with cluster_b
     // neighbouring column tiles of one row tile (a unit); one block a SM (or the clusters that
     // fit), persistent.
-    const std::int64_t row_tiles = (p.n + sm90_bm(c) - 1) / sm90_bm(c);
-    const std::int64_t col_tiles = (p.m + c.bn - 1) / c.bn;
+    const std::int64_t row_tiles = (rows + sm90_bm(c) - 1) / sm90_bm(c);
+    const std::int64_t col_tiles = (cols + c.bn - 1) / c.bn;
     const std::int64_t units =
         (c.cluster_b ? row_tiles * ((col_tiles + c.cluster - 1) / c.cluster)
                      : ((row_tiles + c.cluster - 1) / c.cluster) * col_tiles) *

@@ -27,6 +27,12 @@ std::vector<sm90_config> sm90_grid() {
                     for (int splits : {2, 3, 4, 6, 8, 12, 16})
                         out.push_back({bn, stages, consumers, group, 1, 0, 0, splits});
                 }
+    // Swapped (decode GEMMs' tokens as the M side): weight tiles of every multiple of 8 rows up
+    // to 128, one consumer, raster group 8 (one row of tiles), so that some width makes a wave
+    // (docs/perf/gemm.md#swap-ab).
+    for (int bn = 8; bn <= 128; bn += 8)
+        for (int stages : {4, 6, 8, 10, 12, 16, 20})
+            out.push_back({bn, stages, 1, 8, 1, 0, 0, 1, 0, 1});
     return out;
 }
 
@@ -53,8 +59,11 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     const double bm = sm90_bm(c), bn = c.bn, k = double(p.k), m = double(p.m), n = double(p.n);
     // D's transpose in bm x bn tiles (rows: N, columns: M), each cut into `splits` slices of K,
     // persistent over the SMs (clusters: pairs of tiles over half of them; a cluster sharing B
-    // runs a block on the column tile past the last where their count is odd).
-    const double row_tiles = std::ceil(n / bm), col_tiles = std::ceil(m / bn);
+    // runs a block on the column tile past the last where their count is odd). Swapped, the
+    // weights' side is bn: "row" tiles over N of bn rows, "column" tiles over M of bm (below,
+    // w_rows and t_rows are a tile's weight and token rows).
+    const double w_rows = c.swap_ab ? bn : bm, t_rows = c.swap_ab ? bm : bn;
+    const double row_tiles = std::ceil(n / w_rows), col_tiles = std::ceil(m / t_rows);
     const double cluster_cols = c.cluster_b ? std::ceil(col_tiles / c.cluster) : col_tiles;
     const double row_blocks = c.cluster_b ? cluster_cols * c.cluster : col_tiles;
     const double units = row_tiles * row_blocks * c.splits;
@@ -83,7 +92,7 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // column tiles (docs/perf/gemm.md#cluster-b).
     const double lone_reads = col_tiles > 4 ? 1.0 : col_tiles;
     const double b_reads = c.cluster_b ? std::min(lone_reads, cluster_cols) : lone_reads;
-    const double unique = eb * slice * (bm * b_reads / row_blocks + bn / row_tiles);
+    const double unique = eb * slice * (w_rows * b_reads / row_blocks + t_rows / row_tiles);
     const auto wave = [&](double active) {
         return std::max({compute, feed, active * unique / dram});
     };
@@ -110,7 +119,14 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // with the same bytes in flight (H200: 64 x 11008 x 4096 bn 64 32.0 against 28.7 us, 32 x
     // 11008 x 4096 bn 32 30.2 against 27.4; docs/perf/gemm.md#split-k-fixup).
     const double consumers = c.consumers > 1 && p.m <= 64 ? 1.12 : 1.0;
-    return time * cluster * raster * consumers;
+    // A swapped tile streams its weights slower the fewer blocks its waves keep busy (H200, 64 x
+    // 11008 x 4096, one wave: 126 tiles of 88 rows 25.9 us, 115 of 96 27.4, 106 of 104 28.5, 86
+    // of 128 32.4),
+    // and far slower where the tokens fill half its rows or less (32 x 4096 x 4096 bn 32 15.2
+    // against 11.0 us unswapped; docs/perf/gemm.md#swap-ab).
+    const double swapped =
+        !c.swap_ab ? 1.0 : std::sqrt(waves * slots / units) * (2.0 * m <= bm ? 1.5 : 1.0);
+    return time * cluster * raster * consumers * swapped;
 }
 
 std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d) {
@@ -119,9 +135,9 @@ std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d) {
 }
 
 namespace {
-// A decode config's form: 0 unsplit alone, 1 split-K, 2 a cluster sharing B.
+// A decode config's form: 0 unsplit alone, 1 split-K, 2 a cluster sharing B, 3 swapped.
 int decode_form(const sm90_config& c) {
-    return c.splits > 1 ? 1 : c.cluster_b != 0 ? 2 : 0;
+    return c.swap_ab != 0 ? 3 : c.splits > 1 ? 1 : c.cluster_b != 0 ? 2 : 0;
 }
 } // namespace
 

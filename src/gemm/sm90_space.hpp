@@ -29,8 +29,9 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d);
 std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d);
 /// The first `count` configs a tune measures, from `ranked` (sm90_ranked(p, d)): the prior's
 /// best, then, for a decode GEMM (M <= 64), the best of each other form (unsplit alone, split-K,
-/// a cluster sharing B) that the prior puts within 1.15x of the best, cheapest first (DRAM-bound
-/// ties, which the prior cannot order: docs/perf/gemm.md#split-k-fixup), then the ranked order.
+/// a cluster sharing B, swapped) that the prior puts within 1.15x of the best, cheapest first
+/// (DRAM-bound ties, which the prior cannot order: docs/perf/gemm.md#split-k-fixup), then the
+/// ranked order.
 std::vector<sm90_config> sm90_picks(const std::vector<sm90_config>& ranked, const problem& p,
                                     const sm90_device& d, std::size_t count);
 

@@ -36,6 +36,9 @@ struct sm90_params {
     /// 1: the cluster's blocks share B's slab (a decode GEMM's weights) over neighbouring column
     /// tiles of D's transpose, each loading its own A; 0: they share A's over row tiles
     std::int32_t cluster_b = 0;
+    /// 1: A (a decode GEMM's tokens) is the tile's wgmma M side and B's rows its columns, so a
+    /// weight tile is any multiple of 8 rows (docs/perf/gemm.md#swap-ab); 0: B's rows are M
+    std::int32_t swap_ab = 0;
     bool operator==(const sm90_params&) const = default;
 };
 
@@ -83,8 +86,8 @@ struct algo_config {
 /// "reduction", "swizzle", "custom"; all integers; "pad_k" 1 only in the padded-K form, so
 /// entries written before it read as unpadded). ktune's template: "provider": "ktune_sm90" and
 /// "bn", "stages", "consumers", "group", "cluster", "epi_parts", "tma_store" instead ("splits"
-/// where it splits K, "cluster_b" 1 where its cluster shares B); its
-/// mma.sync form: "provider": "ktune_mma" and "bm", "bn", "bk", "warps_m", "warps_n", "stages";
+/// where it splits K, "cluster_b" 1 where its cluster shares B, "swap_ab" 1 where A is the M side);
+/// its mma.sync form: "provider": "ktune_mma" and "bm", "bn", "bk", "warps_m", "warps_n", "stages";
 /// its GEMV: "provider": "ktune_gemv" and "form", "unroll", "blocks" (docs/formats.md).
 config to_config(const algo_config& a);
 /// Throws ktune::error(input) naming an attribute that is missing or not an integer in range,

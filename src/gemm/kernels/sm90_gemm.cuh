@@ -44,6 +44,10 @@
 //   (docs/perf/gemm.md#hopper-split-k). Direct stores only, no cluster (the host's rules).
 //   Compiled in only where SPLIT_K is 1: its code costs an unsplit bn 256 tile ~500 bytes of
 //   spills (ptxas -v), so an unsplit config's kernel has none of it.
+// - swap-AB (SWAP_AB 1, a decode GEMM's form): P = A, its BM rows all of the tokens, and Q = B,
+//   so a weight tile is BN rows, any multiple of 8 (a wave of tiles fits the SMs whatever N);
+//   told B is weights, the early slabs are Q's; D's tile is stored transposed, directly. One
+//   block a tile: no cluster, split-K or deferred epilogue (docs/perf/gemm.md#swap-ab).
 // Config (defines, set by the host): BM (64 * CONSUMERS), BN (wgmma N: 8..256, a multiple of
 // 8), STAGES, CONSUMERS (1 or 2), CLUSTER, CLUSTER_B (the operand a cluster shares), EPI_PARTS
 // (0: a tile's D is stored when its last slab retires, the tensor cores idle meanwhile; n > 0:
@@ -67,6 +71,9 @@
 #endif
 #ifndef CLUSTER_B
 #define CLUSTER_B 0
+#endif
+#ifndef SWAP_AB
+#define SWAP_AB 0
 #endif
 #define THREADS (128 * (CONSUMERS + 1))
 
@@ -201,7 +208,7 @@ struct out_at {
 // A consumer thread's bias words of one tile, read when the tile starts so that their latency
 // hides under its main loop (BN / 8 registers; the deferred and split-K epilogues, short of
 // registers (ptxas -v: split-K at bn 224 spilled), read them in the epilogue instead).
-#if EPILOGUE > 0 && EPI_PARTS == 0 && !SPLIT_K
+#if EPILOGUE > 0 && EPI_PARTS == 0 && !SPLIT_K && !SWAP_AB
 #define BIAS_AHEAD 1
 #else
 #define BIAS_AHEAD 0
@@ -420,8 +427,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 if (leader)
                     for (int n = 0; n < early; ++n) {
                         bar_expect(full_at + 8 * n, P_BYTES + Q_BYTES);
-                        load_slab<BM, CLUSTER_B>(ring_p + n * P_BYTES, &map_p, kb0 + n, tr, rank,
-                                                 full_at + 8 * n);
+                        if (SWAP_AB) // the weights are Q
+                            load_slab<BN, true>(ring_q + n * Q_BYTES, &map_q, kb0 + n, tc, rank,
+                                                full_at + 8 * n);
+                        else
+                            load_slab<BM, CLUSTER_B>(ring_p + n * P_BYTES, &map_p, kb0 + n, tr,
+                                                     rank, full_at + 8 * n);
                     }
             }
             asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -446,12 +457,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     // A slot whose P slab was requested before the wait has its barrier set.
                     if (issued >= early) bar_wait(empty_at + 8 * s, phase ^ 1);
                     if (leader) {
+                        // The weights' slab (P, or Q swapped) may have been requested early.
                         if (issued >= early) {
                             bar_expect(bar, P_BYTES + Q_BYTES);
-                            load_slab<BM, CLUSTER_B>(ring_p + s * P_BYTES, &map_p, kb, tr, rank,
-                                                     bar);
+                            if (SWAP_AB)
+                                load_slab<BN, true>(ring_q + s * Q_BYTES, &map_q, kb, tc, rank,
+                                                    bar);
+                            else
+                                load_slab<BM, CLUSTER_B>(ring_p + s * P_BYTES, &map_p, kb, tr, rank,
+                                                         bar);
                         }
-                        load_slab<BN, !CLUSTER_B>(ring_q + s * Q_BYTES, &map_q, kb, tc, rank, bar);
+                        if (SWAP_AB)
+                            load_slab<BM, false>(ring_p + s * P_BYTES, &map_p, kb, tr, rank, bar);
+                        else
+                            load_slab<BN, !CLUSTER_B>(ring_q + s * Q_BYTES, &map_q, kb, tc, rank,
+                                                      bar);
                     }
                     if (++s == STAGES) {
                         s = 0;
@@ -546,6 +566,37 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             if (kb_end > kb_begin) release(empty_at + 8 * prev, t);
 #endif
             if (KTUNE_FAULT == 2 && tr == row_tiles - 1 && tc == col_tiles - 1) continue;
+#if SWAP_AB
+            {
+                // Swapped, the tile's rows are D's rows (the tokens, P = A) and its columns D's
+                // columns (B's rows), so OUT (N x M row-major) takes element (r, col) at col * R
+                // + r: a store instruction writes a column's 8 neighbouring rows, 16 bytes in a
+                // row of OUT. The bias is one value a row of D: row r's.
+                const int r0 = tr * BM + c * 64 + warp * 16 + lane / 4;
+                const int c0 = tc * BN + 2 * (lane % 4);
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int r = r0 + 8 * h;
+                    if (r >= R) continue;
+#if EPILOGUE > 0
+                    const float b = out_to_float(__ldg(bias + r));
+#else
+                    const float b = 0.0f;
+#endif
+#pragma unroll
+                    for (int j = 0; j < BN / 8; ++j) {
+                        const int col = c0 + 8 * j;
+                        const unsigned packed = epi_pack(d[4 * j + 2 * h], d[4 * j + 2 * h + 1],
+                                                         alpha, make_float2(b, b));
+                        if (col < C)
+                            out[(long long)col * R + r] = (unsigned short)(packed & 0xffffu);
+                        if (col + 1 < C)
+                            out[(long long)(col + 1) * R + r] = (unsigned short)(packed >> 16);
+                    }
+                }
+            }
+            continue;
+#endif
 #if TMA_STORE
             {
                 // Rows 16 warp + lane / 4 (+ 8) and columns 8 j + 2 (lane % 4) of this consumer's

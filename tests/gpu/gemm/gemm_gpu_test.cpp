@@ -361,40 +361,50 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         WARN("skipped: ktune's Hopper template needs an sm_90 GPU, this is sm_" << major << minor);
         return;
     }
-    check_cases({form_case{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
-                 form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
-                 form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
-                 form_case{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
-                 form_case{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
-                 form_case{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
-                 form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
-                 form_case{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})},
-                 // Split-K (docs/perf/gemm.md#hopper-split-k): slices of
-                 // one slab, of uneven counts, several column tiles, and
-                 // repeated calls (each tile's counter back at 0).
-                 form_case{"1x4096x4096", sm90({8, 6, 1, 8, 1, 0, 0, 4})},
-                 form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3})},
-                 form_case{"33x777x200", sm90({16, 4, 1, 8, 1, 0, 0, 4})},
-                 form_case{"64x2048x4096", sm90({64, 6, 2, 8, 1, 0, 0, 8})},
-                 form_case{"16x4096x136", sm90({16, 4, 2, 2, 1, 0, 0, 3})},
-                 // Clusters sharing B (docs/perf/gemm.md#cluster-b): an odd count of column
-                 // tiles (the last cluster's second block past M) in the direct, deferred and
-                 // TMA-store epilogues, a single column tile, partial row tiles.
-                 form_case{"33x777x200", sm90({16, 4, 1, 8, 2, 0, 0, 1, 1})},
-                 form_case{"1x64x8", sm90({8, 2, 1, 1, 2, 0, 0, 1, 1})},
-                 form_case{"150x300x136", sm90({64, 4, 1, 8, 2, 2, 0, 1, 1})},
-                 form_case{"328x777x520", sm90({128, 4, 2, 2, 2, 0, 1, 1, 1})},
-                 form_case{"48x4096x4096", sm90({16, 8, 1, 8, 2, 0, 0, 1, 1}), "fp8", "bias"},
-                 // Every type and epilogue (docs/perf/gemm.md#hopper-types): fp16 (fp16 D), fp8
-                 // (128-element slabs: K over two and a part), in each epilogue form.
-                 form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "fp16"},
-                 form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4}), "fp16", "gelu_bias"},
-                 form_case{"208x300x272", sm90({256, 4, 2, 8, 1, 0}), "fp8"},
-                 form_case{"1008x777x528", sm90({128, 4, 1, 2, 2, 0, 1}), "fp8", "relu_bias"},
-                 form_case{"16x4096x4096", sm90({16, 8, 1, 8, 1, 0, 0, 4}), "fp8", "bias"},
-                 form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2}), "bf16", "bias"},
-                 form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3}), "bf16", "gelu_bias"},
-                 form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "bf16", "relu_bias"}});
+    check_cases(
+        {form_case{"200x300x136", sm90({256, 4, 2, 8, 1, 0})},
+         form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4})},
+         form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2})},
+         form_case{"512x2048x1024", sm90({64, 6, 1, 1, 1, 8})},
+         form_case{"1x64x8", sm90({64, 2, 1, 1, 2, 0})},
+         form_case{"2048x1024x4096", sm90({240, 4, 2, 8, 1, 4})},
+         form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1})},
+         form_case{"1000x777x520", sm90({128, 4, 1, 2, 2, 0, 1})},
+         // Split-K (docs/perf/gemm.md#hopper-split-k): slices of
+         // one slab, of uneven counts, several column tiles, and
+         // repeated calls (each tile's counter back at 0).
+         form_case{"1x4096x4096", sm90({8, 6, 1, 8, 1, 0, 0, 4})},
+         form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3})},
+         form_case{"33x777x200", sm90({16, 4, 1, 8, 1, 0, 0, 4})},
+         form_case{"64x2048x4096", sm90({64, 6, 2, 8, 1, 0, 0, 8})},
+         form_case{"16x4096x136", sm90({16, 4, 2, 2, 1, 0, 0, 3})},
+         // Clusters sharing B (docs/perf/gemm.md#cluster-b): an odd count of column
+         // tiles (the last cluster's second block past M) in the direct, deferred and
+         // TMA-store epilogues, a single column tile, partial row tiles.
+         form_case{"33x777x200", sm90({16, 4, 1, 8, 2, 0, 0, 1, 1})},
+         form_case{"1x64x8", sm90({8, 2, 1, 1, 2, 0, 0, 1, 1})},
+         form_case{"150x300x136", sm90({64, 4, 1, 8, 2, 2, 0, 1, 1})},
+         form_case{"328x777x520", sm90({128, 4, 2, 2, 2, 0, 1, 1, 1})},
+         form_case{"48x4096x4096", sm90({16, 8, 1, 8, 2, 0, 0, 1, 1}), "fp8", "bias"},
+         // Swapped (docs/perf/gemm.md#swap-ab): D's tile stored transposed, a partial
+         // last weight tile, fewer tokens than the tile's rows, two consumers, one
+         // token, a row's bias, fp16 and fp8.
+         form_case{"64x11008x4096", sm90({96, 10, 1, 8, 1, 0, 0, 1, 0, 1})},
+         form_case{"33x777x200", sm90({24, 4, 1, 8, 1, 0, 0, 1, 0, 1})},
+         form_case{"100x300x136", sm90({56, 4, 2, 8, 1, 0, 0, 1, 0, 1}), "fp16"},
+         form_case{"1x64x8", sm90({8, 2, 1, 8, 1, 0, 0, 1, 0, 1})},
+         form_case{"7x1000x520", sm90({40, 6, 1, 8, 1, 0, 0, 1, 0, 1}), "bf16", "gelu_bias"},
+         form_case{"48x4096x4096", sm90({32, 8, 1, 8, 1, 0, 0, 1, 0, 1}), "fp8", "bias"},
+         // Every type and epilogue (docs/perf/gemm.md#hopper-types): fp16 (fp16 D), fp8
+         // (128-element slabs: K over two and a part), in each epilogue form.
+         form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "fp16"},
+         form_case{"33x1000x264", sm90({128, 4, 2, 4, 1, 4}), "fp16", "gelu_bias"},
+         form_case{"208x300x272", sm90({256, 4, 2, 8, 1, 0}), "fp8"},
+         form_case{"1008x777x528", sm90({128, 4, 1, 2, 2, 0, 1}), "fp8", "relu_bias"},
+         form_case{"16x4096x4096", sm90({16, 8, 1, 8, 1, 0, 0, 4}), "fp8", "bias"},
+         form_case{"1000x777x520", sm90({192, 3, 2, 16, 2, 2}), "bf16", "bias"},
+         form_case{"7x1000x520", sm90({8, 4, 1, 1, 1, 0, 0, 3}), "bf16", "gelu_bias"},
+         form_case{"200x300x136", sm90({256, 3, 2, 8, 1, 0, 1}), "bf16", "relu_bias"}});
     // A split config's first call inside a stream capture allocates and zeroes its workspace
     // then (relaxed capture mode, a private stream: docs/perf/gemm.md#hopper-split-k), and the
     // graph's replays run on it.
@@ -414,7 +424,8 @@ TEST_CASE("ktune's Hopper template: configs pass the check on ragged shapes and 
         const problem p = parse_problem("1x4096x4096", "bf16", "tn");
         for (const gemm::sm90_params c :
              {gemm::sm90_params{8, 16, 1, 8, 1, 0, 0, 1}, gemm::sm90_params{8, 6, 1, 8, 1, 0, 0, 4},
-              gemm::sm90_params{8, 16, 1, 8, 2, 0, 0, 1, 1}}) {
+              gemm::sm90_params{8, 16, 1, 8, 2, 0, 0, 1, 1},
+              gemm::sm90_params{32, 8, 1, 8, 1, 0, 0, 1, 0, 1}}) {
             const gemm::detail::sm90_kernel first(c, gemm::detail::kernel_form_of(p)),
                 second(c, gemm::detail::kernel_form_of(p));
             const operands o = operands_for(p);

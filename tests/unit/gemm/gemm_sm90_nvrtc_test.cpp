@@ -180,3 +180,34 @@ TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
     CHECK(sm90_shared_bytes({256, 4, 2, 8, 1}) == 4 * (128 + 256) * 128 + 64 + 1024);
     CHECK(sm90_bm({256, 4, 1, 8, 1}) == 64);
 }
+
+TEST_CASE("the sm90 GEMM compiles for sm_90a swapped (A the M side), with each epilogue, and "
+          "its rules keep it to decode GEMMs") {
+    const problem decode = parse_problem("64x11008x4096", "bf16");
+    for (const sm90_config c :
+         {sm90_config{96, 10, 1, 8, 1, 0, 0, 1, 0, 1}, sm90_config{8, 20, 1, 8, 1, 0, 0, 1, 0, 1},
+          sm90_config{128, 6, 2, 8, 1, 0, 0, 1, 0, 1}}) {
+        INFO(sm90_name(c));
+        REQUIRE(sm90_rejects(c, decode, h100_shared).empty());
+        const std::string source = sm90_source(c);
+        CHECK(source.find("#define SWAP_AB 1\n") != std::string::npos);
+        for (const epilogue e : {epilogue::none, epilogue::bias, epilogue::gelu_bias}) {
+            const auto r = compile_sm90a(sm90_source(c, {dtype::bf16, e}));
+            INFO(r.log);
+            CHECK(r.ok);
+        }
+    }
+    CHECK(sm90_name({96, 10, 1, 8, 1, 0, 0, 1, 0, 1}) == "bn96 s10 c1 g8 x1 e0 t0 ab");
+    const auto rejects = [&](sm90_config c, const problem& p, const char* why) {
+        const std::string got = sm90_rejects(c, p, h100_shared);
+        INFO(sm90_name(c) << ": " << got);
+        CHECK(got.find(why) != std::string::npos);
+    };
+    rejects({96, 10, 1, 8, 1, 0, 0, 1, 0, 1}, parse_problem("65x11008x4096", "bf16"),
+            "all tokens in one tile");
+    rejects({96, 10, 1, 8, 2, 0, 0, 1, 0, 1}, decode, "one block a tile");
+    rejects({96, 10, 1, 8, 1, 0, 0, 2, 0, 1}, decode, "one block a tile");
+    rejects({128, 8, 1, 8, 1, 0, 1, 1, 0, 1}, decode, "one block a tile");
+    rejects({96, 10, 1, 8, 1, 2, 0, 1, 0, 1}, decode, "one block a tile");
+    rejects({96, 10, 1, 8, 1, 0, 0, 1, 0, 2}, decode, "swap_ab 2");
+}

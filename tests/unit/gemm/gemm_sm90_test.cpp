@@ -53,7 +53,7 @@ TEST_CASE("a template config survives the config round trip and says what it is"
 }
 
 TEST_CASE("the template's space: every knob, the rules, the prior's order") {
-    CHECK(sm90_grid().size() == 90576);
+    CHECK(sm90_grid().size() == 90688);
     const problem p = parse_problem("4096x4096x4096", "bf16");
     const auto kept = sm90_configs(p, h100);
     CHECK(kept.size() > 3000);
@@ -152,20 +152,26 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     // never splits.
     const auto decode_ranked = sm90_ranked(decode, h100);
     CHECK(decode_ranked[0] == sm90_config{8, 20, 1, 8, 1});
-    CHECK(sm90_picks(decode_ranked, decode, h100, 2)[1] == sm90_config{8, 20, 1, 8, 1, 0, 0, 2});
+    const auto has = [](const std::vector<sm90_config>& v, const sm90_config& c) {
+        return std::find(v.begin(), v.end(), c) != v.end();
+    };
+    CHECK(has(sm90_picks(decode_ranked, decode, h100, 4), sm90_config{8, 20, 1, 8, 1, 0, 0, 2}));
     for (const auto& big : {"4096x4096x4096", "2048x11008x4096", "8192x8192x8192"}) {
         const auto ranked = sm90_ranked(parse_problem(big, "bf16"), h100);
         for (std::size_t i = 0; i < 16; ++i)
             CHECK(ranked[i].splits == 1);
     }
-    // Where the prior cannot order the split and unsplit forms (DRAM-bound ties), a tune
-    // measures the best of each; at 4096^3 its first two picks are the ranked order.
+    // Where the prior cannot order the decode forms (DRAM-bound ties), a tune measures the best
+    // of each; at 4096^3 its first picks are the ranked order.
+    const auto form = [](const sm90_config& c) {
+        return c.swap_ab != 0 ? 3 : c.splits > 1 ? 1 : c.cluster_b != 0 ? 2 : 0;
+    };
     const problem ffn_decode = parse_problem("8x11008x4096", "bf16");
     const auto ffn_ranked = sm90_ranked(ffn_decode, h100);
     const auto ffn_picks = sm90_picks(ffn_ranked, ffn_decode, h100, 2);
     REQUIRE(ffn_picks.size() == 2);
     CHECK(ffn_picks[0] == ffn_ranked[0]);
-    CHECK((ffn_picks[0].splits > 1) != (ffn_picks[1].splits > 1));
+    CHECK(form(ffn_picks[0]) != form(ffn_picks[1]));
     const problem big = parse_problem("4096x4096x4096", "bf16");
     const auto big_ranked = sm90_ranked(big, h100);
     const auto big_picks = sm90_picks(big_ranked, big, h100, 3);
@@ -173,23 +179,48 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     for (std::size_t i = 0; i < 3; ++i)
         CHECK(big_picks[i] == big_ranked[i]);
     CHECK(sm90_picks(big_ranked, big, h100, 0).empty());
-    // At 16 tokens the three decode forms are within the prior's tie band: a tune measures
-    // the best of each, unsplit first (H200, 16 x 4096 x 4096: 10.80 us plain; split 10.79 told
-    // B is weights; docs/perf/gemm.md#split-k-fixup). At 64, split-K is out of the band.
+    // At 16 tokens three decode forms are within the prior's tie band: a tune measures the
+    // best of each, unsplit first (H200, 16 x 4096 x 4096: 10.80 us plain; split 10.79 told B
+    // is weights; docs/perf/gemm.md#split-k-fixup); the swapped form, whose tile the tokens fill
+    // a quarter of, is not. At 64, split-K is out of the band and the swapped form in it
+    // (docs/perf/gemm.md#swap-ab).
     const problem m16 = parse_problem("16x4096x4096", "bf16");
-    const auto m16_picks = sm90_picks(sm90_ranked(m16, h100), m16, h100, 3);
-    REQUIRE(m16_picks.size() == 3);
+    const auto m16_picks = sm90_picks(sm90_ranked(m16, h100), m16, h100, 4);
+    REQUIRE(m16_picks.size() == 4);
     CHECK(m16_picks[0] == sm90_config{16, 20, 1, 8, 1});
-    CHECK(m16_picks[1] == sm90_config{8, 20, 1, 8, 2, 0, 0, 1, 1});
-    CHECK(m16_picks[2] == sm90_config{16, 20, 1, 8, 1, 0, 0, 2});
+    CHECK(has(m16_picks, sm90_config{8, 20, 1, 8, 2, 0, 0, 1, 1}));
+    CHECK(has(m16_picks, sm90_config{16, 20, 1, 8, 1, 0, 0, 2}));
+    std::set<int> m16_forms;
+    for (const auto& c : m16_picks)
+        m16_forms.insert(form(c));
+    CHECK(m16_forms == std::set<int>{0, 1, 2});
     const problem m64 = parse_problem("64x4096x4096", "bf16");
     const auto m64_ranked = sm90_ranked(m64, h100);
-    const auto m64_picks = sm90_picks(m64_ranked, m64, h100, 3);
-    REQUIRE(m64_picks.size() == 3);
+    const auto m64_picks = sm90_picks(m64_ranked, m64, h100, 4);
+    REQUIRE(m64_picks.size() == 4);
     CHECK(m64_picks[0] == sm90_config{64, 12, 1, 8, 1});
-    CHECK(m64_picks[1] == sm90_config{32, 16, 1, 8, 2, 0, 0, 1, 1});
-    CHECK(m64_picks[2] == m64_ranked[1]);
-    CHECK(m64_picks[2].splits == 1);
+    CHECK(has(m64_picks, sm90_config{32, 16, 1, 8, 1, 0, 0, 1, 0, 1}));
+    CHECK(has(m64_picks, sm90_config{32, 16, 1, 8, 2, 0, 0, 1, 1}));
+    for (const auto& c : m64_picks)
+        CHECK(c.splits == 1);
+    // The swapped form at 64 x 11008 x 4096: weight tiles of 88 rows, 126 in one wave, the
+    // fastest measured, among the picks.
+    const problem ffn64 = parse_problem("64x11008x4096", "bf16");
+    CHECK(has(sm90_picks(sm90_ranked(ffn64, h100), ffn64, h100, 4),
+              sm90_config{88, 10, 1, 8, 1, 0, 0, 1, 0, 1}));
+    // The swapped form: in the cache entry and the space only where set.
+    const sm90_config swapped{96, 10, 1, 8, 1, 0, 0, 1, 0, 1};
+    const ktune::config sc = to_config(sm90_algo(swapped));
+    CHECK(sc.get<std::int64_t>("swap_ab") == 1);
+    CHECK(algo_from_config(sc) == sm90_algo(swapped));
+    CHECK(describe(sm90_algo(swapped)) == "ktune sm90 bn96 s10 c1 g8 x1 e0 t0 ab");
+    CHECK(to_config(sm90_algo(sm90_default)).find("swap_ab") == nullptr);
+    std::vector<candidate> with_swap{{sm90_algo(swapped), 0, 0, -1},
+                                     {sm90_algo(sm90_default), 0, 0, -1}};
+    const ktune::tune::space ss = to_space(with_swap);
+    CHECK(ss.axis_index("sm90_swap_ab"));
+    for (const auto& cand : with_swap)
+        CHECK(algo_at(ss, point_of(ss, cand.algo)) == cand.algo);
     // A space with split candidates has the axis; each candidate stands at its own point.
     std::vector<candidate> cands{{sm90_algo(split), 0, 0, -1}, {sm90_algo(sm90_default), 0, 0, -1}};
     const ktune::tune::space s = to_space(cands);
@@ -250,7 +281,7 @@ TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the defau
     const problem p = parse_problem("2048x4096x4096", "bf16");
     const sm90_config first = sm90_ranked(p, h100).front();
     tune_options o;
-    o.budget = 0; // the picks only: cuBLAS's, then the template's three
+    o.budget = 0; // the picks only: cuBLAS's, then the template's four
     o.max_seconds = 0;
     int sm90_runs = 0;
     const tune_hooks hooks{[&](const algo_config& a) {
@@ -265,7 +296,7 @@ TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the defau
     CHECK(r.replaces_default);
     CHECK(r.winner.algo == sm90_algo(first));
     CHECK(r.speedup == Approx(100.0 / 80.0));
-    CHECK(sm90_runs == 3 + 2); // the three picks, then the winner twice in the confirmation
+    CHECK(sm90_runs == 4 + 2); // the four picks, then the winner twice in the confirmation
     CHECK(r.space.sm90 > 0);
     // With own_kernels off the template stays out even on an sm_90 device.
     o.own_kernels = false;
@@ -374,6 +405,22 @@ TEST_CASE("a template cache entry is used where the template runs, else the heur
     const resolved b_here = resolve(lt, shared_b, decode.prob, env, ws, h100);
     CHECK(b_here.source == algo_source::cache);
     CHECK(b_here.algo == decode.winner.algo);
+
+    // A swapped decode winner: "swap_ab":1 in the entry, and read back so.
+    tune_result swapped;
+    swapped.prob = parse_problem("64x11008x4096", "bf16");
+    swapped.cublaslt_version = lt.lib_version;
+    swapped.winner.algo = sm90_algo({88, 10, 1, 8, 1, 0, 0, 1, 0, 1});
+    swapped.winner.median_us = 24.8;
+    const std::vector swap_entry{to_cache_entry(swapped, env, {})};
+    ktune_test::check_golden(ktune::cache::format_cache(swap_entry),
+                             "gemm/cache_entry_sm90_swap_ab.json");
+    const resolved s_here = resolve(lt, swap_entry, swapped.prob, env, ws, h100);
+    CHECK(s_here.source == algo_source::cache);
+    CHECK(s_here.algo == swapped.winner.algo);
+    // M over the swapped tile's rows: its rules refuse the problem, the heuristic answers.
+    const problem wide = parse_problem("65x11008x4096", "bf16");
+    CHECK(resolve(lt, swap_entry, wide, env, ws, h100).source == algo_source::heuristic);
 }
 
 TEST_CASE("fp8 at M % 16 != 0 runs on the template alone: its first pick is default and answer") {
