@@ -393,31 +393,25 @@ TEST_CASE("a template cache entry is used where the template runs, else the heur
     CHECK(resolve(lt, entries, p, env, ws, sm90_device{132, 100 * 1024}).source ==
           algo_source::heuristic);
 
-    // A decode winner whose cluster shares B: "cluster_b":1 in the entry, and read back so.
-    tune_result decode;
-    decode.prob = parse_problem("32x4096x4096", "bf16");
-    decode.cublaslt_version = lt.lib_version;
-    decode.winner.algo = sm90_algo({16, 16, 1, 8, 2, 0, 0, 1, 1});
-    decode.winner.median_us = 14.8;
-    const std::vector shared_b{to_cache_entry(decode, env, {})};
-    ktune_test::check_golden(ktune::cache::format_cache(shared_b),
-                             "gemm/cache_entry_sm90_cluster_b.json");
-    const resolved b_here = resolve(lt, shared_b, decode.prob, env, ws, h100);
-    CHECK(b_here.source == algo_source::cache);
-    CHECK(b_here.algo == decode.winner.algo);
-
-    // A swapped decode winner: "swap_ab":1 in the entry, and read back so.
-    tune_result swapped;
-    swapped.prob = parse_problem("64x11008x4096", "bf16");
-    swapped.cublaslt_version = lt.lib_version;
-    swapped.winner.algo = sm90_algo({88, 10, 1, 8, 1, 0, 0, 1, 0, 1});
-    swapped.winner.median_us = 24.8;
-    const std::vector swap_entry{to_cache_entry(swapped, env, {})};
-    ktune_test::check_golden(ktune::cache::format_cache(swap_entry),
-                             "gemm/cache_entry_sm90_swap_ab.json");
-    const resolved s_here = resolve(lt, swap_entry, swapped.prob, env, ws, h100);
-    CHECK(s_here.source == algo_source::cache);
-    CHECK(s_here.algo == swapped.winner.algo);
+    // A decode winner whose cluster shares B ("cluster_b":1) or that swaps A and B
+    // ("swap_ab":1): the key in the entry, and read back so.
+    const auto decode_entry = [&](const char* shape, const sm90_config& c, const char* golden) {
+        tune_result t;
+        t.prob = parse_problem(shape, "bf16");
+        t.cublaslt_version = lt.lib_version;
+        t.winner.algo = sm90_algo(c);
+        t.winner.median_us = 14.8;
+        const std::vector entry{to_cache_entry(t, env, {})};
+        ktune_test::check_golden(ktune::cache::format_cache(entry), golden);
+        const resolved r = resolve(lt, entry, t.prob, env, ws, h100);
+        CHECK(r.source == algo_source::cache);
+        CHECK(r.algo == t.winner.algo);
+        return entry;
+    };
+    decode_entry("32x4096x4096", {16, 16, 1, 8, 2, 0, 0, 1, 1},
+                 "gemm/cache_entry_sm90_cluster_b.json");
+    const auto swap_entry = decode_entry("64x11008x4096", {88, 10, 1, 8, 1, 0, 0, 1, 0, 1},
+                                         "gemm/cache_entry_sm90_swap_ab.json");
     // M over the swapped tile's rows: its rules refuse the problem, the heuristic answers.
     const problem wide = parse_problem("65x11008x4096", "bf16");
     CHECK(resolve(lt, swap_entry, wide, env, ws, h100).source == algo_source::heuristic);
