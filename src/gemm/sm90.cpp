@@ -444,7 +444,11 @@ void sm90_kernel::run(const problem& p, const void* a, const void* b, void* d, C
         // boxes for the TMA store (unused without it), of D's type. Swapped (swap_ab), P = A
         // and Q = B, and the kernel stores its tiles transposed.
         const dtype out_type = p.type == dtype::fp16 ? dtype::fp16 : dtype::bf16;
-        const int p_rows = c.cluster_b ? sm90_bm(c) / c.cluster : sm90_bm(c);
+        // Swapped, P's box is the tokens rounded up to 8 rows (the kernel expects those bytes).
+        const int p_rows =
+            c.cluster_b ? sm90_bm(c) / c.cluster
+            : c.swap_ab ? static_cast<int>(std::min<std::int64_t>(sm90_bm(c), (p.m + 7) / 8 * 8))
+                        : sm90_bm(c);
         const int q_rows = c.cluster_b ? c.bn : c.bn / c.cluster;
         const void* op_p = c.swap_ab ? a : b;
         const void* op_q = c.swap_ab ? b : a;

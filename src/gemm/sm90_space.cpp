@@ -121,11 +121,8 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     const double consumers = c.consumers > 1 && p.m <= 64 ? 1.12 : 1.0;
     // A swapped tile streams its weights slower the fewer blocks its waves keep busy (H200, 64 x
     // 11008 x 4096, one wave: 126 tiles of 88 rows 25.9 us, 115 of 96 27.4, 106 of 104 28.5, 86
-    // of 128 32.4),
-    // and far slower where the tokens fill half its rows or less (32 x 4096 x 4096 bn 32 15.2
-    // against 11.0 us unswapped; docs/perf/gemm.md#swap-ab).
-    const double swapped =
-        !c.swap_ab ? 1.0 : std::sqrt(waves * slots / units) * (2.0 * m <= bm ? 1.5 : 1.0);
+    // of 128 32.4; docs/perf/gemm.md#swap-ab).
+    const double swapped = c.swap_ab ? std::sqrt(waves * slots / units) : 1.0;
     return time * cluster * raster * consumers * swapped;
 }
 

@@ -410,6 +410,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             const bool leader = elect_one();
             const unsigned full_at = ktune_smem_u32(full), empty_at = ktune_smem_u32(empty);
             const unsigned ring_p = ktune_smem_u32(slab_p), ring_q = ktune_smem_u32(slab_q);
+            // Swapped, P's box is the tokens' rows rounded up to 8 (the host's map), not BM: the
+            // rows past it keep whatever the slot held and their sums are never stored, where
+            // a box past the tensor's end made the TMA fill them with zeros, 1.4-1.6x slower at
+            // 8-32 tokens (docs/perf/gemm.md#swap-ab).
+            const unsigned slab_tx =
+                (SWAP_AB ? (R < BM ? (R + 7) / 8 * 8 : BM) * 128 : P_BYTES) + Q_BYTES;
             if (leader) {
                 asm volatile("prefetch.tensormap [%0];" ::"l"((unsigned long long)&map_p)
                              : "memory");
@@ -426,7 +432,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 early = min(STAGES, (slice + 1) * kb_count / slices - kb0);
                 if (leader)
                     for (int n = 0; n < early; ++n) {
-                        bar_expect(full_at + 8 * n, P_BYTES + Q_BYTES);
+                        bar_expect(full_at + 8 * n, slab_tx);
                         if (SWAP_AB) // the weights are Q
                             load_slab<BN, true>(ring_q + n * Q_BYTES, &map_q, kb0 + n, tc, rank,
                                                 full_at + 8 * n);
@@ -459,7 +465,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                     if (leader) {
                         // The weights' slab (P, or Q swapped) may have been requested early.
                         if (issued >= early) {
-                            bar_expect(bar, P_BYTES + Q_BYTES);
+                            bar_expect(bar, slab_tx);
                             if (SWAP_AB)
                                 load_slab<BN, true>(ring_q + s * Q_BYTES, &map_q, kb, tc, rank,
                                                     bar);

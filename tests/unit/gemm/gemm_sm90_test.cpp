@@ -179,11 +179,9 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     for (std::size_t i = 0; i < 3; ++i)
         CHECK(big_picks[i] == big_ranked[i]);
     CHECK(sm90_picks(big_ranked, big, h100, 0).empty());
-    // At 16 tokens three decode forms are within the prior's tie band: a tune measures the
+    // At 16 tokens the four decode forms are within the prior's tie band: a tune measures the
     // best of each, unsplit first (H200, 16 x 4096 x 4096: 10.80 us plain; split 10.79 told B
-    // is weights; docs/perf/gemm.md#split-k-fixup); the swapped form, whose tile the tokens fill
-    // a quarter of, is not. At 64, split-K is out of the band and the swapped form in it
-    // (docs/perf/gemm.md#swap-ab).
+    // is weights; docs/perf/gemm.md#split-k-fixup, #swap-ab). At 64, split-K is out of it.
     const problem m16 = parse_problem("16x4096x4096", "bf16");
     const auto m16_picks = sm90_picks(sm90_ranked(m16, h100), m16, h100, 4);
     REQUIRE(m16_picks.size() == 4);
@@ -193,7 +191,7 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     std::set<int> m16_forms;
     for (const auto& c : m16_picks)
         m16_forms.insert(form(c));
-    CHECK(m16_forms == std::set<int>{0, 1, 2});
+    CHECK(m16_forms == std::set<int>{0, 1, 2, 3});
     const problem m64 = parse_problem("64x4096x4096", "bf16");
     const auto m64_ranked = sm90_ranked(m64, h100);
     const auto m64_picks = sm90_picks(m64_ranked, m64, h100, 4);
