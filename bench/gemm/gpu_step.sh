@@ -110,7 +110,7 @@ step_gemm_unaligned() {
 }
 # ktune's Hopper GEMM template beside cuBLAS, one process (docs/perf/gemm.md#hopper-template).
 # SM90_SHAPES: MxNxK list (default the issue's three large bf16 shapes); SM90_CONFIGS:
-# "bn,stages,consumers,group[,cluster,epi_parts,tma_store[,splits[,cluster_b]]];..."
+# "bn,stages,consumers,group[,cluster,epi_parts,tma_store[,splits[,cluster_b[,swap_ab]]]];..."
 # (default bench_sm90's list);
 # SM90_BEST=1 first tunes cuBLAS alone (`ktune tune gemm --cublaslt-only`, budget 16) and
 # compares with the algorithm that tune picked: cuBLAS's best found. SM90_ROTATE=N: N copies of

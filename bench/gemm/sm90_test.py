@@ -74,6 +74,14 @@ def main():
         pctw = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), "--copy",
                                dev, path], check=True, capture_output=True, text=True).stdout
         assert "| 1x4096x4096 fp8 (B weights) | 8.00 (template) (" in pctw, pctw
+        # A swapped template config is named so (docs/perf/gemm.md#swap-ab).
+        swapped = dict(small, evaluated=[{"algo": dict(sm90, bn=88, tma_store=0, swap_ab=1),
+                                          "status": "ok", "median_us": 7.0}])
+        with open(path, "w") as f:
+            json.dump(swapped, f)
+        pcts = subprocess.run([sys.executable, os.path.join(HERE, "sm90_tune_table.py"), "--copy",
+                               dev, path], check=True, capture_output=True, text=True).stdout
+        assert "sm90 bn88 s3 c2 g8 x1 e0 t0 ab |" in pcts, pcts
         # The fault table: planted candidates, rejected or not, and a planted winner.
         faulty = dict(doc, evaluated=doc["evaluated"] + [
             {"algo": dict(sm90, bn=128), "status": "wrong_result", "injected_fault": "skip_slab"},

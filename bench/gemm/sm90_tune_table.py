@@ -15,9 +15,9 @@ import sys
 def describe(a):
     if a.get("provider") == "ktune_sm90":
         splits = a.get("splits", 1)
-        return "sm90 bn{bn} s{stages} c{consumers} g{group} x{cluster}{b} e{epi_parts} t{t}{k}".format(
+        return "sm90 bn{bn} s{stages} c{consumers} g{group} x{cluster}{b} e{epi_parts} t{t}{k}{ab}".format(
             t=a.get("tma_store", 0), k=f" k{splits}" if splits != 1 else "",
-            b="b" if a.get("cluster_b", 0) else "", **a)
+            b="b" if a.get("cluster_b", 0) else "", ab=" ab" if a.get("swap_ab", 0) else "", **a)
     return "cublaslt algo {algo} tile {tile}".format(**a)
 
 

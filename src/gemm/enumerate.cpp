@@ -216,7 +216,8 @@ enumeration enumerate(lt_backend& lt, const problem& p, const enumerate_options&
     const std::vector<sm90_config> own =
         o.sm90 ? sm90_ranked(p, *o.sm90) : std::vector<sm90_config>{};
     const std::vector<sm90_config> own_picks =
-        o.sm90 ? sm90_picks(own, p, *o.sm90, o.sm90_picks) : std::vector<sm90_config>{};
+        o.sm90 ? sm90_picks(own, p, *o.sm90, p.m <= 64 ? o.sm90_decode_picks : o.sm90_picks)
+               : std::vector<sm90_config>{};
     add_first(own_picks, own_picks.size(), sm90_algo);
     const std::vector<mma_config> own_mma =
         o.mma ? mma_ranked(p, *o.mma) : std::vector<mma_config>{};

@@ -28,10 +28,12 @@ struct enumerate_options {
     std::size_t max_checks = 200000;
     /// ktune's Hopper template joins the space where set (an sm_90 device): its configs the
     /// rules keep for the problem (sm90_space.hpp), `sm90_picks` of them (the prior's picks,
-    /// sm90_space.hpp's sm90_picks) measured beside the heuristic's picks: four, so that a
-    /// decode GEMM measures each form the prior cannot order (docs/perf/gemm.md#split-k-fixup).
+    /// sm90_space.hpp's sm90_picks) measured beside the heuristic's picks; for a decode GEMM
+    /// (M <= 64) `sm90_decode_picks`, so that it measures each form the prior cannot order
+    /// (docs/perf/gemm.md#split-k-fixup).
     std::optional<sm90_device> sm90;
-    std::size_t sm90_picks = 4;
+    std::size_t sm90_picks = 2;
+    std::size_t sm90_decode_picks = 4;
     /// ktune's mma.sync form joins the space where set (docs/perf/gemm.md#mma-fallback): its
     /// configs the rules keep, the prior's first `mma_picks` measured beside the heuristic's.
     std::optional<mma_device> mma;

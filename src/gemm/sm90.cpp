@@ -113,6 +113,7 @@ struct split_bytes {
     std::size_t partials = 0, counters = 0;
 };
 split_bytes split_bytes_of(const sm90_config& c, const problem& p) noexcept {
+    // Tiles over B's rows by bm: a split config is never swapped (sm90_rejects).
     if (c.splits <= 1) return {};
     const auto tiles = static_cast<std::size_t>((p.n + sm90_bm(c) - 1) / sm90_bm(c)) *
                        static_cast<std::size_t>((p.m + c.bn - 1) / c.bn);
@@ -148,6 +149,10 @@ std::string sm90_rejects(const sm90_config& c, const problem& p, std::size_t max
         return fmt::format("swap_ab with M {} over the tile's {} rows: the swapped form is for "
                            "decode GEMMs, all tokens in one tile",
                            p.m, sm90_bm(c));
+    if (c.swap_ab && c.consumers == 2 && p.m <= 64)
+        return fmt::format("swap_ab with two consumers and M {}: the second consumer's 64 rows "
+                           "would hold no token",
+                           p.m);
     if (c.splits < 1 || c.splits > sm90_max_splits)
         return fmt::format("splits {}: 1 to {}", c.splits, sm90_max_splits);
     if (c.splits > 1 && (c.tma_store != 0 || c.epi_parts != 0 || c.cluster != 1))

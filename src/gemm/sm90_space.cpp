@@ -64,6 +64,8 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // w_rows and t_rows are a tile's weight and token rows).
     const double w_rows = c.swap_ab ? bn : bm, t_rows = c.swap_ab ? bm : bn;
     const double row_tiles = std::ceil(n / w_rows), col_tiles = std::ceil(m / t_rows);
+    // The rows a slab of P loads: swapped, the tokens rounded up to 8 (its TMA box).
+    const double p_rows = c.swap_ab ? std::min(bm, 8.0 * std::ceil(m / 8.0)) : bm;
     const double cluster_cols = c.cluster_b ? std::ceil(col_tiles / c.cluster) : col_tiles;
     const double row_blocks = c.cluster_b ? cluster_cols * c.cluster : col_tiles;
     const double units = row_tiles * row_blocks * c.splits;
@@ -82,8 +84,8 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     const double compute = 2.0 * bm * bn * slice / flops_sm *
                            std::max(1.0, 0.75 + 0.25 * per_flop) * pipeline * epilogue;
     // The bytes in flight a block keeps (its ring) over the latency bound what it can pull.
-    const double ring = c.stages * (bm + bn) * 128.0;
-    const double feed = (bm + bn) * slice * eb / std::min(feed_sm, ring / latency);
+    const double ring = c.stages * (p_rows + bn) * 128.0;
+    const double feed = (p_rows + bn) * slice * eb / std::min(feed_sm, ring / latency);
     // A unit's share of the bytes only DRAM has: A's rows once over the row tiles, B's rows
     // once over the column tiles where there are many (a large GEMM's raster keeps a row tile
     // in L2 for them), else once a column tile: a decode GEMM split into two column tiles ran
@@ -92,7 +94,8 @@ double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d) {
     // column tiles (docs/perf/gemm.md#cluster-b).
     const double lone_reads = col_tiles > 4 ? 1.0 : col_tiles;
     const double b_reads = c.cluster_b ? std::min(lone_reads, cluster_cols) : lone_reads;
-    const double unique = eb * slice * (w_rows * b_reads / row_blocks + t_rows / row_tiles);
+    const double unique =
+        eb * slice * (w_rows * b_reads / row_blocks + (c.swap_ab ? p_rows : t_rows) / row_tiles);
     const auto wave = [&](double active) {
         return std::max({compute, feed, active * unique / dram});
     };

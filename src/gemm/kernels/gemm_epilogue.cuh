@@ -2,7 +2,8 @@
 // front of the Hopper template (sm90_gemm.cuh) and the mma.sync fallback (mma_gemm.cuh):
 // D = act(alpha acc + bias) packed to D's type. Both kernels store OUT = D's transpose (N x M,
 // row-major), so the bias (one value a row of D) is indexed by OUT's column, and a thread's
-// accumulator pairs are two neighbouring columns of one row.
+// accumulator pairs are two neighbouring columns of one row (the template's swapped form:
+// two neighbouring rows of OUT, one bias value, docs/perf/gemm.md#swap-ab).
 // Defines (set by the host): IN_F16 (1: fp16 inputs and D; else D is bf16), EPILOGUE (0 none,
 // 1 bias, 2 relu(+ bias), 3 gelu(+ bias), tanh form as cuBLASLt's).
 #ifndef IN_F16

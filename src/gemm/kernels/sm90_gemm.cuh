@@ -32,9 +32,9 @@
 //   neighbouring column tiles of one row tile, each loads 1 / CLUSTER of the P slab for all
 //   and its own Q slab, so two token tiles read a weight tile once (docs/perf/gemm.md#cluster-b).
 // The host passes the two tensor maps (P: box BK x BM, Q: box BK x BN / CLUSTER, SWIZZLE_128B;
-// with CLUSTER_B, P: box BK x BM / CLUSTER, Q: box BK x BN)
-// as __grid_constant__ parameters; out-of-range rows and K are zero-filled by the TMA, so any
-// R, C and K of whole 16-byte rows (K % 8 == 0, K % 16 == 0 for fp8) runs.
+// with CLUSTER_B, P: box BK x BM / CLUSTER, Q: box BK x BN; swapped, P: box BK x the tokens
+// rounded up to 8 rows) as __grid_constant__ parameters; out-of-range rows and K are zero-filled by
+// the TMA, so any R, C and K of whole 16-byte rows (K % 8 == 0, K % 16 == 0 for fp8) runs.
 //
 // - split-K (the `splits` argument, 1 where unused): a unit of work is a tile and one of `splits`
 //   slices of K; each slice's consumers write their fp32 partial D to a workspace, and the last
@@ -74,6 +74,9 @@
 #endif
 #ifndef SWAP_AB
 #define SWAP_AB 0
+#endif
+#if SWAP_AB && (CLUSTER > 1 || SPLIT_K || TMA_STORE || EPI_PARTS)
+#error "the swapped form is one block a tile with direct stores (the host's sm90_rejects)"
 #endif
 #define THREADS (128 * (CONSUMERS + 1))
 

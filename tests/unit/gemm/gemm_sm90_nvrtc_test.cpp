@@ -184,11 +184,12 @@ TEST_CASE("the sm90 rules refuse configs and problems the kernel cannot run") {
 TEST_CASE("the sm90 GEMM compiles for sm_90a swapped (A the M side), with each epilogue, and "
           "its rules keep it to decode GEMMs") {
     const problem decode = parse_problem("64x11008x4096", "bf16");
+    const problem wider = parse_problem("100x11008x4096", "bf16"); // two consumers' rows
     for (const sm90_config c :
          {sm90_config{96, 10, 1, 8, 1, 0, 0, 1, 0, 1}, sm90_config{8, 20, 1, 8, 1, 0, 0, 1, 0, 1},
           sm90_config{128, 6, 2, 8, 1, 0, 0, 1, 0, 1}}) {
         INFO(sm90_name(c));
-        REQUIRE(sm90_rejects(c, decode, h100_shared).empty());
+        REQUIRE(sm90_rejects(c, c.consumers == 2 ? wider : decode, h100_shared).empty());
         const std::string source = sm90_source(c);
         CHECK(source.find("#define SWAP_AB 1\n") != std::string::npos);
         for (const epilogue e : {epilogue::none, epilogue::bias, epilogue::gelu_bias}) {
@@ -210,4 +211,5 @@ TEST_CASE("the sm90 GEMM compiles for sm_90a swapped (A the M side), with each e
     rejects({128, 8, 1, 8, 1, 0, 1, 1, 0, 1}, decode, "one block a tile");
     rejects({96, 10, 1, 8, 1, 2, 0, 1, 0, 1}, decode, "one block a tile");
     rejects({96, 10, 1, 8, 1, 0, 0, 1, 0, 2}, decode, "swap_ab 2");
+    rejects({128, 6, 2, 8, 1, 0, 0, 1, 0, 1}, decode, "would hold no token");
 }

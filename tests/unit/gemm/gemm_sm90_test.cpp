@@ -279,7 +279,7 @@ TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the defau
     const problem p = parse_problem("2048x4096x4096", "bf16");
     const sm90_config first = sm90_ranked(p, h100).front();
     tune_options o;
-    o.budget = 0; // the picks only: cuBLAS's, then the template's four
+    o.budget = 0; // the picks only: cuBLAS's, then the template's two
     o.max_seconds = 0;
     int sm90_runs = 0;
     const tune_hooks hooks{[&](const algo_config& a) {
@@ -294,7 +294,7 @@ TEST_CASE("a template config can win a tune; cuBLAS's first pick stays the defau
     CHECK(r.replaces_default);
     CHECK(r.winner.algo == sm90_algo(first));
     CHECK(r.speedup == Approx(100.0 / 80.0));
-    CHECK(sm90_runs == 4 + 2); // the four picks, then the winner twice in the confirmation
+    CHECK(sm90_runs == 2 + 2); // the two picks, then the winner twice in the confirmation
     CHECK(r.space.sm90 > 0);
     // With own_kernels off the template stays out even on an sm_90 device.
     o.own_kernels = false;
