@@ -152,8 +152,8 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     // never splits.
     const auto decode_ranked = sm90_ranked(decode, h100);
     CHECK(decode_ranked[0] == sm90_config{8, 20, 1, 8, 1});
-    const auto has = [](const std::vector<sm90_config>& v, const sm90_config& c) {
-        return std::find(v.begin(), v.end(), c) != v.end();
+    const auto has = [](const std::vector<sm90_config>& v, const sm90_config& want) {
+        return std::find(v.begin(), v.end(), want) != v.end();
     };
     CHECK(has(sm90_picks(decode_ranked, decode, h100, 4), sm90_config{8, 20, 1, 8, 1, 0, 0, 2}));
     for (const auto& big : {"4096x4096x4096", "2048x11008x4096", "8192x8192x8192"}) {
@@ -163,8 +163,8 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     }
     // Where the prior cannot order the decode forms (DRAM-bound ties), a tune measures the best
     // of each; at 4096^3 its first picks are the ranked order.
-    const auto form = [](const sm90_config& c) {
-        return c.swap_ab != 0 ? 3 : c.splits > 1 ? 1 : c.cluster_b != 0 ? 2 : 0;
+    const auto form = [](const sm90_config& k) {
+        return k.swap_ab != 0 ? 3 : k.splits > 1 ? 1 : k.cluster_b != 0 ? 2 : 0;
     };
     const problem ffn_decode = parse_problem("8x11008x4096", "bf16");
     const auto ffn_ranked = sm90_ranked(ffn_decode, h100);
@@ -189,8 +189,8 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     CHECK(has(m16_picks, sm90_config{8, 20, 1, 8, 2, 0, 0, 1, 1}));
     CHECK(has(m16_picks, sm90_config{16, 20, 1, 8, 1, 0, 0, 2}));
     std::set<int> m16_forms;
-    for (const auto& c : m16_picks)
-        m16_forms.insert(form(c));
+    for (const auto& pick : m16_picks)
+        m16_forms.insert(form(pick));
     CHECK(m16_forms == std::set<int>{0, 1, 2, 3});
     const problem m64 = parse_problem("64x4096x4096", "bf16");
     const auto m64_ranked = sm90_ranked(m64, h100);
@@ -199,8 +199,8 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     CHECK(m64_picks[0] == sm90_config{64, 12, 1, 8, 1});
     CHECK(has(m64_picks, sm90_config{32, 16, 1, 8, 1, 0, 0, 1, 0, 1}));
     CHECK(has(m64_picks, sm90_config{32, 16, 1, 8, 2, 0, 0, 1, 1}));
-    for (const auto& c : m64_picks)
-        CHECK(c.splits == 1);
+    for (const auto& pick : m64_picks)
+        CHECK(pick.splits == 1);
     // The swapped form at 64 x 11008 x 4096: weight tiles of 88 rows, 126 in one wave, the
     // fastest measured, among the picks.
     const problem ffn64 = parse_problem("64x11008x4096", "bf16");
@@ -393,17 +393,18 @@ TEST_CASE("a template cache entry is used where the template runs, else the heur
 
     // A decode winner whose cluster shares B ("cluster_b":1) or that swaps A and B
     // ("swap_ab":1): the key in the entry, and read back so.
-    const auto decode_entry = [&](const char* shape, const sm90_config& c, const char* golden) {
-        tune_result t;
-        t.prob = parse_problem(shape, "bf16");
-        t.cublaslt_version = lt.lib_version;
-        t.winner.algo = sm90_algo(c);
-        t.winner.median_us = 14.8;
-        const std::vector entry{to_cache_entry(t, env, {})};
+    const auto decode_entry = [&](const char* shape, const sm90_config& winner,
+                                  const char* golden) {
+        tune_result decoded;
+        decoded.prob = parse_problem(shape, "bf16");
+        decoded.cublaslt_version = lt.lib_version;
+        decoded.winner.algo = sm90_algo(winner);
+        decoded.winner.median_us = 14.8;
+        const std::vector entry{to_cache_entry(decoded, env, {})};
         ktune_test::check_golden(ktune::cache::format_cache(entry), golden);
-        const resolved r = resolve(lt, entry, t.prob, env, ws, h100);
+        const resolved r = resolve(lt, entry, decoded.prob, env, ws, h100);
         CHECK(r.source == algo_source::cache);
-        CHECK(r.algo == t.winner.algo);
+        CHECK(r.algo == decoded.winner.algo);
         return entry;
     };
     decode_entry("32x4096x4096", {16, 16, 1, 8, 2, 0, 0, 1, 1},
