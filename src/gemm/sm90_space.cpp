@@ -134,12 +134,9 @@ std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d) {
                         [&](const sm90_config& c) { return sm90_cost(c, p, d); });
 }
 
-namespace {
-// A decode config's form: 0 unsplit alone, 1 split-K, 2 a cluster sharing B, 3 swapped.
-int decode_form(const sm90_config& c) {
+int sm90_decode_form(const sm90_config& c) noexcept {
     return c.swap_ab != 0 ? 3 : c.splits > 1 ? 1 : c.cluster_b != 0 ? 2 : 0;
 }
-} // namespace
 
 std::vector<sm90_config> sm90_picks(const std::vector<sm90_config>& ranked, const problem& p,
                                     const sm90_device& d, std::size_t count) {
@@ -147,11 +144,11 @@ std::vector<sm90_config> sm90_picks(const std::vector<sm90_config>& ranked, cons
     if (ranked.empty() || count == 0) return out;
     out.push_back(ranked.front());
     const double best = sm90_cost(ranked.front(), p, d);
-    std::vector<int> forms{decode_form(ranked.front())};
+    std::vector<int> forms{sm90_decode_form(ranked.front())};
     for (const sm90_config& c : p.m <= 64 ? ranked : std::vector<sm90_config>{}) {
         if (out.size() >= count || sm90_cost(c, p, d) > 1.15 * best) break;
-        if (std::find(forms.begin(), forms.end(), decode_form(c)) != forms.end()) continue;
-        forms.push_back(decode_form(c));
+        if (std::find(forms.begin(), forms.end(), sm90_decode_form(c)) != forms.end()) continue;
+        forms.push_back(sm90_decode_form(c));
         out.push_back(c);
     }
     for (const sm90_config& c : ranked) {

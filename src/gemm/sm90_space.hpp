@@ -27,6 +27,9 @@ std::vector<sm90_config> sm90_configs(const problem& p, const sm90_device& d);
 double sm90_cost(const sm90_config& c, const problem& p, const sm90_device& d);
 /// sm90_configs ranked by the prior, best first (ties: grid order).
 std::vector<sm90_config> sm90_ranked(const problem& p, const sm90_device& d);
+/// A decode config's form, one the prior cannot order against the others: 0 unsplit alone,
+/// 1 split-K, 2 a cluster sharing B, 3 swapped.
+int sm90_decode_form(const sm90_config& c) noexcept;
 /// The first `count` configs a tune measures, from `ranked` (sm90_ranked(p, d)): the prior's
 /// best, then, for a decode GEMM (M <= 64), the best of each other form (unsplit alone, split-K,
 /// a cluster sharing B, swapped) that the prior puts within 1.15x of the best, cheapest first

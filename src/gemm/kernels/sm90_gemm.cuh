@@ -463,7 +463,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
                 const int kb_end = (slice + 1) * kb_count / slices;
                 for (int kb = slice * kb_count / slices; kb < kb_end; ++kb, ++issued) {
                     const unsigned bar = full_at + 8 * s;
-                    // A slot whose P slab was requested before the wait has its barrier set.
+                    // A slot whose weights' slab was requested before the wait has its barrier set.
                     if (issued >= early) bar_wait(empty_at + 8 * s, phase ^ 1);
                     if (leader) {
                         // The weights' slab (P, or Q swapped) may have been requested early.

@@ -163,15 +163,16 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     }
     // Where the prior cannot order the decode forms (DRAM-bound ties), a tune measures the best
     // of each; at 4096^3 its first picks are the ranked order.
-    const auto form = [](const sm90_config& k) {
-        return k.swap_ab != 0 ? 3 : k.splits > 1 ? 1 : k.cluster_b != 0 ? 2 : 0;
-    };
+    CHECK(sm90_decode_form({16, 20, 1, 8, 1}) == 0);
+    CHECK(sm90_decode_form({16, 20, 1, 8, 1, 0, 0, 2}) == 1);
+    CHECK(sm90_decode_form({8, 20, 1, 8, 2, 0, 0, 1, 1}) == 2);
+    CHECK(sm90_decode_form({88, 10, 1, 8, 1, 0, 0, 1, 0, 1}) == 3);
     const problem ffn_decode = parse_problem("8x11008x4096", "bf16");
     const auto ffn_ranked = sm90_ranked(ffn_decode, h100);
     const auto ffn_picks = sm90_picks(ffn_ranked, ffn_decode, h100, 2);
     REQUIRE(ffn_picks.size() == 2);
     CHECK(ffn_picks[0] == ffn_ranked[0]);
-    CHECK(form(ffn_picks[0]) != form(ffn_picks[1]));
+    CHECK(sm90_decode_form(ffn_picks[0]) != sm90_decode_form(ffn_picks[1]));
     const problem big = parse_problem("4096x4096x4096", "bf16");
     const auto big_ranked = sm90_ranked(big, h100);
     const auto big_picks = sm90_picks(big_ranked, big, h100, 3);
@@ -190,7 +191,7 @@ TEST_CASE("split-K: its rules, its workspace, its config, and the prior's picks 
     CHECK(has(m16_picks, sm90_config{16, 20, 1, 8, 1, 0, 0, 2}));
     std::set<int> m16_forms;
     for (const auto& pick : m16_picks)
-        m16_forms.insert(form(pick));
+        m16_forms.insert(sm90_decode_form(pick));
     CHECK(m16_forms == std::set<int>{0, 1, 2, 3});
     const problem m64 = parse_problem("64x4096x4096", "bf16");
     const auto m64_ranked = sm90_ranked(m64, h100);
